@@ -1,0 +1,1 @@
+"""The sub-agent's toolbox: a working buffer and the six tools. Pure Python: no LSP, no SDK."""

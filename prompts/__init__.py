@@ -1,0 +1,1 @@
+"""Every sentence the model reads. Loaded with importlib.resources; no logic."""

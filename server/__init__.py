@@ -1,0 +1,1 @@
+"""complex-edit: the language server, CLI and MCP front ends around the edit session."""

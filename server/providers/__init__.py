@@ -1,0 +1,1 @@
+"""Model providers behind the provider-agnostic session loop."""
