@@ -1,0 +1,123 @@
+"""The parameters of the six tools as strict pydantic models; each docstring is the tool's
+description for the model, each field description the parameter's."""
+
+from __future__ import annotations
+
+import types
+from collections.abc import Mapping
+from typing import Any, Union, get_args, get_origin
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Params(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class GetDocumentParams(Params):
+    """Show the current working document, or the lines start_line to end_line of it. Each line
+    is shown as its line number, one tab, then the exact line text; the number and the tab are
+    not part of the text. A header line gives the range and the document's line count. Leave
+    both parameters out to see the whole document."""
+
+    start_line: int | None = Field(
+        default=None, ge=1, description="First line to show, 1-based. Default: line 1."
+    )
+    end_line: int | None = Field(
+        default=None,
+        ge=1,
+        description="Last line to show, 1-based and inclusive. Default: the last line.",
+    )
+
+
+class SetDocumentParams(Params):
+    """Replace the whole working document with new content. Use it only when most of the
+    document changes or the document is empty; for local changes use replace_text."""
+
+    content: str = Field(
+        description=(
+            "The complete new text of the document, exactly as it should be, without line "
+            "numbers. Line breaks are written in the document's own style."
+        )
+    )
+
+
+class ReplaceTextParams(Params):
+    """Replace an exact piece of the document. old_text must match the current text character
+    for character (indentation and whitespace included) and, unless replace_all is true, occur
+    exactly once: add a few surrounding lines when it could occur elsewhere. On success you get
+    the numbered lines around the change."""
+
+    old_text: str = Field(
+        description=(
+            "The exact text to find, copied from the document without the line numbers and "
+            "the tab after them. Must not be empty."
+        )
+    )
+    new_text: str = Field(
+        description="The text to put in its place (empty to delete old_text). No line numbers."
+    )
+    replace_all: bool = Field(
+        default=False,
+        description=(
+            "true to replace every occurrence of old_text; false (default) requires exactly one."
+        ),
+    )
+
+
+class UndoParams(Params):
+    """Revert the last change made by set_document or replace_text (a replace_all counts as one
+    change). Call it again to revert earlier changes."""
+
+
+class RedoParams(Params):
+    """Re-apply the last change reverted by undo. Any new edit clears what can be redone."""
+
+
+class CompleteTaskParams(Params):
+    """End the task. Call it once the instruction is fully carried out, with success=true and a
+    one-sentence message saying what changed; or, when it cannot be done, with success=false
+    and an error saying why. Nothing is applied unless success is true."""
+
+    success: bool = Field(description="true when the document now does what the user asked.")
+    message: str | None = Field(
+        default=None, description="A one-sentence summary of what you changed."
+    )
+    error: str | None = Field(
+        default=None, description="When success is false: why the instruction cannot be done."
+    )
+
+
+def _allows(annotation: Any, kind: type) -> bool:
+    if annotation is kind:
+        return True
+    if get_origin(annotation) in (Union, types.UnionType):
+        return kind in get_args(annotation)
+    return False
+
+
+def expected(model: type[Params], name: str) -> str:
+    """What the parameter `name` accepts, in words for the model."""
+    annotation = model.model_fields[name].annotation
+    if _allows(annotation, bool):
+        return "true or false"
+    if _allows(annotation, int):
+        return "a whole number, 1 or more"
+    if _allows(annotation, str):
+        return "a string"
+    return "a valid value"
+
+
+def normalize(model: type[Params], args: Mapping[str, Any]) -> dict[str, Any]:
+    """Arguments as the model sent them, with integral floats in integer parameters made ints
+    (Gemini sends numbers as floats) and nulls in optional parameters treated as absent."""
+    out: dict[str, Any] = {}
+    for key, value in args.items():
+        field = model.model_fields.get(key)
+        if field is not None:
+            if value is None and not field.is_required():
+                continue
+            if _allows(field.annotation, int) and isinstance(value, float) and value.is_integer():
+                value = int(value)
+        out[key] = value
+    return out

@@ -1,0 +1,262 @@
+"""The toolbox: tool declarations for the model, and dispatch of its calls to outcomes.
+
+`Toolbox.execute` never raises for anything the model sends: every mistake comes back as an
+outcome with `ok=False` and a message the model can act on, and leaves the document untouched.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from difflib import get_close_matches
+from types import MappingProxyType
+from typing import Any
+
+from pydantic import ValidationError
+
+from edit_tools import errors, tools
+from edit_tools.buffer import WorkingBuffer
+from edit_tools.errors import ToolError
+from edit_tools.params import (
+    CompleteTaskParams,
+    GetDocumentParams,
+    Params,
+    RedoParams,
+    ReplaceTextParams,
+    SetDocumentParams,
+    UndoParams,
+    expected,
+    normalize,
+)
+from edit_tools.results import Completion, ToolDeclaration, ToolOutcome
+from edit_tools.view import render_document
+
+__all__ = [
+    "TOOL_NAMES",
+    "Completion",
+    "ToolDeclaration",
+    "ToolOutcome",
+    "Toolbox",
+    "render_document",
+]
+
+_PARAMS: Mapping[str, type[Params]] = MappingProxyType(
+    {
+        "get_document": GetDocumentParams,
+        "set_document": SetDocumentParams,
+        "replace_text": ReplaceTextParams,
+        "undo": UndoParams,
+        "redo": RedoParams,
+        "complete_task": CompleteTaskParams,
+    }
+)
+TOOL_NAMES: tuple[str, ...] = tuple(_PARAMS)
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_SHOWN_ARGUMENT_CHARS = 24
+
+
+def _clean_schema(node: Any) -> Any:
+    """The schema without titles and null defaults (noise for the model)."""
+    if isinstance(node, dict):
+        return {
+            key: _clean_schema(value)
+            for key, value in node.items()
+            if key != "title" and not (key == "default" and value is None)
+        }
+    if isinstance(node, list):
+        return [_clean_schema(item) for item in node]
+    return node
+
+
+def _inline_optional(node: Any) -> Any:
+    """`anyOf: [X, {type: null}]` collapsed to X: an optional parameter is simply left out."""
+    if isinstance(node, dict):
+        any_of = node.get("anyOf")
+        if isinstance(any_of, list) and {"type": "null"} in any_of and len(any_of) == 2:
+            (inner,) = [option for option in any_of if option != {"type": "null"}]
+            merged = {key: value for key, value in node.items() if key != "anyOf"}
+            return _inline_optional({**inner, **merged})
+        return {key: _inline_optional(value) for key, value in node.items()}
+    return node
+
+
+def _declaration(name: str, model: type[Params]) -> ToolDeclaration:
+    schema = _inline_optional(_clean_schema(model.model_json_schema()))
+    description = " ".join(str(schema.pop("description", "")).split())
+    return ToolDeclaration(name=name, description=description, parameters=schema)
+
+
+def _argument_bytes(args: Mapping[str, Any]) -> int:
+    """UTF-8 size of the argument values, without recursion."""
+    total = 0
+    pending: list[Any] = list(args.values())
+    while pending:
+        value = pending.pop()
+        if isinstance(value, str):
+            total += len(value.encode("utf-8", "surrogatepass"))
+        elif isinstance(value, Mapping):
+            pending.extend(value.keys())
+            pending.extend(value.values())
+        elif isinstance(value, list | tuple):
+            pending.extend(value)
+        else:
+            total += len(repr(value))
+    return total
+
+
+def _short(value: str, limit: int = _SHOWN_ARGUMENT_CHARS) -> str:
+    flat = value.replace("\r\n", "⏎").replace("\n", "⏎").replace("\r", "⏎").replace("\t", "→")
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def _number(value: Any) -> str:
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return _short(str(value), 12)
+
+
+def _problems(model: type[Params], exc: ValidationError) -> list[str]:
+    problems: list[str] = []
+    seen: set[str] = set()
+    for error in exc.errors():
+        param = str(error["loc"][0]) if error["loc"] else "arguments"
+        if param in seen:
+            continue
+        seen.add(param)
+        if error["type"] == "missing":
+            problems.append(errors.missing_parameter(param, expected(model, param)))
+        elif error["type"] == "extra_forbidden":
+            problems.append(errors.unknown_parameter(param))
+        else:
+            problems.append(errors.wrong_value(param, expected(model, param), error["input"]))
+    return problems
+
+
+class Toolbox:
+    """One document's tools: a working buffer plus the six tools acting on it."""
+
+    def __init__(
+        self,
+        text: str,
+        *,
+        max_history: int = 100,
+        max_argument_bytes: int = 10_000_000,
+        max_text_chars: int = 50_000_000,
+    ) -> None:
+        self._buffer = WorkingBuffer(text, max_history=max_history)
+        self._max_argument_bytes = max_argument_bytes
+        self._limits = tools.Limits(max_text_chars=max(max_text_chars, len(text)))
+
+    @staticmethod
+    def declarations() -> list[ToolDeclaration]:
+        return [_declaration(name, model) for name, model in _PARAMS.items()]
+
+    @property
+    def text(self) -> str:
+        return self._buffer.text
+
+    @property
+    def original(self) -> str:
+        return self._buffer.original
+
+    @property
+    def changed(self) -> bool:
+        return self._buffer.changed
+
+    def execute(self, name: str, args: Mapping[str, Any] | None) -> ToolOutcome:
+        """Run one call. Never raises for a mistake of the model; a failed call changes
+        nothing."""
+        try:
+            result = self._execute(name, args)
+        except ToolError as exc:
+            return ToolOutcome(
+                name=str(name), ok=False, response={"error": exc.message}, summary=exc.summary
+            )
+        except Exception as exc:  # a bug must come back as a tool error, not end the run
+            error = errors.internal_error(str(name), exc)
+            return ToolOutcome(
+                name=str(name), ok=False, response={"error": error.message}, summary=error.summary
+            )
+        return ToolOutcome(
+            name=name,
+            ok=True,
+            response={"result": result.text},
+            summary=result.summary,
+            completion=result.completion,
+        )
+
+    def _execute(self, name: str, args: Mapping[str, Any] | None) -> tools.ToolResult:
+        model = _PARAMS.get(name) if isinstance(name, str) else None
+        if model is None:
+            shown = str(name)
+            close = get_close_matches(shown.lower(), TOOL_NAMES, n=1, cutoff=0.6)
+            raise errors.unknown_tool(shown, TOOL_NAMES, close[0] if close else None)
+        if args is None:
+            args = {}
+        if not isinstance(args, Mapping):
+            raise errors.arguments_not_object(name, args)
+        arguments = {str(key): value for key, value in args.items()}
+        size = _argument_bytes(arguments)
+        if size > self._max_argument_bytes:
+            raise errors.argument_too_large(name, size, self._max_argument_bytes)
+        try:
+            params = model.model_validate(normalize(model, arguments))
+        except ValidationError as exc:
+            problems = _problems(model, exc)
+            raise errors.invalid_arguments(name, problems, list(model.model_fields)) from None
+        for param, value in params:
+            if isinstance(value, str) and (bad := _SURROGATE.search(value)):
+                raise errors.lone_surrogate(name, param, bad.start())
+        return self._run(params)
+
+    def _run(self, params: Params) -> tools.ToolResult:
+        buffer = self._buffer
+        match params:
+            case GetDocumentParams():
+                return tools.get_document(buffer, params)
+            case SetDocumentParams():
+                return tools.set_document(buffer, params, self._limits)
+            case ReplaceTextParams():
+                return tools.replace_text(buffer, params, self._limits)
+            case UndoParams():
+                return tools.undo(buffer, params)
+            case RedoParams():
+                return tools.redo(buffer, params)
+            case CompleteTaskParams():
+                return tools.complete_task(params)
+        raise AssertionError(f"no tool for {type(params).__name__}")
+
+    @staticmethod
+    def summarize_call(name: str, args: Mapping[str, Any] | None) -> str:
+        """A short line describing a call for progress UIs (document text cut short)."""
+        shown = _short(str(name), 40)
+        if not isinstance(args, Mapping):
+            return shown
+
+        def text(key: str) -> str | None:
+            value = args.get(key)
+            return value if isinstance(value, str) else None
+
+        if name == "get_document":
+            start, end = args.get("start_line"), args.get("end_line")
+            if start is None and end is None:
+                return "get_document"
+            first = "1" if start is None else _number(start)
+            last = "end" if end is None else _number(end)
+            return f"get_document lines {first}-{last}"
+        if name == "set_document":
+            content = text("content")
+            return "set_document" if content is None else f"set_document ({len(content):,} chars)"
+        if name == "replace_text":
+            old, new = text("old_text"), text("new_text")
+            if old is None or new is None:
+                return "replace_text"
+            line = f"replace_text {_short(old)!r} → {_short(new)!r}"
+            return line + (" (all)" if args.get("replace_all") is True else "")
+        if name == "complete_task":
+            success = args.get("success")
+            if not isinstance(success, bool):
+                return "complete_task"
+            return f"complete_task success={str(success).lower()}"
+        return shown

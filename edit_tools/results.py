@@ -1,0 +1,40 @@
+"""What the toolbox hands back: tool declarations, call outcomes, the completion record."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+
+class ToolDeclaration(BaseModel):
+    """One tool as the model sees it; `parameters` is an inline JSON object schema."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+
+
+class Completion(BaseModel):
+    """The arguments of a valid complete_task call."""
+
+    model_config = ConfigDict(frozen=True)
+
+    success: bool
+    message: str | None = None
+    error: str | None = None
+
+
+class ToolOutcome(BaseModel):
+    """One executed call: `response` is what the model reads back, `summary` one short line for
+    progress UIs (never more than a few words of document text)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    ok: bool
+    response: dict[str, Any]
+    summary: str
+    completion: Completion | None = None

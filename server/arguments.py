@@ -1,0 +1,76 @@
+"""The `performComplexEdit` arguments, validated before any model call."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic.alias_generators import to_camel
+
+
+class InvalidArguments(ValueError):
+    """The command's arguments are malformed; the message names the field."""
+
+
+class _Wire(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
+
+
+class DocumentId(_Wire):
+    uri: str = Field(min_length=1)
+
+
+class WirePosition(_Wire):
+    line: int = Field(ge=0)
+    character: int = Field(ge=0)
+
+
+class WireRange(_Wire):
+    start: WirePosition
+    end: WirePosition
+
+
+class PerformArgs(_Wire):
+    text_document: DocumentId
+    prompt: str
+    range: WireRange | None = None
+    dry_run: bool = False
+    max_turns: int | None = Field(default=None, ge=1, le=100)
+    model: str | None = Field(default=None, min_length=1)
+
+    @field_validator("prompt")
+    @classmethod
+    def _prompt_not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("the instruction is empty")
+        return value
+
+    def overrides(self) -> dict[str, Any]:
+        return {"maxTurns": self.max_turns, "model": self.model}
+
+
+def parse_arguments(raw: tuple[Any, ...], max_prompt_bytes: int) -> PerformArgs:
+    """Validate `arguments: [ARGS]`; raises InvalidArguments with a readable message."""
+    if len(raw) != 1 or not isinstance(raw[0], dict):
+        raise InvalidArguments(
+            "performComplexEdit takes exactly one argument: an object with "
+            "'textDocument' and 'prompt'."
+        )
+    try:
+        args = PerformArgs.model_validate(raw[0], strict=True)
+    except ValidationError as exc:
+        raise InvalidArguments(_describe(exc)) from None
+    size = len(args.prompt.encode("utf-8", "surrogatepass"))
+    if size > max_prompt_bytes:
+        raise InvalidArguments(
+            f"'prompt' is {size} bytes, over the limit of {max_prompt_bytes} bytes."
+        )
+    return args
+
+
+def _describe(exc: ValidationError) -> str:
+    problems = []
+    for error in exc.errors():
+        where = ".".join(str(part) for part in error["loc"]) or "arguments"
+        problems.append(f"'{where}': {error['msg']}")
+    return "Invalid performComplexEdit arguments: " + "; ".join(problems)

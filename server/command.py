@@ -1,0 +1,207 @@
+"""The `performComplexEdit` flow: snapshot → session → rebase → one versioned applyEdit.
+
+Editor-protocol details (pygls, capabilities, progress tokens) stay behind `EditorPort`; this
+module decides what happens and in which order.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from server.arguments import PerformArgs
+from server.documents import Snapshot
+from server.edits import TextChange, compute_edits, unified_diff
+from server.events import EventSink
+from server.providers.base import Provider
+from server.rebase import Conflict, rebase
+from server.result import EditResult
+from server.session import EditRequest, LineRange, run_session
+from server.settings import Settings, SettingsError
+
+log = logging.getLogger("complex_edit.command")
+
+
+class ApplyRefused(Exception):
+    """The editor did not apply the edit; the message says why."""
+
+
+@dataclass(frozen=True)
+class ApplyAnswer:
+    applied: bool
+    failure_reason: str | None = None
+
+
+class EditorPort(Protocol):
+    """What the flow needs from the editor connection."""
+
+    def is_open(self, uri: str) -> bool: ...
+
+    def snapshot(self, uri: str) -> Snapshot: ...
+
+    def can_apply_edits(self) -> bool: ...
+
+    async def settings_layers(self, uri: str) -> list[Mapping[str, Any] | None]: ...
+
+    async def apply(
+        self, base: Snapshot, changes: Sequence[TextChange], label: str, limit_seconds: float
+    ) -> ApplyAnswer:
+        """Send one versioned applyEdit of `changes` (offsets into `base.text`).
+
+        Must re-check, synchronously right before sending, that the live document is still
+        `base`; raises `StaleDocument` otherwise."""
+        ...
+
+    async def confirm(self, base: Snapshot, target_text: str, limit_seconds: float) -> bool | None:
+        """After an accepted edit, wait for the editor's echo; True when the document became
+        `target_text`, False when it became something else, None when no echo came."""
+        ...
+
+
+class StaleDocument(Exception):
+    """The live document moved on between the last check and the send."""
+
+
+@dataclass(frozen=True)
+class CommandEnv:
+    env: Mapping[str, str]
+    provider: Provider
+
+
+async def perform(
+    args: PerformArgs, editor: EditorPort, command_env: CommandEnv, on_event: EventSink
+) -> EditResult:
+    uri = args.text_document.uri
+    try:
+        layers = await editor.settings_layers(uri)
+        settings = Settings.from_layers(command_env.env, *layers, args.overrides())
+    except SettingsError as exc:
+        return EditResult.failure("config", str(exc))
+
+    snapshot = editor.snapshot(uri)
+    problem = _check_document(snapshot.text, settings)
+    if problem is not None:
+        return problem
+    if not args.dry_run and not editor.can_apply_edits():
+        return EditResult.failure(
+            "invalid_request",
+            "This editor does not support workspace/applyEdit; run the command with "
+            "dryRun: true to get the change as a diff.",
+        )
+
+    request = EditRequest(
+        instruction=args.prompt,
+        text=snapshot.text,
+        settings=settings,
+        selection=_selection(args),
+        path_label=_label_for(uri),
+    )
+    outcome = await run_session(request, command_env.provider, on_event)
+    if not outcome.success or outcome.final_text is None:
+        return EditResult.from_outcome(outcome)
+
+    target = outcome.final_text
+    diff = unified_diff(snapshot.text, target, _label_for(uri))
+    result = EditResult.from_outcome(outcome).model_copy(update={"diff": diff})
+    if target == snapshot.text:
+        return result.model_copy(update={"message": (outcome.message or "") + " (no changes)"})
+    if args.dry_run:
+        return result
+
+    if not editor.is_open(uri):
+        return EditResult.failure(
+            "document_changed", "The document was closed while the edit was running.", outcome
+        )
+    live = editor.snapshot(uri)
+    if live.version == snapshot.version and live.text == snapshot.text:
+        changes = compute_edits(snapshot.text, target)
+    else:
+        rebased = rebase(snapshot.text, target, live.text)
+        if isinstance(rebased, Conflict):
+            return EditResult.failure(
+                "document_changed",
+                "The document changed where the edit applies while the sub-agent worked; "
+                "nothing was applied. Run the command again.",
+                outcome,
+            )
+        target, changes = rebased.text, rebased.changes
+        log.info(
+            "rebased the result over concurrent changes (v%s→v%s)",
+            snapshot.version,
+            live.version,
+        )
+
+    label = "Complex Edit: " + _shorten(args.prompt, 60)
+    try:
+        answer = await editor.apply(live, changes, label, settings.apply_timeout_seconds)
+    except StaleDocument:
+        return EditResult.failure(
+            "document_changed",
+            "The document changed just before the edit could be sent; nothing was applied.",
+            outcome,
+        )
+    except ApplyRefused as exc:
+        return EditResult.failure("client_rejected", str(exc), outcome)
+    except TimeoutError:
+        return EditResult.failure(
+            "client_rejected",
+            f"The editor did not answer the edit within {settings.apply_timeout_seconds:g} s "
+            "(setting applyTimeoutSeconds).",
+            outcome,
+        )
+    if not answer.applied:
+        why = answer.failure_reason or "no reason given"
+        return EditResult.failure(
+            "client_rejected", f"The editor rejected the edit: {why}", outcome
+        )
+    confirmed = await editor.confirm(live, target, min(2.0, settings.apply_timeout_seconds))
+    if confirmed is False:
+        return EditResult.failure(
+            "client_rejected",
+            "The editor reported the edit as applied, but its document does not match the "
+            "result; check the document (it may have changed at the same moment).",
+            outcome,
+        ).model_copy(update={"applied": True, "diff": diff})
+    return result.model_copy(update={"applied": True})
+
+
+def _check_document(text: str, settings: Settings) -> EditResult | None:
+    try:
+        size = len(text.encode("utf-8"))
+    except UnicodeEncodeError:
+        return EditResult.failure(
+            "invalid_request", "The document contains invalid Unicode (a lone surrogate)."
+        )
+    if size > settings.max_document_bytes:
+        return EditResult.failure(
+            "too_large",
+            f"The document is {size} bytes, over the limit of {settings.max_document_bytes} "
+            "bytes (setting maxDocumentBytes).",
+        )
+    if "\x00" in text:
+        return EditResult.failure(
+            "invalid_request", "The document contains NUL bytes; binary content is not edited."
+        )
+    return None
+
+
+def _selection(args: PerformArgs) -> LineRange | None:
+    if args.range is None:
+        return None
+    start = args.range.start.line
+    end = args.range.end.line
+    if args.range.end.character == 0 and end > start:
+        end -= 1
+    start, end = sorted((start, end))
+    return LineRange(start_line=start + 1, end_line=end + 1)
+
+
+def _label_for(uri: str) -> str:
+    return uri.rsplit("/", 1)[-1] or uri
+
+
+def _shorten(text: str, limit: int) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"

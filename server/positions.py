@@ -1,0 +1,262 @@
+"""LSP positions <-> Python string offsets, in the negotiated position encoding.
+
+Offsets are indices into a Python ``str`` (code points). An LSP ``Position(line, character)``
+counts ``character`` in the negotiated encoding: UTF-16 code units (``"utf-16"``, VS Code; an
+astral character counts 2), UTF-8 bytes (``"utf-8"``, Neovim) or code points (``"utf-32"``).
+
+Lines break only on ``\\r\\n``, ``\\r`` and ``\\n`` (LSP rules). ``\\f``, ``\\v``, ``\\x1c``-
+``\\x1e``, ``\\x85``, ``\\u2028`` and ``\\u2029`` are ordinary characters inside a line (pygls'
+``str.splitlines`` gets this wrong). Nothing here calls ``str.splitlines``.
+
+Rules for positions that do not name a character boundary (they never raise):
+
+- a negative line or character counts as 0;
+- a line past the last line means the end of the document;
+- a character past the end of its line means the end of that line's content, before its
+  terminator;
+- a character that lands inside a multi-unit character (between the two halves of a UTF-16
+  surrogate pair, or inside a UTF-8 sequence) rounds **down** to the start of that character,
+  so the character itself is never split and a range that starts and ends inside the same
+  character is empty.
+
+Offsets outside ``[0, len(text)]`` are clamped; an offset between the ``\\r`` and ``\\n`` of a CRLF
+maps to the end of that line's content.
+
+Lone surrogates (possible in a Python ``str``, never in valid UTF-8 JSON) count as one UTF-16
+unit and three UTF-8 bytes (``surrogatepass``), and never crash a conversion.
+
+The ``Position`` objects passed in are never mutated (pygls' own codec does mutate them).
+"""
+
+from __future__ import annotations
+
+import bisect
+import operator
+import re
+from itertools import accumulate, repeat
+from typing import Final, Literal
+
+from lsprotocol.types import Position, Range
+
+__all__ = [
+    "ENCODINGS",
+    "Encoding",
+    "LineIndex",
+    "code_units",
+    "normalize_encoding",
+]
+
+Encoding = Literal["utf-8", "utf-16", "utf-32"]
+ENCODINGS: Final[tuple[Encoding, ...]] = ("utf-8", "utf-16", "utf-32")
+
+LINE_BREAK: Final = re.compile(r"\r\n|\r|\n")
+_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+
+
+def normalize_encoding(encoding: object) -> Encoding:
+    """Return the canonical encoding name for ``encoding``.
+
+    Accepts the LSP strings ``"utf-8"``, ``"utf-16"``, ``"utf-32"`` (any case) or an
+    ``lsprotocol.types.PositionEncodingKind``. Anything else is a ``ValueError``.
+    """
+    value = getattr(encoding, "value", encoding)
+    if isinstance(value, str):
+        lowered = value.lower()
+        for name in ENCODINGS:
+            if lowered == name:
+                return name
+    raise ValueError(f"unsupported position encoding: {encoding!r}")
+
+
+def code_units(text: str, encoding: Encoding) -> int:
+    """Length of ``text`` in code units of ``encoding``."""
+    if encoding == "utf-32" or text.isascii():
+        return len(text)
+    if encoding == "utf-16":
+        return len(text.encode("utf-16-le", "surrogatepass")) // 2
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
+def _code_points_in_units(line: str, units: int, encoding: Encoding) -> int:
+    """How many code points of ``line`` fit in its first ``units`` code units.
+
+    Rounds down inside a multi-unit character and clamps to ``len(line)``.
+    """
+    if units <= 0:
+        return 0
+    if encoding == "utf-32" or line.isascii():
+        return min(units, len(line))
+    if encoding == "utf-8":
+        data = line.encode("utf-8", "surrogatepass")
+        if units >= len(data):
+            return len(line)
+        while units > 0 and (data[units] & 0xC0) == 0x80:  # a continuation byte: step back
+            units -= 1
+        return len(data[:units].decode("utf-8", "surrogatepass"))
+    # utf-16
+    if _SURROGATE.search(line) is not None:
+        # Lone surrogate code points: decoding would pair a high and a low one into one
+        # character, so count code point by code point (rare, refused elsewhere anyway).
+        count = 0
+        for index, char in enumerate(line):
+            count += 2 if ord(char) > 0xFFFF else 1
+            if count > units:
+                return index
+        return len(line)
+    data = line.encode("utf-16-le", "surrogatepass")
+    if 2 * units >= len(data):
+        return len(line)
+    unit_at = int.from_bytes(data[2 * units : 2 * units + 2], "little")
+    if 0xDC00 <= unit_at <= 0xDFFF:  # inside a surrogate pair: round down to its start
+        units -= 1
+    return len(data[: 2 * units].decode("utf-16-le", "surrogatepass"))
+
+
+def _line_starts(text: str) -> list[int]:
+    """Offsets at which each LSP line starts; always begins with 0."""
+    if "\r" not in text:
+        separator = "\n"
+    elif "\n" not in text:
+        separator = "\r"
+    else:
+        crlf = text.count("\r\n")
+        if crlf == text.count("\r") == text.count("\n"):
+            separator = "\r\n"
+        else:
+            return [0, *(match.end() for match in LINE_BREAK.finditer(text))]
+    if separator not in text:
+        return [0]
+    parts = text.split(separator)
+    step = len(separator)
+    # Cumulative (len(part) + len(separator)) over every part but the last, all in C.
+    return list(accumulate(map(operator.add, map(len, parts[:-1]), repeat(step)), initial=0))
+
+
+class LineIndex:
+    """Line start offsets of one immutable text, for fast position <-> offset conversion.
+
+    Build one per text version (``O(n)`` in C, no per-character Python loop); conversion works
+    on the one line involved. ``replaced`` derives the index of an edited text cheaply.
+    """
+
+    __slots__ = ("_starts", "_text")
+
+    def __init__(self, text: str, *, _starts: list[int] | None = None) -> None:
+        self._text = text
+        self._starts = _line_starts(text) if _starts is None else _starts
+
+    @property
+    def text(self) -> str:
+        return self._text
+
+    @property
+    def line_count(self) -> int:
+        """Number of LSP lines (a text ending in a line break has a final empty line)."""
+        return len(self._starts)
+
+    def line_start(self, line: int) -> int:
+        """Offset of the first character of ``line`` (clamped to the document)."""
+        if line < 0:
+            return 0
+        if line >= len(self._starts):
+            return len(self._text)
+        return self._starts[line]
+
+    def line_end(self, line: int) -> int:
+        """Offset just past the content of ``line``, before its terminator (clamped)."""
+        if line < 0:
+            line = 0
+        if line >= len(self._starts) - 1:
+            return len(self._text)
+        end = self._starts[line + 1] - 1
+        text = self._text
+        if text[end] == "\n" and end > self._starts[line] and text[end - 1] == "\r":
+            end -= 1
+        return end
+
+    def line_text(self, line: int) -> str:
+        """The content of ``line`` without its terminator ("" past the end)."""
+        if line < 0 or line >= len(self._starts):
+            return ""
+        return self._text[self._starts[line] : self.line_end(line)]
+
+    def line_of(self, offset: int) -> int:
+        """The line holding ``offset`` (an offset inside a CRLF belongs to its line)."""
+        offset = min(max(offset, 0), len(self._text))
+        return bisect.bisect_right(self._starts, offset) - 1
+
+    # -- conversions -----------------------------------------------------------------------
+
+    def offset_of(self, line: int, character: int, encoding: Encoding = "utf-16") -> int:
+        """Offset of (``line``, ``character``) with the clamping rules of this module."""
+        if line < 0:
+            line, character = 0, 0
+        if line >= len(self._starts):
+            return len(self._text)
+        start = self._starts[line]
+        end = self.line_end(line)
+        if character <= 0:
+            return start
+        if encoding == "utf-32":
+            return start + min(character, end - start)
+        return start + _code_points_in_units(self._text[start:end], character, encoding)
+
+    def offset_at(self, position: Position, encoding: Encoding = "utf-16") -> int:
+        """Offset of an LSP ``Position`` (not mutated)."""
+        return self.offset_of(position.line, position.character, encoding)
+
+    def line_character_of(self, offset: int, encoding: Encoding = "utf-16") -> tuple[int, int]:
+        """(line, character) of ``offset``, ``character`` counted in ``encoding``."""
+        offset = min(max(offset, 0), len(self._text))
+        line = bisect.bisect_right(self._starts, offset) - 1
+        start = self._starts[line]
+        offset = min(offset, self.line_end(line))
+        if encoding == "utf-32":
+            return line, offset - start
+        return line, code_units(self._text[start:offset], encoding)
+
+    def position_at(self, offset: int, encoding: Encoding = "utf-16") -> Position:
+        """A new LSP ``Position`` for ``offset``."""
+        line, character = self.line_character_of(offset, encoding)
+        return Position(line=line, character=character)
+
+    def range_offsets(self, range_: Range, encoding: Encoding = "utf-16") -> tuple[int, int]:
+        """(start, end) offsets of an LSP ``Range``; a reversed range is put in order."""
+        start = self.offset_at(range_.start, encoding)
+        end = self.offset_at(range_.end, encoding)
+        return (start, end) if start <= end else (end, start)
+
+    def range_of(self, start: int, end: int, encoding: Encoding = "utf-16") -> Range:
+        """A new LSP ``Range`` for the offsets ``start``..``end``."""
+        return Range(start=self.position_at(start, encoding), end=self.position_at(end, encoding))
+
+    # -- derivation ------------------------------------------------------------------------
+
+    def replaced(self, start: int, end: int, new_text: str) -> LineIndex:
+        """Index of ``text[:start] + new_text + text[end:]`` (offsets clamped and ordered).
+
+        Only the lines around the change are re-scanned; later line starts are shifted.
+        A ``\\r`` and a ``\\n`` brought together (or split apart) by the edit are handled: the
+        re-scanned window starts one line before the change and ends two lines after it,
+        where the line boundaries cannot have moved.
+        """
+        text = self._text
+        size = len(text)
+        start = min(max(start, 0), size)
+        end = min(max(end, 0), size)
+        if end < start:
+            start, end = end, start
+        new = text[:start] + new_text + text[end:]
+        starts = self._starts
+        first = max(bisect.bisect_right(starts, start) - 2, 0)
+        after = bisect.bisect_right(starts, end) + 1
+        low = starts[first]
+        delta = len(new_text) - (end - start)
+        if after >= len(starts):
+            middle = [match.end() for match in LINE_BREAK.finditer(new, low)]
+            tail: list[int] = []
+        else:
+            high = starts[after] + delta
+            middle = [m.end() for m in LINE_BREAK.finditer(new, low, high) if m.end() != high]
+            tail = [offset + delta for offset in starts[after:]] if delta else starts[after:]
+        return LineIndex(new, _starts=[*starts[: first + 1], *middle, *tail])

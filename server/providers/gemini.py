@@ -1,0 +1,351 @@
+"""Gemini through the official google-genai SDK: the only module that imports `google.genai`.
+
+The SDK is imported lazily (it is slow to import) and one client is built per base URL and kept
+by the provider object for the life of the process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import re
+import time
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from server.outcome import RunError, Usage
+from server.providers.base import ConversationRequest, ModelTurn, ToolCall, ToolResult
+
+if TYPE_CHECKING:
+    from google import genai
+    from google.genai import types
+
+KEY_VARIABLES = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
+RETRYABLE_STATUS = frozenset({408, 429, 500, 502, 503, 504})
+BLOCKED_FINISH = frozenset(
+    {
+        "SAFETY",
+        "RECITATION",
+        "BLOCKLIST",
+        "PROHIBITED_CONTENT",
+        "SPII",
+        "IMAGE_SAFETY",
+        "IMAGE_PROHIBITED_CONTENT",
+        "IMAGE_RECITATION",
+        "MODEL_ARMOR",
+        "LANGUAGE",
+    }
+)
+RETRY_IN_TURN_FINISH = frozenset(
+    {"MALFORMED_FUNCTION_CALL", "UNEXPECTED_TOOL_CALL", "MALFORMED_RESPONSE", "TOO_MANY_TOOL_CALLS"}
+)
+OK_FINISH = frozenset({"STOP", "FINISH_REASON_UNSPECIFIED", ""})
+TRANSIENT_ERROR_NAMES = frozenset(
+    {
+        "TransportError",
+        "TimeoutException",
+        "NetworkError",
+        "ProtocolError",
+        "ClientConnectionError",
+        "ClientPayloadError",
+        "ServerDisconnectedError",
+    }
+)
+
+
+def api_key_configured(env: Mapping[str, str]) -> bool:
+    if any(env.get(name) for name in KEY_VARIABLES):
+        return True
+    return env.get("GOOGLE_GENAI_USE_VERTEXAI", "").lower() in ("1", "true", "yes")
+
+
+def _api_key(env: Mapping[str, str]) -> str | None:
+    """The key the SDK itself would pick (GOOGLE_API_KEY wins), or None for Vertex AI."""
+    for name in ("GOOGLE_API_KEY", "GEMINI_API_KEY"):
+        if env.get(name):
+            return env[name]
+    return None
+
+
+def secrets(env: Mapping[str, str]) -> list[str]:
+    return [value for name in KEY_VARIABLES if len(value := env.get(name, "")) >= 4]
+
+
+def scrub(text: str, env: Mapping[str, str]) -> str:
+    """Remove API key values from text meant for users or logs."""
+    for value in secrets(env):
+        text = text.replace(value, "[redacted]")
+    return text
+
+
+class GeminiProvider:
+    """Builds conversations; owns the process's SDK clients (one per base URL)."""
+
+    def __init__(self, env: Mapping[str, str] | None = None) -> None:
+        self._env = env if env is not None else os.environ
+        self._clients: dict[str | None, genai.Client] = {}
+
+    def open(self, request: ConversationRequest) -> GeminiConversation:
+        if not api_key_configured(self._env):
+            raise RunError(
+                "config",
+                "No Gemini API key is configured. Set GEMINI_API_KEY (or GOOGLE_API_KEY) in the "
+                "environment of the complex-edit server, or use Vertex AI with "
+                "GOOGLE_GENAI_USE_VERTEXAI=true, GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION.",
+            )
+        return GeminiConversation(self._client(request.settings.base_url), request, self._env)
+
+    def _client(self, base_url: str | None) -> genai.Client:
+        client = self._clients.get(base_url)
+        if client is None:
+            from google import genai
+            from google.genai import types
+
+            options = types.HttpOptions(base_url=base_url) if base_url else None
+            client = genai.Client(api_key=_api_key(self._env), http_options=options)
+            self._clients[base_url] = client
+        return client
+
+
+class GeminiConversation:
+    def __init__(
+        self, client: genai.Client, request: ConversationRequest, env: Mapping[str, str]
+    ) -> None:
+        from google.genai import types
+
+        self._client = client
+        self._env = env
+        self._settings = request.settings
+        self._deadline = time.monotonic() + request.settings.wall_time_seconds
+        self._history: list[types.Content] = [
+            types.Content(role="user", parts=[types.Part(text=request.first_message)])
+        ]
+        self._config = types.GenerateContentConfig(
+            system_instruction=request.system_instruction,
+            temperature=request.settings.temperature,
+            tools=[
+                types.Tool(
+                    function_declarations=[
+                        types.FunctionDeclaration(
+                            name=tool.name,
+                            description=tool.description,
+                            parameters_json_schema=tool.parameters,
+                        )
+                        for tool in request.tools
+                    ]
+                )
+            ],
+            tool_config=types.ToolConfig(
+                function_calling_config=types.FunctionCallingConfig(
+                    mode=types.FunctionCallingConfigMode.ANY,
+                    allowed_function_names=[tool.name for tool in request.tools],
+                )
+            ),
+            automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True),
+            http_options=types.HttpOptions(
+                timeout=int(request.settings.request_timeout_seconds * 1000),
+                retry_options=types.HttpRetryOptions(attempts=1),
+            ),
+        )
+
+    async def next_turn(self) -> ModelTurn:
+        response = await self._generate()
+        turn, content = _read_response(response)
+        if content is not None:
+            self._history.append(content)
+        return turn
+
+    def add_tool_results(self, results: Sequence[ToolResult]) -> None:
+        from google.genai import types
+
+        self._history.append(
+            types.Content(
+                role="user",
+                parts=[
+                    types.Part(
+                        function_response=types.FunctionResponse(
+                            id=result.call.id, name=result.call.name, response=result.response
+                        )
+                    )
+                    for result in results
+                ],
+            )
+        )
+
+    async def _generate(self) -> types.GenerateContentResponse:
+        from google.genai import errors
+
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                async with asyncio.timeout(self._settings.request_timeout_seconds + 5):
+                    return await self._client.aio.models.generate_content(
+                        model=self._settings.model, contents=self._history, config=self._config
+                    )
+            except errors.APIError as exc:
+                code = int(exc.code or 0)
+                if code not in RETRYABLE_STATUS:
+                    raise self._map_api_error(exc) from None
+                delay = _retry_delay(exc.details) if code == 429 else None
+                failure = self._map_api_error(exc)
+            except TimeoutError:
+                delay = None
+                failure = RunError(
+                    "model_error",
+                    "The model did not answer within "
+                    f"{self._settings.request_timeout_seconds:g} s (setting "
+                    "requestTimeoutSeconds).",
+                )
+            except Exception as exc:
+                if not _is_transient(exc):
+                    raise RunError(
+                        "model_error",
+                        "The model's response could not be read "
+                        f"({type(exc).__name__}: {scrub(str(exc), self._env)[:200]}).",
+                    ) from None
+                delay = None
+                failure = RunError(
+                    "model_error",
+                    f"Could not reach the model service ({type(exc).__name__}).",
+                )
+            await self._wait_before_retry(attempt, delay, failure)
+
+    async def _wait_before_retry(
+        self, attempt: int, server_delay: float | None, failure: RunError
+    ) -> None:
+        if attempt > self._settings.max_retries:
+            raise RunError(
+                failure.reason,
+                f"{failure.message} Gave up after {attempt} attempts.",
+            )
+        remaining = self._deadline - time.monotonic()
+        if server_delay is not None and server_delay > remaining:
+            raise RunError(
+                failure.reason,
+                f"{failure.message} The service asked to retry after {server_delay:g} s, "
+                f"beyond the remaining time budget of {max(remaining, 0):.0f} s.",
+            )
+        backoff = min(8.0, 0.5 * 2 ** (attempt - 1)) * (0.5 + random.random() / 2)
+        delay = server_delay if server_delay is not None else backoff
+        if delay >= remaining:
+            raise RunError(failure.reason, f"{failure.message} Out of time for retries.")
+        await asyncio.sleep(delay)
+
+    def _map_api_error(self, exc: Any) -> RunError:
+        code = int(exc.code or 0)
+        status = str(exc.status or "")
+        detail = scrub(str(exc.message or ""), self._env)[:300]
+        label = f"{code} {status}".strip()
+        if code in (401, 403) or _is_invalid_key(exc.details):
+            return RunError(
+                "auth",
+                f"The Gemini API refused the credentials ({label}): {detail} "
+                "Check GEMINI_API_KEY / GOOGLE_API_KEY.",
+            )
+        if code == 429:
+            return RunError("quota", f"The Gemini API quota or rate limit was hit ({label}).")
+        if code == 400 and _looks_too_large(detail):
+            return RunError("too_large", f"The request is too large for the model ({detail}).")
+        if code == 404:
+            return RunError(
+                "config",
+                f"The model '{self._settings.model}' was not found ({label}). "
+                "Check the 'model' setting.",
+            )
+        return RunError("model_error", f"The Gemini API answered {label}: {detail}")
+
+
+def _read_response(
+    response: types.GenerateContentResponse,
+) -> tuple[ModelTurn, types.Content | None]:
+    usage = _usage(response)
+    if not response.candidates:
+        feedback = response.prompt_feedback
+        reason = feedback.block_reason if feedback is not None else None
+        if reason is not None:
+            raise RunError(
+                "blocked", f"The model refused the request (prompt blocked: {_name(reason)})."
+            )
+        return ModelTurn(calls=[], usage=usage, problem="no candidates"), None
+    candidate = response.candidates[0]
+    finish = _name(candidate.finish_reason)
+    if finish in BLOCKED_FINISH:
+        raise RunError("blocked", f"The model stopped its reply (finish reason {finish}).")
+    if finish == "MAX_TOKENS":
+        raise RunError(
+            "model_error",
+            "The model's reply was cut off (finish reason MAX_TOKENS); nothing was applied. "
+            "Try a smaller instruction or selection.",
+        )
+    if finish in RETRY_IN_TURN_FINISH:
+        return ModelTurn(calls=[], usage=usage, problem=f"finish reason {finish}"), None
+    if finish not in OK_FINISH:
+        raise RunError("model_error", f"The model ended its reply with finish reason {finish}.")
+    content = candidate.content
+    parts = content.parts if content is not None and content.parts else []
+    calls = [
+        ToolCall(
+            name=part.function_call.name or "",
+            args=dict(part.function_call.args or {}),
+            id=part.function_call.id,
+        )
+        for part in parts
+        if part.function_call is not None
+    ]
+    if not calls:
+        return ModelTurn(calls=[], usage=usage, problem="reply without a function call"), None
+    return ModelTurn(calls=calls, usage=usage), content
+
+
+def _usage(response: types.GenerateContentResponse) -> Usage:
+    meta = response.usage_metadata
+    if meta is None:
+        return Usage()
+    return Usage(
+        input_tokens=meta.prompt_token_count or 0,
+        output_tokens=(meta.candidates_token_count or 0) + (meta.thoughts_token_count or 0),
+        cached_tokens=meta.cached_content_token_count or 0,
+    )
+
+
+def _name(value: object) -> str:
+    if value is None:
+        return ""
+    name = getattr(value, "value", value)
+    return str(name)
+
+
+def _retry_delay(details: object) -> float | None:
+    error = details.get("error") if isinstance(details, dict) else None
+    items = error.get("details") if isinstance(error, dict) else None
+    for item in items if isinstance(items, list) else []:
+        if isinstance(item, dict) and str(item.get("@type", "")).endswith("RetryInfo"):
+            match = re.fullmatch(r"\s*([0-9.]+)s\s*", str(item.get("retryDelay", "")))
+            if match:
+                return float(match.group(1))
+    return None
+
+
+def _is_invalid_key(details: object) -> bool:
+    error = details.get("error") if isinstance(details, dict) else None
+    items = error.get("details") if isinstance(error, dict) else None
+    return any(
+        isinstance(item, dict) and str(item.get("reason", "")).startswith("API_KEY_")
+        for item in (items if isinstance(items, list) else [])
+    )
+
+
+def _looks_too_large(message: str) -> bool:
+    lowered = message.lower()
+    return any(
+        hint in lowered
+        for hint in ("token count", "too large", "too long", "exceeds the maximum", "payload size")
+    )
+
+
+def _is_transient(exc: BaseException) -> bool:
+    if isinstance(exc, ConnectionError | TimeoutError):
+        return True
+    return any(cls.__name__ in TRANSIENT_ERROR_NAMES for cls in type(exc).__mro__)

@@ -1,0 +1,221 @@
+"""The provider-agnostic tool loop: one instruction, one document, a capped number of turns.
+
+Termination follows the contract: `complete_task(success=true)` ends the run only when no other
+call in the same turn failed; `complete_task(success=false)` fails it; the turn cap fails it with
+`max_turns`. Only a success carries a final text.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from edit_tools.lines import line_count, line_endings
+from edit_tools.registry import Completion, Toolbox, ToolOutcome, render_document
+from prompts.loader import load
+from server.events import (
+    EventSink,
+    SessionEvent,
+    SessionFinished,
+    ToolFinished,
+    ToolStarted,
+    TurnStarted,
+)
+from server.outcome import Reason, RunError, SessionOutcome, Usage
+from server.providers.base import (
+    ConversationRequest,
+    ModelTurn,
+    Provider,
+    ToolCall,
+    ToolResult,
+)
+from server.settings import Settings
+
+MAX_EMPTY_TURNS_IN_A_ROW = 2
+
+
+@dataclass(frozen=True)
+class LineRange:
+    """1-based inclusive lines the instruction is about."""
+
+    start_line: int
+    end_line: int
+
+
+@dataclass(frozen=True)
+class EditRequest:
+    instruction: str
+    text: str
+    settings: Settings
+    selection: LineRange | None = None
+    path_label: str | None = None
+
+
+def _ignore(_: SessionEvent) -> None:
+    return None
+
+
+def build_first_message(request: EditRequest) -> str:
+    text = request.text
+    selection_note = ""
+    if request.selection is not None:
+        selection_note = load("selection_note").format(
+            start_line=request.selection.start_line, end_line=request.selection.end_line
+        )
+    return load("initial_message").format(
+        path_note=f" `{request.path_label}`" if request.path_label else "",
+        line_count=line_count(text),
+        line_ending=_line_ending_name(text),
+        document=render_document(text),
+        selection_note=selection_note,
+        instruction=request.instruction,
+    )
+
+
+async def run_session(
+    request: EditRequest, provider: Provider, on_event: EventSink = _ignore
+) -> SessionOutcome:
+    """Run the loop to its end. Cancellation propagates as `asyncio.CancelledError`."""
+    loop = _Loop(request, on_event)
+    try:
+        async with asyncio.timeout(request.settings.wall_time_seconds):
+            outcome = await loop.run(provider)
+    except RunError as exc:
+        outcome = loop.failure(exc.reason, exc.message)
+    except TimeoutError:
+        outcome = loop.failure(
+            "model_error",
+            f"The edit did not finish within {request.settings.wall_time_seconds:g} s "
+            "(setting wallTimeSeconds).",
+        )
+    on_event(SessionFinished(outcome))
+    return outcome
+
+
+class _Loop:
+    def __init__(self, request: EditRequest, on_event: EventSink) -> None:
+        self.request = request
+        self.on_event = on_event
+        self.max_turns = request.settings.max_turns
+        limit = request.settings.max_document_bytes
+        self.toolbox = Toolbox(request.text, max_argument_bytes=limit, max_text_chars=limit)
+        self.turns = 0
+        self.tool_calls = 0
+        self.usage = Usage()
+
+    def failure(self, reason: Reason, error: str) -> SessionOutcome:
+        return SessionOutcome(
+            success=False,
+            error=error,
+            reason=reason,
+            turns=self.turns,
+            tool_calls=self.tool_calls,
+            usage=self.usage,
+        )
+
+    async def run(self, provider: Provider) -> SessionOutcome:
+        conversation = provider.open(
+            ConversationRequest(
+                system_instruction=load("system"),
+                tools=Toolbox.declarations(),
+                first_message=build_first_message(self.request),
+                settings=self.request.settings,
+            )
+        )
+        empty_in_a_row = 0
+        while self.turns < self.max_turns:
+            self.turns += 1
+            self.on_event(TurnStarted(self.turns, self.max_turns))
+            turn = await conversation.next_turn()
+            self.usage = self.usage + turn.usage
+            if not turn.calls:
+                empty_in_a_row += 1
+                if empty_in_a_row >= MAX_EMPTY_TURNS_IN_A_ROW:
+                    raise RunError(
+                        "model_error",
+                        f"The model gave no usable tool call {empty_in_a_row} times in a row "
+                        f"({turn.problem or 'empty reply'}).",
+                    )
+                continue
+            empty_in_a_row = 0
+            results, completion = self._execute(turn)
+            if completion is not None:
+                if not completion.success:
+                    return self.failure(
+                        "task_failed",
+                        completion.error or completion.message or "The model gave up on the task.",
+                    )
+                return SessionOutcome(
+                    success=True,
+                    message=completion.message or "Edit complete.",
+                    final_text=self.toolbox.text,
+                    turns=self.turns,
+                    tool_calls=self.tool_calls,
+                    usage=self.usage,
+                )
+            conversation.add_tool_results(results)
+        return self.failure(
+            "max_turns",
+            f"The model did not finish within {self.max_turns} turns (setting maxTurns); "
+            "nothing was applied.",
+        )
+
+    def _execute(self, turn: ModelTurn) -> tuple[list[ToolResult], Completion | None]:
+        outcomes: list[tuple[ToolCall, ToolOutcome]] = []
+        for call in turn.calls:
+            self.tool_calls += 1
+            self.on_event(
+                ToolStarted(
+                    self.turns,
+                    self.max_turns,
+                    call.name,
+                    Toolbox.summarize_call(call.name, call.args),
+                )
+            )
+            outcome = self.toolbox.execute(call.name, call.args)
+            self.on_event(
+                ToolFinished(self.turns, self.max_turns, call.name, outcome.ok, outcome.summary)
+            )
+            outcomes.append((call, outcome))
+        return _settle_completion(outcomes)
+
+
+def _settle_completion(
+    outcomes: Sequence[tuple[ToolCall, ToolOutcome]],
+) -> tuple[list[ToolResult], Completion | None]:
+    """Apply the turn-level termination rule; returns the results to send and, when the run
+    ends in this turn, the accepted completion."""
+    failed = [call.name for call, outcome in outcomes if not outcome.ok]
+    completion: Completion | None = None
+    results: list[ToolResult] = []
+    for call, outcome in outcomes:
+        response = outcome.response
+        ok = outcome.ok
+        if outcome.completion is not None:
+            if completion is not None:
+                ok = False
+                response = {"error": "complete_task was already called in this turn."}
+            elif outcome.completion.success and failed:
+                ok = False
+                response = {
+                    "error": (
+                        "The task is NOT complete: "
+                        f"{len(failed)} other call(s) in this turn failed "
+                        f"({', '.join(failed)}). Fix them, then call complete_task again."
+                    )
+                }
+            else:
+                completion = outcome.completion
+        results.append(ToolResult(call=call, ok=ok, response=response))
+    return results, completion
+
+
+_ENDING_NAMES = {"\r\n": "CRLF", "\n": "LF", "\r": "CR"}
+
+
+def _line_ending_name(text: str) -> str:
+    kinds = [_ENDING_NAMES[ending] for ending in line_endings(text)]
+    if not kinds:
+        return "no"
+    return "mixed " + "/".join(kinds) if len(kinds) > 1 else kinds[0]

