@@ -16,7 +16,7 @@ from server.documents import Snapshot
 from server.edits import TextChange, compute_edits, unified_diff
 from server.events import EventSink
 from server.providers.base import Provider
-from server.rebase import Conflict, rebase
+from server.rebase import Conflict, compose_changes, rebase
 from server.result import EditResult
 from server.session import EditRequest, LineRange, run_session
 from server.settings import Settings, SettingsError
@@ -42,6 +42,10 @@ class EditorPort(Protocol):
     def snapshot(self, uri: str) -> Snapshot: ...
 
     def can_apply_edits(self) -> bool: ...
+
+    def changes_since(self, uri: str, version: int) -> list[TextChange] | None:
+        """The user's changes after `version`, in order, or None when unknown."""
+        ...
 
     async def settings_layers(self, uri: str) -> list[Mapping[str, Any] | None]: ...
 
@@ -118,7 +122,13 @@ async def perform(
     if live.version == snapshot.version and live.text == snapshot.text:
         changes = compute_edits(snapshot.text, target)
     else:
-        rebased = rebase(snapshot.text, target, live.text)
+        user = editor.changes_since(uri, snapshot.version)
+        rebased = rebase(
+            snapshot.text,
+            target,
+            live.text,
+            user=compose_changes(user) if user is not None else None,
+        )
         if isinstance(rebased, Conflict):
             return EditResult.failure(
                 "document_changed",

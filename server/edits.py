@@ -5,11 +5,12 @@
 1. trim the common prefix and suffix (chunked string comparisons, in C), snapped out to line
    boundaries that are boundaries in both texts (never between the ``\\r`` and ``\\n`` of a
    CRLF);
-2. walk the middle: skip equal text quickly, and at each difference re-synchronise on lines,
-   choosing the nearest point (fewest lines skipped on both sides) from which at least
+2. walk the middle: skip equal text quickly (in C), and at each difference re-synchronise on
+   lines, choosing the nearest point (fewest lines skipped on both sides) from which at least
    ``_SYNC_RUN`` lines match again, looking at a window of lines that grows until such a point
-   is found; the differing lines in between are diffed line by line (difflib on small blocks,
-   unique-line anchors -- patience style -- on large ones);
+   is found; the differing lines in between are diffed line by line: an exact shortest diff
+   (Myers) on small blocks, difflib when that would cost too much, and unique-line anchors
+   (patience style) to cut large blocks into small ones;
 3. shrink each differing line block to the characters that changed, without cutting a CRLF
    pair, a surrogate pair, or a combining mark / ZWJ / variation selector from its base.
 
@@ -42,10 +43,10 @@ __all__ = [
 
 # One LSP line with its terminator, or a last line without one.
 _LINE: Final = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")
-_SYNC_RUN: Final = 4  # equal lines needed to call two positions synchronised
+_SYNC_RUN: Final = 8  # equal lines needed to call two positions synchronised
 _FIRST_WINDOW: Final = 32  # lines looked at first when re-synchronising
 _MAX_CANDIDATES: Final = 16  # earliest occurrences of a line tried as a sync point
-_DIFFLIB_MAX: Final = 100_000  # largest lines(a) * lines(b) diffed without anchors
+_SMALL_BLOCK: Final = 100_000  # largest lines(a) * lines(b) diffed without anchors
 _MYERS_MAX_COST: Final = 100  # most inserted + deleted lines for an exact (Myers) diff
 _MAX_CHUNK: Final = 1 << 20
 
@@ -316,6 +317,11 @@ def _myers(
     None when more than ``max_cost`` lines would have to be inserted or deleted.
     """
     n, m = a1 - a0, b1 - b0
+    # Cheap bound first (set operations run in C): the lines the two sides can have in common.
+    a_set, b_set = set(a[a0:a1]), set(b[b0:b1])
+    most_common = len(a_set & b_set) + min(n - len(a_set), m - len(b_set))
+    if n + m - 2 * min(most_common, n, m) > max_cost:
+        return None
     limit = min(n + m, max_cost)
     middle = limit + 1
     furthest = [0] * (2 * limit + 3)  # furthest x reached on diagonal k, at index k + middle
@@ -383,7 +389,7 @@ def _diff_lines(a: list[str], b: list[str]) -> list[tuple[int, int, int, int]]:
         if a0 == a1 or b0 == b1:
             blocks.append((a0, a1, b0, b1))
             continue
-        if (a1 - a0) * (b1 - b0) <= _DIFFLIB_MAX:
+        if (a1 - a0) * (b1 - b0) <= _SMALL_BLOCK:
             shortest = _myers(a, a0, a1, b, b0, b1, _MYERS_MAX_COST)
             if shortest is not None:
                 blocks.extend(shortest)

@@ -242,6 +242,11 @@ def _link_cancellation(
     def on_done(future: Future[Any] | asyncio.Future[Any]) -> None:
         if future.cancelled() and not task.done():
             task.cancel()
+            # The client may already have its -32800 and send the next command before this
+            # task has unwound; it can no longer apply anything, so it no longer holds the URI.
+            for uri, running in list(ls.running.items()):
+                if running is task:
+                    del ls.running[uri]
 
     futures: list[Any] = []
     request_future = ls.protocol._request_futures.get(msg_id)

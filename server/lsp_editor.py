@@ -36,6 +36,9 @@ class LspEditor:
     def snapshot(self, uri: str) -> Snapshot:
         return self._ls.documents.snapshot(uri)
 
+    def changes_since(self, uri: str, version: int) -> list[TextChange] | None:
+        return self._ls.documents.changes_since(uri, version)
+
     def can_apply_edits(self) -> bool:
         workspace = self._ls.client_capabilities.workspace
         return bool(workspace is not None and workspace.apply_edit)
@@ -73,7 +76,7 @@ class LspEditor:
         live = store.get(uri)
         if live is None or live.version != base.version or live.text != base.text:
             raise StaleDocument()
-        edits = to_text_edits(base.text, changes, store.encoding)
+        edits = to_text_edits(base.text, changes, store.encoding, line_index=store.line_index(uri))
         edit = self._workspace_edit(base, edits)
         self.before_send()
         self._echo = self._ls.next_change(uri)

@@ -50,7 +50,7 @@ SERVER_COMMAND: list[str] = (
 RESPONSE_TIMEOUT = 20.0
 START_TIMEOUT = 30.0
 
-ClientKind = Literal["vscode", "neovim", "bare", "no-config"]
+ClientKind = Literal["vscode", "neovim", "utf-32", "bare", "no-config"]
 
 
 # ------------------------------------------------------------------------------------------
@@ -100,8 +100,7 @@ def position_to_offset(text: str, position: types.Position, encoding: str) -> in
         offset += 1
     if column != position.character:
         raise ProtocolViolation(
-            f"position {position.line}:{position.character} falls inside a character "
-            f"({encoding})"
+            f"position {position.line}:{position.character} falls inside a character ({encoding})"
         )
     return offset
 
@@ -113,9 +112,7 @@ def offset_to_position(text: str, offset: int, encoding: str) -> types.Position:
     start, end = spans[line]
     if offset > end:
         raise ValueError(f"offset {offset} is inside a line break")
-    return types.Position(
-        line=line, character=sum(_units(c, encoding) for c in text[start:offset])
-    )
+    return types.Position(line=line, character=sum(_units(c, encoding) for c in text[start:offset]))
 
 
 def to_range(text: str, start: int, end: int, encoding: str) -> types.Range:
@@ -160,18 +157,22 @@ class ApplyBehaviour:
     """How the test editor answers ``workspace/applyEdit``.
 
     mode: ``apply`` (normal), ``reject`` (``applied: false`` + ``failure_reason``), ``error``
-    (a JSON-RPC error), ``hang`` (never answers).
+    (a JSON-RPC error), ``hang`` (never answers), ``drop`` (answers ``applied: true`` but
+    changes nothing, as Neovim does for an edit it skipped), ``garble`` (applies the edit with
+    an extra character, echoes that, and answers ``applied: true``).
     versions: ``strict`` refuses a versioned edit whose version is not the document's;
     ``lax`` behaves like Neovim 0.11: no check for version 0, and a stale edit is silently
     skipped while still answering ``applied: true``.
     delay: seconds to wait before answering (after applying). echo: send ``didChange``.
     """
 
-    mode: Literal["apply", "reject", "error", "hang"] = "apply"
+    mode: Literal["apply", "reject", "error", "hang", "drop", "garble"] = "apply"
     versions: Literal["strict", "lax"] = "strict"
     failure_reason: str | None = "The user declined the edit."
     delay: float = 0.0
     echo: bool = True
+    before_apply: Callable[[], None] | None = None
+    """Runs when the request arrives, before anything else (e.g. the user types)."""
 
 
 class EditorClient(LanguageClient):
@@ -196,6 +197,11 @@ class EditorClient(LanguageClient):
             sys.stderr.write(decoded)
 
 
+def _retrieve_exception(future: asyncio.Future[Any]) -> None:
+    if not future.cancelled():
+        future.exception()
+
+
 class CommandError(Exception):
     def __init__(self, code: int, message: str) -> None:
         super().__init__(f"{code}: {message}")
@@ -204,12 +210,12 @@ class CommandError(Exception):
 
 
 async def wait_until(
-    predicate: Callable[[], bool], timeout: float = 5.0, what: str = "condition"
+    predicate: Callable[[], bool], within: float = 5.0, what: str = "condition"
 ) -> None:
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + within
     while not predicate():
         if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout:g} s waiting for {what}")
+            raise AssertionError(f"timed out after {within:g} s waiting for {what}")
         await asyncio.sleep(0.01)
 
 
@@ -292,9 +298,7 @@ class EditorSession:
     def close(self, uri: str) -> None:
         self.docs.pop(uri, None)
         self.client.text_document_did_close(
-            types.DidCloseTextDocumentParams(
-                text_document=types.TextDocumentIdentifier(uri=uri)
-            )
+            types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
         )
 
     def text(self, uri: str) -> str:
@@ -313,9 +317,7 @@ class EditorSession:
         doc.version += 1
         self.client.text_document_did_change(
             types.DidChangeTextDocumentParams(
-                text_document=types.VersionedTextDocumentIdentifier(
-                    uri=uri, version=doc.version
-                ),
+                text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=doc.version),
                 content_changes=[change],
             )
         )
@@ -330,7 +332,7 @@ class EditorSession:
     async def barrier(self) -> None:
         """A round trip: once it returns, the server has handled every earlier message."""
         with pytest.raises(CommandError):
-            await self.execute_raw([], timeout=RESPONSE_TIMEOUT)
+            await self.execute_raw([])
 
     # -- the command --------------------------------------------------------------------
 
@@ -347,17 +349,21 @@ class EditorSession:
                 msg_id=msg_id,
             )
         )
+        # A test that fails early leaves other answers unawaited: mark their exceptions as
+        # retrieved, or asyncio logs them from the garbage collector at random moments (and
+        # on CPython 3.11.7 that logging can break pytest's own traceback rendering).
+        future.add_done_callback(_retrieve_exception)
         return msg_id, future
 
     def start(self, uri: str, prompt: str, **extra: Any) -> tuple[str, asyncio.Future[Any]]:
         return self.start_raw([self.arguments(uri, prompt, **extra)])
 
     async def answer(
-        self, future: Awaitable[Any], timeout: float = RESPONSE_TIMEOUT
+        self, future: Awaitable[Any], within: float = RESPONSE_TIMEOUT
     ) -> dict[str, Any]:
         """The command's result object; a JSON-RPC error is raised as CommandError."""
         try:
-            async with asyncio.timeout(timeout):
+            async with asyncio.timeout(within):
                 result = await future
         except JsonRpcException as exc:
             raise CommandError(int(exc.code), str(exc.message)) from None
@@ -365,10 +371,19 @@ class EditorSession:
         return result
 
     async def execute_raw(
-        self, arguments: list[Any] | None, timeout: float = RESPONSE_TIMEOUT
+        self, arguments: list[Any] | None, within: float = RESPONSE_TIMEOUT
     ) -> dict[str, Any]:
         _, future = self.start_raw(arguments)
-        return await self.answer(future, timeout)
+        return await self.answer(future, within)
+
+    async def outcome(
+        self, future: Awaitable[Any], within: float = RESPONSE_TIMEOUT
+    ) -> dict[str, Any] | CommandError:
+        """The result object, or the JSON-RPC error as a value."""
+        try:
+            return await self.answer(future, within)
+        except CommandError as exc:
+            return exc
 
     async def run(
         self, uri: str, prompt: str = "edit the document", **extra: Any
@@ -384,14 +399,14 @@ class EditorSession:
     def progress_tokens(self) -> set[Any]:
         return set(self.client.progress_reports)
 
-    async def new_progress_token(self, known: set[Any], timeout: float = 5.0) -> Any:
+    async def new_progress_token(self, known: set[Any], within: float = 5.0) -> Any:
         def created() -> bool:
             return any(
                 token not in known and reports
                 for token, reports in self.client.progress_reports.items()
             )
 
-        await wait_until(created, timeout, "a new work-done progress")
+        await wait_until(created, within, "a new work-done progress")
         (token,) = [
             token
             for token, reports in self.client.progress_reports.items()
@@ -422,6 +437,8 @@ class EditorSession:
         record = ApplyRecord(params=params, received_at=time.monotonic())
         self.applies.append(record)
         behaviour = self.behaviour
+        if behaviour.before_apply is not None:
+            behaviour.before_apply()
         if behaviour.mode == "hang":
             record.answer = "hang"
             await self._release_hangs.wait()
@@ -436,6 +453,9 @@ class EditorSession:
             return types.ApplyWorkspaceEditResult(
                 applied=False, failure_reason=behaviour.failure_reason
             )
+        if behaviour.mode == "drop":
+            record.answer = "skipped"
+            return types.ApplyWorkspaceEditResult(applied=True)
         try:
             plan = self._plan(params.edit, behaviour)
         except ProtocolViolation as exc:
@@ -450,6 +470,11 @@ class EditorSession:
         if not plan:
             record.answer = "skipped"  # Neovim: a stale edit dropped, yet "applied"
             return types.ApplyWorkspaceEditResult(applied=True)
+        if behaviour.mode == "garble":
+            plan = {
+                uri: [AppliedEdit(e.start, e.end, e.new_text + "~") for e in edits]
+                for uri, edits in plan.items()
+            }
         for uri, edits in plan.items():
             record.before[uri] = self.docs[uri].text
             record.edits[uri] = edits
@@ -547,6 +572,15 @@ def capabilities_for(kind: ClientKind) -> types.ClientCapabilities:
         return client_capabilities("visual-studio-code")
     if kind == "neovim":
         return client_capabilities("neovim@v0.11")
+    if kind == "utf-32":
+        # Neovim's capabilities, asking for code points first.
+        caps = client_capabilities("neovim@v0.11")
+        assert caps.general is not None
+        caps.general.position_encodings = [
+            types.PositionEncodingKind.Utf32,
+            types.PositionEncodingKind.Utf16,
+        ]
+        return caps
     if kind == "no-config":
         # applyEdit with documentChanges, but no workspace/configuration and no progress.
         return types.ClientCapabilities(
@@ -649,15 +683,12 @@ class ServerPool:
             await stop_session(session)
             session = None
         if session is None:
-            session = await start_session(
-                kind, self.base_url, env=env, init_options=init_options
-            )
+            session = await start_session(kind, self.base_url, env=env, init_options=init_options)
             self._sessions[key] = session
         return session
 
     async def close(self) -> None:
-        for session in self._sessions.values():
-            await stop_session(session)
+        await asyncio.gather(*(stop_session(s) for s in self._sessions.values()))
         self._sessions.clear()
 
 
@@ -726,13 +757,16 @@ def changed_region(old: str, new: str) -> tuple[int, int]:
 def assert_success(result: dict[str, Any], *, turns: int | None = None) -> None:
     assert result.get("success") is True, result
     assert result.get("applied") is True, result
-    assert "reason" not in result and "error" not in result, result
-    assert isinstance(result.get("message"), str) and result["message"], result
+    assert "reason" not in result, result
+    assert "error" not in result, result
+    assert isinstance(result.get("message"), str), result
+    assert result["message"], result
     assert result.get("diff"), result
     assert result.get("turns", 0) >= 1, result
     assert result.get("toolCalls", 0) >= 1, result
     usage = result.get("usage")
-    assert isinstance(usage, dict) and {"inputTokens", "outputTokens"} <= set(usage), result
+    assert isinstance(usage, dict), result
+    assert {"inputTokens", "outputTokens"} <= set(usage), result
     if turns is not None:
         assert result["turns"] == turns, result
 
@@ -740,14 +774,16 @@ def assert_success(result: dict[str, Any], *, turns: int | None = None) -> None:
 def assert_failure(result: dict[str, Any], reason: str) -> None:
     assert result.get("success") is False, result
     assert result.get("reason") == reason, result
-    assert isinstance(result.get("error"), str) and result["error"], result
+    assert isinstance(result.get("error"), str), result
+    assert result["error"], result
     assert not result.get("applied"), result
 
 
 def assert_minimal_edit(editor: EditorSession, uri: str, before: str, after: str) -> None:
     """Exactly one applyEdit with one document's edits, all inside the changed lines."""
     applied = [a for a in editor.applies if a.answer == "applied"]
-    assert len(editor.applies) == 1 and len(applied) == 1, editor.applies
+    assert len(editor.applies) == 1, editor.applies
+    assert len(applied) == 1, editor.applies
     record = applied[0]
     assert list(record.edits) == [uri], record.params
     if editor.kind == "vscode":
@@ -760,9 +796,11 @@ def assert_minimal_edit(editor: EditorSession, uri: str, before: str, after: str
     last = bisect.bisect_right(starts, max(end, start)) - 1
     last_line_end = spans[last + 1][0] if last + 1 < len(spans) else len(before)
     for e in record.edits[uri]:
-        assert first_line_start <= e.start and e.end <= last_line_end, (
+        outside = (
             f"edit {e} reaches outside the changed lines [{first_line_start}, {last_line_end})"
         )
+        assert first_line_start <= e.start, outside
+        assert e.end <= last_line_end, outside
     if len(before) > 200:
         touched = sum(e.end - e.start for e in record.edits[uri])
         assert touched < len(before) // 2, "a local change was sent as a whole-document edit"

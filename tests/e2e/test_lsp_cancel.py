@@ -19,6 +19,8 @@ from tests.e2e.conftest import (
     calls,
     done,
     replace,
+    start_session,
+    stop_session,
 )
 from tests.fakes.gemini_emulator import GeminiEmulator, Reply
 
@@ -26,6 +28,15 @@ DOC = "import os\n\n\ndef main():\n    print(os.getcwd())\n"
 REQUEST_CANCELLED = -32800
 # Prompt but lenient: the contract asks for "at once"; a loaded CI box gets some slack.
 PROMPT_ANSWER = 2.0
+
+
+def assert_stopped(answer: dict[str, object] | CommandError) -> None:
+    """Either RequestCancelled or a failed result: never a success."""
+    if isinstance(answer, CommandError):
+        assert answer.code == REQUEST_CANCELLED, answer
+    else:
+        assert answer["success"] is False, answer
+        assert not answer.get("applied"), answer
 
 
 async def assert_quiet_afterwards(
@@ -48,9 +59,7 @@ async def test_cancel_request_while_the_model_thinks(
 ) -> None:
     uri = editor.open(DOC)
     release = threading.Event()
-    emulator.enqueue(
-        Reply.hang(release=release, then=calls(replace("os.getcwd()", "'/'"), done()))
-    )
+    emulator.enqueue(Reply.hang(release=release, then=calls(replace("os.getcwd()", "'/'"), done())))
     msg_id, future = editor.start(uri, "print the root")
     await emulator.wait_for_requests_async(1)
     cancelled_at = time.monotonic()
@@ -146,13 +155,8 @@ async def test_close_during_the_run_applies_nothing(
     _, future = editor.start(uri, "swap the import")
     await emulator.wait_for_requests_async(1)
     editor.close(uri)
-    try:
-        result = await editor.answer(future, timeout=5)
-    except CommandError as exc:  # answering RequestCancelled is acceptable too
-        assert exc.code == REQUEST_CANCELLED
-    else:
-        assert result["success"] is False, result
-        assert not result.get("applied")
+    answer = await editor.outcome(future, within=5)
+    assert_stopped(answer)
     assert await emulator.wait_for_disconnect_async(timeout=3)
     release.set()
     await assert_quiet_afterwards(editor, emulator, uri, requests=1)
@@ -172,10 +176,41 @@ async def test_close_and_reopen_during_the_run_applies_nothing(
     vscode.close(uri)
     vscode.open(DOC, uri=uri, version=1)
     release.set()
-    try:
-        result = await vscode.answer(future, timeout=5)
-    except CommandError as exc:
-        assert exc.code == REQUEST_CANCELLED
-    else:
-        assert result["success"] is False, result
+    answer = await vscode.outcome(future, within=5)
+    assert_stopped(answer)
     await assert_quiet_afterwards(vscode, emulator, uri, requests=1)
+
+
+async def test_shutdown_during_a_run_applies_nothing(emulator: GeminiEmulator) -> None:
+    """A server of its own: `shutdown` while the model thinks, then `exit`."""
+    editor = await start_session("vscode", emulator.base_url)
+    try:
+        uri = editor.open(DOC)
+        release = threading.Event()
+        emulator.enqueue(
+            Reply.hang(release=release, then=calls(replace("import os", "import sys"), done()))
+        )
+        _, future = editor.start(uri, "swap the import")
+        await emulator.wait_for_requests_async(1)
+        shutdown_error: Exception | None = None
+        try:
+            async with asyncio.timeout(5):
+                await editor.client.shutdown_async(None)
+        except Exception as exc:  # checked below, after the more important checks
+            shutdown_error = exc
+        release.set()
+        answer = await editor.outcome(future, within=5)
+        assert_stopped(answer)
+        await emulator.wait_for_disconnect_async(timeout=3)
+        await asyncio.sleep(0.3)
+        assert editor.applies == [], "an edit was sent after shutdown"
+        assert editor.text(uri) == DOC
+        assert shutdown_error is None, f"shutdown was answered with an error: {shutdown_error}"
+        editor.client.exit(None)
+        server = editor.client._server
+        assert server is not None
+        async with asyncio.timeout(5):
+            code = await server.wait()
+        assert code == 0
+    finally:
+        await stop_session(editor)

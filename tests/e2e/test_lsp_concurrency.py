@@ -151,9 +151,7 @@ async def test_second_command_on_a_busy_document(
 ) -> None:
     uri = editor.open(DOC)
     release = threading.Event()
-    emulator.enqueue(
-        Reply.hang(release=release, then=calls(replace(AGENT_OLD, AGENT_NEW), done()))
-    )
+    emulator.enqueue(Reply.hang(release=release, then=calls(replace(AGENT_OLD, AGENT_NEW), done())))
     _, first = editor.start(uri, "first")
     await emulator.wait_for_requests_async(1)
     second = await editor.run(uri, "second")
@@ -203,3 +201,22 @@ async def test_typing_during_the_run_with_a_lax_client(
     uri, typed, result = await run_while_typing(editor, emulator, insert_lines_above)
     assert_success(result)
     assert editor.text(uri) == typed.replace(AGENT_OLD, AGENT_NEW)
+
+
+async def test_typing_while_the_edit_is_in_flight_is_never_a_silent_success(
+    editor: EditorSession, emulator: GeminiEmulator
+) -> None:
+    """The user types between the server sending applyEdit and the editor applying it.
+    VS Code refuses the edit (its version moved on); Neovim (no documentChanges, so no version
+    on the edit) applies it where the positions now point. Either way the server must not
+    report a success for a text it did not produce."""
+    uri = editor.open(DOC)
+    editor.behaviour.before_apply = lambda: editor.edit(uri, 0, 0, "# typed first\n")
+    emulator.enqueue(calls(replace(AGENT_OLD, AGENT_NEW), done()))
+    result = await editor.run(uri, "triple")
+    assert editor.text(uri).startswith("# typed first\n# header\n")
+    assert result["success"] is False, result
+    assert result["reason"] == "client_rejected", result
+    if editor.kind == "vscode":
+        assert not result.get("applied")
+        assert editor.text(uri) == "# typed first\n" + DOC  # refused: the user's text intact

@@ -284,3 +284,34 @@ async def test_editor_refusing_a_stale_version(
     assert_failure(result, "client_rejected")
     assert "version" in result["error"]
     assert vscode.text(uri) == DOC
+
+
+async def test_editor_claiming_applied_without_applying_is_not_a_silent_success(
+    editor: EditorSession, emulator: GeminiEmulator
+) -> None:
+    """Neovim answers `applied: true` for an edit it dropped. A real editor always sends
+    didChange for an edit it applied; with no echo the server must not report a success
+    that did not happen (RELIABILITY: silent successes must be 0)."""
+    editor.behaviour.mode = "drop"
+    uri = editor.open(DOC)
+    emulator.enqueue(calls(replace("total = 0", "total = 1"), done()))
+    result = await editor.run(uri, "edit it")
+    assert editor.text(uri) == DOC
+    assert not (result["success"] and result.get("applied")), (
+        f"reported success although the editor's text is unchanged: {result}"
+    )
+    assert len(editor.applies) == 1, "the edit was re-sent"
+
+
+async def test_editor_applying_something_else_is_reported(
+    editor: EditorSession, emulator: GeminiEmulator
+) -> None:
+    """The echoed didChange does not give the text the server sent: no success."""
+    editor.behaviour.mode = "garble"
+    uri = editor.open(DOC)
+    emulator.enqueue(calls(replace("total = 0", "total = 1"), done()))
+    result = await editor.run(uri, "edit it")
+    assert editor.text(uri) != DOC
+    assert result["success"] is False, result
+    assert result["reason"] == "client_rejected", result
+    assert len(editor.applies) == 1, "the edit was re-sent"

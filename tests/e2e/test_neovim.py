@@ -16,7 +16,6 @@ import re
 import shutil
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -397,8 +396,6 @@ def test_failed_task_leaves_the_file_untouched(
 
 def _after_flag(flag: Path, reply: Reply) -> Callable[[RecordedRequest], Reply]:
     """A responder that holds the model's answer until Neovim has sent the user's typing."""
-    lock = threading.Lock()
-    served = []
 
     def respond(request: RecordedRequest) -> Reply:
         deadline = time.monotonic() + FLAG_TIMEOUT
@@ -407,8 +404,6 @@ def _after_flag(flag: Path, reply: Reply) -> Callable[[RecordedRequest], Reply]:
         # The didChange left Neovim before the flag was written; give the server a moment to
         # read it ahead of this HTTP answer.
         time.sleep(0.1)
-        with lock:
-            served.append(request.index)
         return reply
 
     return respond

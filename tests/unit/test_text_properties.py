@@ -6,6 +6,7 @@ file (character loops, no shared code with ``server``).
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import re
 from unittest import mock
@@ -279,35 +280,49 @@ def test_unified_diff_patches_old_into_new(pair: tuple[str, str]) -> None:
 
 @HEAVY
 @given(
-    st.lists(st.sampled_from(["x\n", "y\n", "}\n", "\n", "a b\n", "c\r\n"]), max_size=60), st.data()
+    st.lists(st.sampled_from(["x\n", "y\n", "}\n", "\n", "a b\n", "c\r\n"]), max_size=60),
+    st.data(),
+    st.booleans(),
 )
-def test_line_level_edits_replace_no_more_than_the_changed_lines(
-    lines: list[str], data: st.DataObject
+def test_inserted_or_deleted_lines_replace_nothing_else(
+    lines: list[str], data: st.DataObject, insert: bool
 ) -> None:
+    """Only inserting (or only deleting) whole lines: the edits must only insert (or only
+    delete) -- no line that survived is ever rewritten, however ambiguous the repeats."""
     new_lines = list(lines)
     for _ in range(data.draw(st.integers(1, 4))):
-        at = data.draw(st.integers(0, len(new_lines)))
-        new_lines.insert(at, data.draw(st.sampled_from(["new\n", "x\n", "\n"])))
+        if insert:
+            at = data.draw(st.integers(0, len(new_lines)))
+            new_lines.insert(at, data.draw(st.sampled_from(["new\n", "x\n", "\n"])))
+        elif new_lines:
+            del new_lines[data.draw(st.integers(0, len(new_lines) - 1))]
     old, new = "".join(lines), "".join(new_lines)
     changes = compute_edits(old, new)
     assert apply_changes(old, changes) == new
-    assert sum(change.end - change.start for change in changes) == 0  # insertions only
-    assert sum(len(change.new_text) for change in changes) == len(new) - len(old)
+    if insert:
+        assert sum(change.end - change.start for change in changes) == 0
+        assert sum(len(change.new_text) for change in changes) == len(new) - len(old)
+    else:
+        assert all(change.new_text == "" for change in changes)
+        assert sum(change.end - change.start for change in changes) == len(old) - len(new)
 
 
 LINES = ["x\n", "y\n", "}\n", "\n", "a b\n", "c\r\n", "d\r", "😀\n", "e\u0301\n", "\f\n"]
 
 
-@HEAVY
-@given(st.lists(st.sampled_from(LINES), max_size=200), st.data(), st.booleans())
-def test_line_documents_with_block_edits(
-    lines: list[str], data: st.DataObject, tiny_limits: bool
-) -> None:
-    """Larger documents with inserted, deleted and moved blocks of lines.
+# Internal limits of server.edits, shrunk so that every path of the line diff runs on small
+# documents: growing re-synchronisation windows, unique-line anchors, the difflib fallback.
+MODES: dict[str, dict[str, int]] = {
+    "default": {},
+    "anchors": {"_FIRST_WINDOW": 1, "_SMALL_BLOCK": 0},
+    "difflib": {"_FIRST_WINDOW": 2, "_MYERS_MAX_COST": 0},
+}
 
-    With ``tiny_limits`` the re-synchronisation window starts at 1 line and difflib is never
-    used, so the window growth and the patience (unique-line anchor) paths run too.
-    """
+
+@HEAVY
+@given(st.lists(st.sampled_from(LINES), max_size=200), st.data(), st.sampled_from(sorted(MODES)))
+def test_line_documents_with_block_edits(lines: list[str], data: st.DataObject, mode: str) -> None:
+    """Larger documents with inserted and deleted blocks of lines, in every diff mode."""
     new_lines = list(lines)
     for _ in range(data.draw(st.integers(1, 5))):
         at = data.draw(st.integers(0, len(new_lines)))
@@ -320,10 +335,9 @@ def test_line_documents_with_block_edits(
             )
             new_lines[at:at] = block
     old, new = "".join(lines), "".join(new_lines)
-    with (
-        mock.patch.object(edits_module, "_FIRST_WINDOW", 1 if tiny_limits else 32),
-        mock.patch.object(edits_module, "_DIFFLIB_MAX", 0 if tiny_limits else 100_000),
-    ):
+    with contextlib.ExitStack() as stack:
+        for name, value in MODES[mode].items():
+            stack.enter_context(mock.patch.object(edits_module, name, value))
         changes = compute_edits(old, new)
         diff = unified_diff(old, new, "doc.txt")
     assert apply_changes(old, changes) == new

@@ -1,0 +1,183 @@
+"""Settings through every LSP layer: environment, initializationOptions, the pushed
+configuration, `workspace/configuration` (re-read on every command) and per-command overrides."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest
+from lsprotocol import types
+
+from tests.e2e.conftest import (
+    EditorSession,
+    SessionFactory,
+    assert_failure,
+    assert_success,
+    calls,
+    done,
+    replace,
+)
+from tests.fakes.gemini_emulator import GeminiEmulator, Reply
+
+DOC = "value = 1\n"
+
+
+def endless(emulator: GeminiEmulator) -> None:
+    """A model that never calls complete_task: the run ends at the turn cap."""
+    emulator.enqueue(calls(("get_document", {})).repeat(None))
+
+
+async def test_workspace_configuration_sets_the_turn_cap(
+    editor: EditorSession, emulator: GeminiEmulator
+) -> None:
+    editor.client.set_configuration({"complexEdit": {"maxTurns": 2}})
+    uri = editor.open(DOC)
+    endless(emulator)
+    result = await editor.run(uri, "loop")
+    assert_failure(result, "max_turns")
+    assert result["turns"] == 2
+    assert len(emulator.requests) == 2
+    assert editor.applies == []
+
+
+async def test_the_command_overrides_the_configuration(
+    editor: EditorSession, emulator: GeminiEmulator
+) -> None:
+    editor.client.set_configuration({"complexEdit": {"maxTurns": 2}})
+    uri = editor.open(DOC)
+    endless(emulator)
+    result = await editor.run(uri, "loop", maxTurns=3)
+    assert_failure(result, "max_turns")
+    assert len(emulator.requests) == 3
+
+
+async def test_configuration_is_read_again_for_every_command(
+    vscode: EditorSession, emulator: GeminiEmulator
+) -> None:
+    uri = vscode.open(DOC)
+    endless(emulator)
+    vscode.client.set_configuration({"complexEdit": {"maxTurns": 1}})
+    assert_failure(await vscode.run(uri, "loop"), "max_turns")
+    assert len(emulator.requests) == 1
+    vscode.client.set_configuration({"complexEdit": {"maxTurns": 3}})
+    assert_failure(await vscode.run(uri, "loop"), "max_turns")
+    assert len(emulator.requests) == 4
+
+
+async def test_configured_model_is_used(editor: EditorSession, emulator: GeminiEmulator) -> None:
+    editor.client.set_configuration({"complexEdit": {"model": "gemini-from-settings"}})
+    uri = editor.open(DOC)
+    emulator.enqueue(calls(done()), calls(done()))
+    assert (await editor.run(uri, "nothing"))["success"] is True
+    assert emulator.requests[0].model == "gemini-from-settings"
+    assert (await editor.run(uri, "nothing", model="gemini-from-command"))["success"] is True
+    assert emulator.requests[1].model == "gemini-from-command"
+
+
+async def test_invalid_configuration_is_a_config_failure_before_any_model_call(
+    editor: EditorSession, emulator: GeminiEmulator
+) -> None:
+    editor.client.set_configuration({"complexEdit": {"maxTurns": "lots"}})
+    uri = editor.open(DOC)
+    emulator.enqueue(calls(done()))
+    result = await editor.run(uri, "anything")
+    assert_failure(result, "config")
+    assert "maxTurns" in result["error"]
+    assert emulator.requests == []
+
+
+async def test_document_size_cap(vscode: EditorSession, emulator: GeminiEmulator) -> None:
+    vscode.client.set_configuration({"complexEdit": {"maxDocumentBytes": 64}})
+    emulator.enqueue(calls(done()).repeat(None))
+    at_cap = vscode.open("x" * 63 + "\n")
+    assert (await vscode.run(at_cap, "anything"))["success"] is True
+    over = vscode.open("é" * 32 + "\n")  # 65 bytes in UTF-8
+    result = await vscode.run(over, "anything")
+    assert_failure(result, "too_large")
+    assert len(emulator.requests) == 1
+
+
+async def test_request_timeout_setting(vscode: EditorSession, emulator: GeminiEmulator) -> None:
+    vscode.client.set_configuration({"complexEdit": {"requestTimeoutSeconds": 0.5}})
+    uri = vscode.open(DOC)
+    emulator.enqueue(Reply.hang())
+    result = await vscode.run(uri, "wait forever")
+    assert_failure(result, "model_error")
+    assert "timeout" in result["error"].lower()
+    assert vscode.applies == []
+
+
+@pytest.fixture
+async def pushed(vscode: EditorSession) -> AsyncIterator[EditorSession]:
+    """The VS Code server; settings pushed with didChangeConfiguration are undone after."""
+    yield vscode
+    vscode.client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings={"complexEdit": {}})
+    )
+    await vscode.barrier()
+
+
+async def test_pushed_configuration(pushed: EditorSession, emulator: GeminiEmulator) -> None:
+    pushed.client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings={"complexEdit": {"maxTurns": 1}})
+    )
+    uri = pushed.open(DOC)
+    endless(emulator)
+    assert_failure(await pushed.run(uri, "loop"), "max_turns")
+    assert len(emulator.requests) == 1
+    # workspace/configuration is the more specific layer
+    pushed.client.set_configuration({"complexEdit": {"maxTurns": 2}})
+    assert_failure(await pushed.run(uri, "loop"), "max_turns")
+    assert len(emulator.requests) == 3
+
+
+@pytest.mark.parametrize(
+    "init_options",
+    [{"complexEdit": {"maxTurns": 1}}, {"maxTurns": 1}],
+    ids=["nested", "flat"],
+)
+async def test_initialization_options(
+    init_options: dict[str, object], make_editor: SessionFactory, emulator: GeminiEmulator
+) -> None:
+    editor = await make_editor("vscode", init_options=init_options)
+    uri = editor.open(DOC)
+    endless(emulator)
+    assert_failure(await editor.run(uri, "loop"), "max_turns")
+    assert len(emulator.requests) == 1
+    # workspace/configuration wins over initializationOptions, the command over both
+    editor.client.set_configuration({"complexEdit": {"maxTurns": 2}})
+    assert_failure(await editor.run(uri, "loop"), "max_turns")
+    assert len(emulator.requests) == 3
+    assert_failure(await editor.run(uri, "loop", maxTurns=3), "max_turns")
+    assert len(emulator.requests) == 6
+
+
+async def test_environment_variables_are_the_defaults(
+    make_editor: SessionFactory, emulator: GeminiEmulator
+) -> None:
+    editor = await make_editor("vscode", env={"COMPLEX_EDIT_MAX_TURNS": "2"})
+    uri = editor.open(DOC)
+    endless(emulator)
+    assert_failure(await editor.run(uri, "loop"), "max_turns")
+    assert len(emulator.requests) == 2
+    editor.client.set_configuration({"complexEdit": {"maxTurns": 1}})
+    assert_failure(await editor.run(uri, "loop"), "max_turns")
+    assert len(emulator.requests) == 3
+
+
+async def test_base_url_setting_and_the_sdk_variable(
+    make_editor: SessionFactory, emulator: GeminiEmulator
+) -> None:
+    """GOOGLE_GEMINI_BASE_URL is honoured as is (here: a closed port, so the call fails), and
+    the baseUrl setting overrides it."""
+    editor = await make_editor("vscode", env={"GOOGLE_GEMINI_BASE_URL": "http://127.0.0.1:9"})
+    uri = editor.open(DOC)
+    result = await editor.run(uri, "anything")
+    assert_failure(result, "model_error")
+    assert emulator.requests == []
+    editor.client.set_configuration({"complexEdit": {"baseUrl": emulator.base_url}})
+    emulator.enqueue(calls(replace("value = 1", "value = 2"), done()))
+    result = await editor.run(uri, "bump")
+    assert_success(result)
+    assert editor.text(uri) == "value = 2\n"
+    assert len(emulator.requests) == 1
