@@ -24,7 +24,104 @@ def _parser() -> argparse.ArgumentParser:
         choices=["DEBUG", "INFO", "WARNING", "ERROR"],
         help="level of the server's own log on stderr (default INFO)",
     )
+    _add_edit_parser(commands)
+    _add_mcp_parser(commands)
     return parser
+
+
+# Settings flags shared by `edit` and `mcp`: (flag, setting, type, help).
+_SETTING_FLAGS: tuple[tuple[str, str, type, str], ...] = (
+    ("--model", "model", str, "model name (setting model)"),
+    ("--max-turns", "maxTurns", int, "model requests per edit (setting maxTurns, default 8)"),
+    ("--temperature", "temperature", float, "sampling temperature (setting temperature)"),
+    (
+        "--request-timeout-seconds",
+        "requestTimeoutSeconds",
+        float,
+        "limit per model request (setting requestTimeoutSeconds)",
+    ),
+    (
+        "--max-document-bytes",
+        "maxDocumentBytes",
+        int,
+        "larger files are refused (setting maxDocumentBytes)",
+    ),
+    ("--base-url", "baseUrl", str, "model API base URL (setting baseUrl)"),
+    ("--provider", "provider", str, "model provider (setting provider, default gemini)"),
+    ("--max-retries", "maxRetries", int, "retries of transient faults (setting maxRetries)"),
+    (
+        "--wall-time-seconds",
+        "wallTimeSeconds",
+        float,
+        "budget for one edit, retries included (setting wallTimeSeconds)",
+    ),
+)
+
+
+def _add_setting_flags(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group(
+        "settings", "override the COMPLEX_EDIT_* environment variables of the same name"
+    )
+    for flag, setting, kind, text in _SETTING_FLAGS:
+        group.add_argument(flag, dest=f"setting_{setting}", type=kind, metavar="VALUE", help=text)
+
+
+def setting_overrides(args: argparse.Namespace) -> dict[str, object]:
+    """The settings layer given by the flags (camelCase keys; None = not given)."""
+    return {setting: getattr(args, f"setting_{setting}") for _, setting, _, _ in _SETTING_FLAGS}
+
+
+def _add_edit_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    edit = commands.add_parser(
+        "edit",
+        help="run the sub-agent on a file on disk",
+        description="Run one editing instruction on a file and write the result atomically. "
+        "Exit status: 0 success, 1 the task failed, 2 usage or configuration error; the file "
+        "is untouched unless the status is 0.",
+    )
+    edit.add_argument("path", metavar="PATH", help="the file to edit (UTF-8 text)")
+    edit.add_argument(
+        "--prompt", required=True, metavar="TEXT", help="the editing instruction ('-': stdin)"
+    )
+    edit.add_argument(
+        "--dry-run", action="store_true", help="print a unified diff and write nothing"
+    )
+    edit.add_argument(
+        "--json", action="store_true", help="print the result object as JSON on stdout"
+    )
+    edit.add_argument(
+        "--range",
+        metavar="START:END",
+        help="1-based inclusive lines the instruction is about (context, not a fence)",
+    )
+    edit.add_argument(
+        "--quiet", "-q", action="store_true", help="no progress on stderr (errors still are)"
+    )
+    _add_setting_flags(edit)
+
+
+def _add_mcp_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    mcp = commands.add_parser(
+        "mcp",
+        help="run the MCP server (stdio) with the perform_complex_edit tool",
+        description="An MCP server over stdio. Its tool edits only files inside the --root "
+        "directories (default: the working directory), after resolving symlinks.",
+    )
+    mcp.add_argument(
+        "--root",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="a directory the tool may edit in (repeatable; default: the working directory); "
+        "relative tool paths are taken from the first one",
+    )
+    mcp.add_argument(
+        "--log-level",
+        default="WARNING",
+        choices=["DEBUG", "INFO", "WARNING", "ERROR"],
+        help="level of the server's own log on stderr (default WARNING)",
+    )
+    _add_setting_flags(mcp)
 
 
 def configure_logging(level: str) -> None:
@@ -56,11 +153,29 @@ def _run_lsp(args: argparse.Namespace) -> int:
     return 0
 
 
+def _run_edit(args: argparse.Namespace) -> int:
+    from server.cli_edit import run_edit
+
+    configure_logging("WARNING")
+    return run_edit(args, setting_overrides(args))
+
+
+def _run_mcp(args: argparse.Namespace) -> int:
+    from server.mcp_server import serve
+
+    configure_logging(args.log_level)
+    return serve(args.root, setting_overrides(args))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     if args.command == "lsp":
         return _run_lsp(args)
+    if args.command == "edit":
+        return _run_edit(args)
+    if args.command == "mcp":
+        return _run_mcp(args)
     parser.print_help(sys.stderr)
     return 2
 

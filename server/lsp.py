@@ -44,6 +44,18 @@ class ComplexEditProtocol(LanguageServerProtocol):
         assert isinstance(server, ComplexEditServer)
         return server
 
+    @lsp_method(types.SHUTDOWN)
+    def lsp_shutdown(self, *args: Any) -> Generator[Any, Any, None]:
+        """pygls' own shutdown cancels in-flight requests while iterating the dict that their
+        cancellation callbacks pop from; iterate over a copy instead."""
+        current_id = self.msg_id
+        for msg_id, future in list(self._request_futures.items()):
+            if msg_id != current_id and not future.done():
+                future.cancel()
+        self._shutdown = True
+        yield from ()
+        return None
+
     @lsp_method(types.TEXT_DOCUMENT_DID_OPEN)
     def lsp_text_document__did_open(
         self, params: types.DidOpenTextDocumentParams
@@ -239,8 +251,10 @@ def _link_cancellation(
     """Cancel `task` when the request is cancelled ($/cancelRequest, shutdown) or its progress
     is cancelled. pygls cancels only the request's own future, never the command's task."""
 
+    linked = True
+
     def on_done(future: Future[Any] | asyncio.Future[Any]) -> None:
-        if future.cancelled() and not task.done():
+        if linked and future.cancelled() and not task.done():
             task.cancel()
             # The client may already have its -32800 and send the next command before this
             # task has unwound; it can no longer apply anything, so it no longer holds the URI.
@@ -248,22 +262,19 @@ def _link_cancellation(
                 if running is task:
                     del ls.running[uri]
 
-    futures: list[Any] = []
     request_future = ls.protocol._request_futures.get(msg_id)
     if request_future is not None:
-        futures.append(request_future)
+        request_future.add_done_callback(on_done)
     progress_future = progress.cancel_future()
     if progress_future is not None:
-        futures.append(progress_future)
-    for future in futures:
-        future.add_done_callback(on_done)
+        progress_future.add_done_callback(on_done)
 
     def unlink() -> None:
         # Past this point the edit is on its way: a late cancel must not answer -32800 for
         # an edit that lands, so the request leaves pygls' cancellable set.
+        nonlocal linked
+        linked = False
         ls.protocol._request_futures.pop(msg_id, None)
-        for future in futures:
-            future.remove_done_callback(on_done)
 
     return unlink
 

@@ -263,6 +263,9 @@ class EditorSession:
 
     async def end_test(self) -> None:
         self._release_hangs.set()
+        if not self.alive:
+            code = self.client._server.returncode if self.client._server else None
+            raise AssertionError(f"the {self.kind} server process died (exit code {code})")
         for uri in list(self.docs):
             self.close(uri)
         self.client.set_configuration({})

@@ -44,7 +44,7 @@ async def assert_quiet_afterwards(
 ) -> None:
     """No applyEdit arrives and no further model request is made, even a while later."""
     await editor.barrier()
-    deadline = time.monotonic() + 0.7
+    deadline = time.monotonic() + 0.5
     while time.monotonic() < deadline:
         assert editor.applies == [], "an edit arrived after the cancel"
         await asyncio.sleep(0.05)

@@ -253,9 +253,9 @@ async def test_editor_answering_with_an_error_is_client_rejected(
 
 
 async def test_editor_never_answering_is_client_rejected_after_the_apply_timeout(
-    make_editor: SessionFactory, emulator: GeminiEmulator
+    editor: EditorSession, emulator: GeminiEmulator
 ) -> None:
-    editor = await make_editor("vscode", init_options={"applyTimeoutSeconds": 1})
+    editor.client.set_configuration({"complexEdit": {"applyTimeoutSeconds": 1}})
     editor.behaviour.mode = "hang"
     uri = editor.open(DOC)
     emulator.enqueue(calls(replace("total = 0", "total = 1"), done()))

@@ -1,0 +1,45 @@
+---@brief
+---
+--- `complex-edit lsp`: an editing sub-agent. One instruction, one document: the server runs a
+--- short, capped Gemini tool loop over the buffer and applies the result as one minimal,
+--- version-checked edit. Run it with `:ComplexEdit {instruction}` (this plugin) or
+--- `workspace/executeCommand` `performComplexEdit`.
+---
+--- Install the server (Python 3.11+) so that `complex-edit` is on your PATH, and give it a key:
+--- ```sh
+--- pipx install /path/to/complex-edit     # or: pip install -e . in a venv
+--- export GEMINI_API_KEY=...              # or GOOGLE_API_KEY; read by the server, never sent here
+--- ```
+---
+--- The command is `{ 'complex-edit', 'lsp' }`. Point it elsewhere before the first buffer opens
+--- with `vim.g.complex_edit_cmd` (a list is the whole command; a string is the path of the
+--- `complex-edit` executable and `lsp` is appended), or with your own
+--- `vim.lsp.config('complex_edit', { cmd = {...} })`.
+---
+--- Settings go under `settings.complexEdit` (`model`, `maxTurns`, `temperature`,
+--- `requestTimeoutSeconds`, `maxDocumentBytes`, `baseUrl`, ...); the server re-reads them through
+--- `workspace/configuration` on every command:
+--- ```lua
+--- vim.lsp.config('complex_edit', {
+---   settings = { complexEdit = { model = 'gemini-2.5-pro', maxTurns = 12 } },
+--- })
+--- ```
+---
+--- `filetypes` is left unset: the server edits any text, so it attaches to every buffer that has
+--- a filetype. Files outside a git repository get a client without a workspace folder (one
+--- client shared by all of them), which is all the server needs: it only edits open documents.
+
+local cmd = vim.g.complex_edit_cmd
+if type(cmd) == 'string' then
+  cmd = { cmd, 'lsp' }
+end
+
+---@type vim.lsp.Config
+return {
+  cmd = cmd or { 'complex-edit', 'lsp' },
+  root_markers = { '.git' },
+  -- No root marker found → `root_dir` stays nil and Neovim starts (or reuses) a client without
+  -- workspace folders: single files work. Never set `workspace_required` here.
+  workspace_required = false,
+  settings = { complexEdit = vim.empty_dict() },
+}

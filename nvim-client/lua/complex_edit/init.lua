@@ -1,0 +1,418 @@
+--- complex-edit for Neovim 0.11+: runs `performComplexEdit` on a buffer through the attached
+--- `complex_edit` client, shows its progress, reports the result and cancels on request.
+---
+--- Public API (the user commands call it):
+---   require('complex_edit').edit({ prompt = ..., bufnr = 0, line1 = 2, line2 = 5,
+---                                   model = nil, max_turns = nil, dry_run = false,
+---                                   on_done = function(err, result) end })
+---   require('complex_edit').cancel(bufnr)
+---   require('complex_edit').is_running(bufnr)
+
+local M = {}
+
+--- The `vim.lsp.config` name of the server (lsp/complex_edit.lua).
+M.name = 'complex_edit'
+--- The `workspace/executeCommand` command of the server.
+M.command_name = 'performComplexEdit'
+
+local TITLE = 'Complex Edit'
+--- How long `:ComplexEditCancel` waits for the server to acknowledge before giving up on it.
+local CANCEL_GRACE_MS = 5000
+-- JSON-RPC RequestCancelled. Neovim's RPC layer swallows it (the handler is never called), but a
+-- server could also send it as a plain error.
+local REQUEST_CANCELLED = -32800
+
+local levels = vim.log.levels
+
+---@class complex_edit.Job
+---@field bufnr integer
+---@field client_id integer
+---@field request_id integer?
+---@field cancelling boolean?
+---@field timer uv.uv_timer_t?
+---@field on_done fun(err: table?, result: table?)?
+
+--- The edit running on each buffer (the server runs at most one per document, so do we).
+---@type table<integer, complex_edit.Job>
+local jobs = {}
+
+local function notify(message, level)
+  vim.notify(TITLE .. ': ' .. message, level or levels.INFO, { title = TITLE })
+end
+
+local function notify_busy()
+  notify(
+    'an edit is already running on this buffer; wait for it or stop it with :ComplexEditCancel.',
+    levels.WARN
+  )
+end
+
+--- One line that fits the command line, so a long message never asks to press Enter.
+local function fit(text)
+  text = text:gsub('%s+', ' ')
+  local width = math.max((vim.v.echospace or 80) - 1, 20)
+  if vim.fn.strdisplaywidth(text) <= width then
+    return text
+  end
+  local chars = vim.fn.strchars(text)
+  while chars > 0 and vim.fn.strdisplaywidth(vim.fn.strcharpart(text, 0, chars)) > width - 1 do
+    chars = chars - 1
+  end
+  return vim.fn.strcharpart(text, 0, chars) .. '…'
+end
+
+--- Shows a progress line on the command line without adding it to the message history.
+local function echo_progress(text)
+  if vim.g.complex_edit_progress == false then
+    return
+  end
+  vim.api.nvim_echo({ { text == '' and '' or fit(TITLE .. ': ' .. text) } }, false, {})
+end
+
+local function resolve_buf(bufnr)
+  if bufnr == nil or bufnr == 0 then
+    return vim.api.nvim_get_current_buf()
+  end
+  return bufnr
+end
+
+local function is_enabled()
+  if vim.lsp.is_enabled then
+    return vim.lsp.is_enabled(M.name)
+  end
+  return vim.lsp._enabled_configs ~= nil and vim.lsp._enabled_configs[M.name] ~= nil
+end
+
+--- Why no initialized `complex_edit` client is attached to `bufnr`, in words a user can act on.
+local function why_no_client(bufnr)
+  local starting = vim.lsp.get_clients({ bufnr = bufnr, name = M.name, _uninitialized = true })
+  if #starting > 0 then
+    return 'the complex_edit server is still starting; try again in a moment.'
+  end
+  if not is_enabled() then
+    return "no complex_edit language server is attached to this buffer. Add vim.lsp.enable('complex_edit') to your config (see :help lsp-config)."
+  end
+  if vim.bo[bufnr].buftype ~= '' or vim.api.nvim_buf_get_name(bufnr) == '' then
+    return 'this buffer is not a file; the complex_edit server attaches to file buffers only.'
+  end
+  local ok, config = pcall(function()
+    return vim.lsp.config[M.name]
+  end)
+  config = ok and config or {}
+  if type(config.cmd) == 'table' and vim.fn.executable(config.cmd[1]) == 0 then
+    return ('the server command %q is not executable, so the server did not start. Install complex-edit or set its path (see :checkhealth complex_edit).'):format(
+      tostring(config.cmd[1])
+    )
+  end
+  local filetype = vim.bo[bufnr].filetype
+  if filetype == '' then
+    return "the server attaches when a buffer gets a filetype and this one has none; set one (e.g. ':setfiletype text') and retry."
+  end
+  if config.filetypes and not vim.list_contains(config.filetypes, filetype) then
+    return ("filetype %q is not in the complex_edit config's filetypes."):format(filetype)
+  end
+  return 'the complex_edit server is not attached to this buffer; see :checkhealth complex_edit and :checkhealth vim.lsp.'
+end
+
+--- The initialized `complex_edit` client attached to `bufnr`, or nil and the reason.
+---@return vim.lsp.Client?, string?
+function M.client(bufnr)
+  bufnr = resolve_buf(bufnr)
+  local client = vim.lsp.get_clients({ bufnr = bufnr, name = M.name })[1]
+  if client then
+    return client
+  end
+  return nil, why_no_client(bufnr)
+end
+
+local function advertises_command(client)
+  local provider = client.server_capabilities and client.server_capabilities.executeCommandProvider
+  local commands = type(provider) == 'table' and provider.commands or {}
+  return vim.list_contains(commands, M.command_name)
+end
+
+--- LSP range of whole lines `line1`..`line2` (1-based, inclusive): lines are 0-based in LSP,
+--- and the end is the start of the line after the last selected one.
+function M.line_range(line1, line2)
+  if line2 < line1 then
+    line1, line2 = line2, line1
+  end
+  return {
+    start = { line = line1 - 1, character = 0 },
+    ['end'] = { line = line2, character = 0 },
+  }
+end
+
+local function stop_timer(job)
+  local timer = job.timer
+  job.timer = nil
+  if timer and not timer:is_closing() then
+    timer:stop()
+    timer:close()
+  end
+end
+
+--- Ends `job` once: clears it, reports, and calls its `on_done`.
+---@param outcome 'answer'|'cancelled'|'lost'
+local function settle(job, outcome, err, result)
+  if jobs[job.bufnr] ~= job then
+    return -- already settled (a late answer after a cancel that timed out, a detach, ...)
+  end
+  jobs[job.bufnr] = nil
+  stop_timer(job)
+
+  if outcome == 'answer' and err and err.code == REQUEST_CANCELLED then
+    outcome = 'cancelled'
+  end
+  if outcome == 'cancelled' then
+    notify('cancelled; nothing was applied.', levels.WARN)
+  elseif outcome == 'lost' then
+    notify(
+      'stopped: the language server detached from the buffer (closed or shut down).',
+      levels.ERROR
+    )
+  elseif err then
+    notify('failed: ' .. tostring(err.message or err), levels.ERROR)
+  elseif type(result) ~= 'table' then
+    notify('failed: the server sent an unexpected answer.', levels.ERROR)
+  elseif result.success then
+    local message = result.message ~= nil and result.message ~= '' and result.message or 'done'
+    if result.applied == false then
+      message = message .. ' (not applied)'
+    end
+    if job.cancelling then
+      message = message .. ' (it finished before the cancel reached the server)'
+    end
+    notify(message, levels.INFO)
+  elseif result.reason == 'cancelled' then
+    notify('cancelled; nothing was applied.', levels.WARN)
+  else
+    notify(
+      ('failed (%s): %s'):format(
+        tostring(result.reason or 'error'),
+        tostring(result.error or 'no reason given')
+      ),
+      levels.ERROR
+    )
+  end
+
+  if job.on_done then
+    local cb_err = err
+    if outcome == 'cancelled' then
+      cb_err = { code = REQUEST_CANCELLED, message = 'cancelled' }
+    elseif outcome == 'lost' then
+      cb_err = { code = -32097, message = 'the language server detached from the buffer' }
+    end
+    job.on_done(cb_err, outcome == 'answer' and result or nil)
+  end
+end
+
+local augroup = nil
+
+--- Autocommands that follow running jobs: progress, cancel acknowledgements, detaches.
+local function ensure_autocmds()
+  if augroup then
+    return
+  end
+  augroup = vim.api.nvim_create_augroup('complex_edit', { clear = true })
+
+  -- `$/progress` (cancellable work-done progress created by the server) → the command line.
+  vim.api.nvim_create_autocmd('LspProgress', {
+    group = augroup,
+    callback = function(ev)
+      local data = ev.data or {}
+      local client = data.client_id and vim.lsp.get_client_by_id(data.client_id)
+      if not client or client.name ~= M.name or not next(jobs) then
+        return
+      end
+      local value = data.params and data.params.value
+      if type(value) ~= 'table' then
+        return
+      end
+      if value.kind == 'end' then
+        echo_progress('')
+      elseif value.message or value.title then
+        echo_progress(value.message or value.title)
+      end
+    end,
+  })
+
+  -- Neovim drops the handler of a request the server answered with RequestCancelled; the only
+  -- trace of that answer is the request turning 'complete'. The handler (scheduled before this
+  -- callback runs) has its turn first, so a real late answer still wins.
+  vim.api.nvim_create_autocmd('LspRequest', {
+    group = augroup,
+    callback = function(ev)
+      local data = ev.data or {}
+      if not (data.request and data.request.type == 'complete') then
+        return
+      end
+      for _, job in pairs(jobs) do
+        if
+          job.cancelling
+          and job.client_id == data.client_id
+          and job.request_id == data.request_id
+        then
+          vim.schedule(function()
+            settle(job, 'cancelled')
+          end)
+        end
+      end
+    end,
+  })
+
+  -- A server that exits (or a buffer that goes away) never answers: do not stay "running".
+  vim.api.nvim_create_autocmd('LspDetach', {
+    group = augroup,
+    callback = function(ev)
+      local job = jobs[ev.buf]
+      if job and ev.data and job.client_id == ev.data.client_id then
+        settle(job, 'lost')
+      end
+    end,
+  })
+end
+
+---@class complex_edit.EditOpts
+---@field prompt string the instruction
+---@field bufnr? integer buffer (default: current)
+---@field line1? integer first selected line (1-based), with `line2`
+---@field line2? integer last selected line (1-based, inclusive)
+---@field range? lsp.Range an explicit LSP range (instead of line1/line2)
+---@field dry_run? boolean compute the change and return its diff, apply nothing
+---@field model? string
+---@field max_turns? integer
+---@field on_done? fun(err: table?, result: table?) called once, after the notification
+
+--- Runs `performComplexEdit` on a buffer. Returns the request id, or nil after notifying why not.
+---@param opts complex_edit.EditOpts
+---@return integer?
+function M.edit(opts)
+  local bufnr = resolve_buf(opts.bufnr)
+  local prompt = vim.trim(opts.prompt or '')
+  if prompt == '' then
+    notify('the instruction is empty.', levels.WARN)
+    return nil
+  end
+  if jobs[bufnr] then
+    notify_busy()
+    return nil
+  end
+  local client, why = M.client(bufnr)
+  if not client then
+    notify(why, levels.ERROR)
+    return nil
+  end
+  if not advertises_command(client) then
+    notify(
+      ('the server %q does not advertise %s; is it complex-edit?'):format(
+        client.name,
+        M.command_name
+      ),
+      levels.ERROR
+    )
+    return nil
+  end
+
+  local args = { textDocument = { uri = vim.uri_from_bufnr(bufnr) }, prompt = prompt }
+  if opts.range then
+    args.range = opts.range
+  elseif opts.line1 and opts.line2 then
+    args.range = M.line_range(opts.line1, opts.line2)
+  end
+  if opts.dry_run then
+    args.dryRun = true
+  end
+  args.model = opts.model
+  args.maxTurns = opts.max_turns
+
+  ensure_autocmds()
+  ---@type complex_edit.Job
+  local job = { bufnr = bufnr, client_id = client.id, on_done = opts.on_done }
+  jobs[bufnr] = job
+  -- Client:exec_cmd() returns nothing in 0.11, so the request goes out directly: its id is what
+  -- :ComplexEditCancel needs. Client:request flushes pending didChange for the buffer first.
+  local ok, request_id = client:request('workspace/executeCommand', {
+    command = M.command_name,
+    arguments = { args },
+  }, function(err, result)
+    settle(job, 'answer', err, result)
+  end, bufnr)
+  if not ok or not request_id then
+    jobs[bufnr] = nil
+    notify('could not send the request: the language server is shutting down.', levels.ERROR)
+    return nil
+  end
+  job.request_id = request_id
+  echo_progress(prompt)
+  return request_id
+end
+
+--- Whether an edit is running on the buffer.
+function M.is_running(bufnr)
+  return jobs[resolve_buf(bufnr)] ~= nil
+end
+
+--- Cancels the edit running on the buffer: `$/cancelRequest`, then the server answers
+--- RequestCancelled and applies nothing.
+function M.cancel(bufnr)
+  bufnr = resolve_buf(bufnr)
+  local job = jobs[bufnr]
+  if not job then
+    notify('no edit is running on this buffer.', levels.WARN)
+    return
+  end
+  if job.cancelling then
+    return
+  end
+  job.cancelling = true
+  local client = vim.lsp.get_client_by_id(job.client_id)
+  if not client or client:is_stopped() or not job.request_id then
+    settle(job, 'cancelled')
+    return
+  end
+  client:cancel_request(job.request_id)
+  echo_progress('cancelling…')
+  -- A server that never acknowledges must not leave the buffer "busy" forever.
+  job.timer = vim.defer_fn(function()
+    job.timer = nil
+    settle(job, 'cancelled')
+  end, CANCEL_GRACE_MS)
+end
+
+--- `:[range]ComplexEdit [instruction]`: without an instruction, asks with vim.ui.input.
+function M.command(opts)
+  local bufnr = vim.api.nvim_get_current_buf()
+  local edit = { bufnr = bufnr }
+  if opts.range and opts.range > 0 then
+    edit.line1, edit.line2 = opts.line1, opts.line2
+  end
+  local prompt = vim.trim(opts.args or '')
+  if prompt ~= '' then
+    edit.prompt = prompt
+    M.edit(edit)
+    return
+  end
+  -- Check what can be checked before the user types a long instruction.
+  if jobs[bufnr] then
+    notify_busy()
+    return
+  end
+  local client, why = M.client(bufnr)
+  if not client then
+    notify(why, levels.ERROR)
+    return
+  end
+  vim.ui.input({ prompt = TITLE .. ': ' }, function(input)
+    if input == nil or vim.trim(input) == '' then
+      return -- dismissed
+    end
+    if not vim.api.nvim_buf_is_valid(bufnr) then
+      return
+    end
+    edit.prompt = input
+    M.edit(edit)
+  end)
+end
+
+return M

@@ -1,0 +1,146 @@
+"""`complex-edit edit PATH --prompt TEXT`: one file, one instruction, an exit status.
+
+stdout carries only the result (the summary, the diff with `--dry-run`, or the JSON object with
+`--json`); progress and errors go to stderr. Exit status: 0 success, 1 the task failed,
+2 usage or configuration error, 130/143 interrupted (SIGINT/SIGTERM); the file is written only on 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import signal
+import sys
+from collections.abc import Coroutine, Mapping
+from pathlib import Path
+from typing import Any, TextIO
+
+from server.events import SessionEvent, SessionFinished, describe
+from server.file_edit import EditRefused, edit_file, make_provider
+from server.outcome import Reason
+from server.providers.gemini import scrub
+from server.result import EditResult
+from server.session import LineRange
+from server.settings import Settings, SettingsError
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130  # SIGINT
+EXIT_TERMINATED = 143  # SIGTERM
+# Failures that no retry fixes: the invocation or the environment must change.
+USAGE_REASONS: frozenset[Reason] = frozenset({"config", "auth"})
+
+
+def run_edit(args: argparse.Namespace, overrides: Mapping[str, Any]) -> int:
+    env = os.environ
+    printer = _Printer(env, as_json=args.json, quiet=args.quiet, dry_run=args.dry_run)
+    try:
+        settings = Settings.from_layers(env, overrides)
+        selection = parse_range(args.range) if args.range else None
+        prompt = sys.stdin.read() if args.prompt == "-" else args.prompt
+        provider = make_provider(settings, env)
+    except SettingsError as exc:
+        return printer.finish(EditResult.failure("config", str(exc)), EXIT_USAGE)
+    except EditRefused as exc:
+        return printer.finish(exc.result(), EXIT_USAGE)
+
+    path = Path(os.path.realpath(args.path))
+    run = edit_file(
+        path,
+        prompt,
+        settings,
+        provider,
+        printer.progress,
+        dry_run=args.dry_run,
+        selection=selection,
+        label=args.path,
+    )
+    try:
+        result = asyncio.run(_stop_on_sigterm(run))
+    except EditRefused as exc:
+        return printer.finish(exc.result(), EXIT_USAGE)
+    except KeyboardInterrupt:
+        return printer.finish(_interrupted(), EXIT_INTERRUPTED)
+    except asyncio.CancelledError:
+        return printer.finish(_interrupted(), EXIT_TERMINATED)
+    return printer.finish(result, exit_status(result))
+
+
+def exit_status(result: EditResult) -> int:
+    if result.success:
+        return EXIT_OK
+    return EXIT_USAGE if result.reason in USAGE_REASONS else EXIT_FAILED
+
+
+def parse_range(text: str) -> LineRange:
+    """`START:END` or `LINE` (1-based, inclusive) → LineRange; raises EditRefused."""
+    start_text, _, end_text = text.partition(":")
+    try:
+        start = int(start_text)
+        end = int(end_text) if end_text else start
+    except ValueError:
+        raise EditRefused(
+            "invalid_request", f"--range expects START:END (1-based line numbers), not {text!r}."
+        ) from None
+    if start < 1 or end < start:
+        raise EditRefused(
+            "invalid_request",
+            f"--range {text}: lines start at 1 and END must not be before START.",
+        )
+    return LineRange(start_line=start, end_line=end)
+
+
+class _Printer:
+    def __init__(
+        self, env: Mapping[str, str], *, as_json: bool, quiet: bool, dry_run: bool
+    ) -> None:
+        self._out: TextIO = sys.stdout
+        self._err: TextIO = sys.stderr
+        self._env = env
+        self._json = as_json
+        self._quiet = quiet
+        self._dry_run = dry_run
+
+    def progress(self, event: SessionEvent) -> None:
+        if not self._quiet and not isinstance(event, SessionFinished):
+            self._note(describe(event))
+
+    def finish(self, result: EditResult, status: int) -> int:
+        wire = result.to_wire()
+        if result.error:
+            wire["error"] = scrub(result.error, self._env)
+            self._err.write(f"complex-edit: {wire['error']} [{result.reason}]\n")
+        message = result.message or "Edit complete."
+        if self._json:
+            self._out.write(json.dumps(wire, ensure_ascii=False, indent=2) + "\n")
+        elif result.success and self._dry_run:
+            self._out.write(result.diff)
+            if not self._quiet:
+                self._note(message)
+        elif result.success:
+            self._out.write(scrub(message, self._env) + "\n")
+        self._out.flush()
+        self._err.flush()
+        return status
+
+    def _note(self, text: str) -> None:
+        self._err.write(f"complex-edit: {scrub(text, self._env)}\n")
+        self._err.flush()
+
+
+async def _stop_on_sigterm(run: Coroutine[Any, Any, EditResult]) -> EditResult:
+    """SIGTERM cancels the run like Ctrl-C does: the model call stops and nothing is written
+    afterwards (a write already under way has no await in it and completes)."""
+    task = asyncio.current_task()
+    if task is not None:
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
+    return await run
+
+
+def _interrupted() -> EditResult:
+    return EditResult.failure("cancelled", "Interrupted; the file was not changed.")

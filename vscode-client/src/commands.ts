@@ -1,0 +1,172 @@
+/** The palette commands: ask the user, run the edit, show the outcome. */
+
+import * as vscode from "vscode";
+import { ArgumentError } from "./core/arguments";
+import { LaunchError } from "./core/launch";
+import type { EditResult } from "./core/protocol";
+import { type Action, type Notice, renderRequestError, renderResult } from "./core/render";
+import { type InstructionHistory, askInstruction } from "./instruction";
+import type { PreviewManager } from "./preview";
+import { API_KEY_SECRET, type ComplexEditServer } from "./server";
+
+export interface CommandContext {
+  server: ComplexEditServer;
+  history: InstructionHistory;
+  secrets: vscode.SecretStorage;
+  preview: PreviewManager;
+}
+
+/** Shows a notice and runs the action the user picks. */
+export async function showNotice(notice: Notice, ctx: CommandContext, handlers: Partial<Record<Action, () => unknown>> = {}): Promise<void> {
+  const show =
+    notice.severity === "error"
+      ? vscode.window.showErrorMessage
+      : notice.severity === "warning"
+        ? vscode.window.showWarningMessage
+        : vscode.window.showInformationMessage;
+  const picked = await show<Action>(notice.text, ...notice.actions);
+  if (picked === undefined) {
+    return;
+  }
+  const handler = handlers[picked];
+  if (handler !== undefined) {
+    await handler();
+    return;
+  }
+  switch (picked) {
+    case "Show Log":
+      ctx.server.output.show(true);
+      break;
+    case "Set API Key":
+      await vscode.commands.executeCommand("complexEdit.setApiKey");
+      break;
+    case "Open Settings":
+      await vscode.commands.executeCommand("workbench.action.openSettings", "complexEdit");
+      break;
+    default:
+      break;
+  }
+}
+
+/** The notice for a failure to start the server or to run the request. */
+export function failureNotice(error: unknown): Notice {
+  if (error instanceof LaunchError) {
+    return { severity: "error", text: `Complex Edit: ${error.message}`, actions: ["Open Settings", "Show Log"] };
+  }
+  if (error instanceof ArgumentError) {
+    return { severity: "warning", text: `Complex Edit: ${error.message}`, actions: [] };
+  }
+  return renderRequestError(error);
+}
+
+async function showDiff(diff: string): Promise<void> {
+  const document = await vscode.workspace.openTextDocument({ content: diff, language: "diff" });
+  await vscode.window.showTextDocument(document, { preview: true, viewColumn: vscode.ViewColumn.Beside });
+}
+
+function activeEditor(): vscode.TextEditor | undefined {
+  const editor = vscode.window.activeTextEditor;
+  if (editor === undefined) {
+    void vscode.window.showWarningMessage("Complex Edit: open a file in the editor first.");
+  }
+  return editor;
+}
+
+/** Runs one edit on `editor`'s document with `instruction`; shows the outcome. */
+async function runEdit(ctx: CommandContext, editor: vscode.TextEditor, instruction: string): Promise<void> {
+  const document = editor.document;
+  const selection = editor.selection;
+  let result: EditResult;
+  try {
+    result = await ctx.server.perform({ document: document.uri, prompt: instruction, selection });
+  } catch (error) {
+    await showNotice(failureNotice(error), ctx);
+    return;
+  }
+  await showNotice(renderResult(result), ctx, {
+    "Show Diff": () => showDiff(result.diff ?? ""),
+    "Try Again": () => runEdit(ctx, editor, instruction),
+  });
+}
+
+export async function editWithInstruction(ctx: CommandContext): Promise<void> {
+  const editor = activeEditor();
+  if (editor === undefined) {
+    return;
+  }
+  const instruction = await askInstruction(
+    ctx.history,
+    "Complex Edit: Edit with Instruction",
+    editor.selection.isEmpty
+      ? "What should change in this file? (Enter to run)"
+      : "What should change in the selection? (Enter to run)",
+  );
+  if (instruction === undefined) {
+    return;
+  }
+  await runEdit(ctx, editor, instruction);
+}
+
+export async function previewEdit(ctx: CommandContext): Promise<void> {
+  const editor = activeEditor();
+  if (editor === undefined) {
+    return;
+  }
+  const instruction = await askInstruction(
+    ctx.history,
+    "Complex Edit: Preview",
+    "What should change? The proposed change opens in a diff view to apply or discard.",
+  );
+  if (instruction === undefined) {
+    return;
+  }
+  const document = editor.document;
+  const version = document.version;
+  let result: EditResult;
+  try {
+    result = await ctx.server.perform({ document: document.uri, prompt: instruction, selection: editor.selection, dryRun: true });
+  } catch (error) {
+    await showNotice(failureNotice(error), ctx);
+    return;
+  }
+  if (!result.success) {
+    await showNotice(renderResult(result, { dryRun: true }), ctx, {
+      "Try Again": () => previewEdit(ctx),
+    });
+    return;
+  }
+  await ctx.preview.open(document, version, instruction, result);
+}
+
+export async function setApiKey(ctx: CommandContext): Promise<void> {
+  const key = await vscode.window.showInputBox({
+    title: "Complex Edit: Set Gemini API Key",
+    prompt: "Stored in VS Code's secret storage and given to the server as GEMINI_API_KEY. Never written to settings or logs.",
+    password: true,
+    ignoreFocusOut: true,
+    placeHolder: "Gemini API key",
+    validateInput: (value) => (value.trim() === "" ? "The key is empty." : undefined),
+  });
+  if (key === undefined) {
+    return;
+  }
+  await ctx.secrets.store(API_KEY_SECRET, key.trim());
+  // The secret storage's change event restarts the server with the key in its environment.
+  void vscode.window.showInformationMessage("Complex Edit: the Gemini API key is stored; the server restarts with it.");
+}
+
+export async function clearApiKey(ctx: CommandContext): Promise<void> {
+  await ctx.secrets.delete(API_KEY_SECRET);
+  void vscode.window.showInformationMessage(
+    "Complex Edit: the stored API key is removed; the server now uses GEMINI_API_KEY or GOOGLE_API_KEY from the environment.",
+  );
+}
+
+export async function restartServer(ctx: CommandContext): Promise<void> {
+  try {
+    await ctx.server.restart();
+    void vscode.window.showInformationMessage("Complex Edit: the server restarted.");
+  } catch (error) {
+    await showNotice(failureNotice(error), ctx);
+  }
+}

@@ -1,0 +1,60 @@
+/** Activates the extension: the server, the commands, the preview and the language-model tool. */
+
+import * as vscode from "vscode";
+import {
+  type CommandContext,
+  clearApiKey,
+  editWithInstruction,
+  failureNotice,
+  previewEdit,
+  restartServer,
+  setApiKey,
+} from "./commands";
+import { LaunchError } from "./core/launch";
+import { InstructionHistory } from "./instruction";
+import { PreviewManager } from "./preview";
+import { ComplexEditServer } from "./server";
+import { registerTool } from "./tools";
+
+let server: ComplexEditServer | undefined;
+
+export function activate(context: vscode.ExtensionContext): void {
+  const output = vscode.window.createOutputChannel("Complex Edit");
+  const traceOutput = vscode.window.createOutputChannel("Complex Edit Trace");
+  server = new ComplexEditServer(context.secrets, output, traceOutput);
+  const preview = new PreviewManager();
+  const ctx: CommandContext = {
+    server,
+    history: new InstructionHistory(context.globalState),
+    secrets: context.secrets,
+    preview,
+  };
+  const command = (id: string, run: (...args: unknown[]) => unknown): vscode.Disposable =>
+    vscode.commands.registerCommand(id, run);
+  context.subscriptions.push(
+    output,
+    traceOutput,
+    server,
+    preview,
+    command("complexEdit.editWithInstruction", () => editWithInstruction(ctx)),
+    command("complexEdit.preview", () => previewEdit(ctx)),
+    command("complexEdit.applyPreview", (uri) => preview.apply(uri instanceof vscode.Uri ? uri : undefined)),
+    command("complexEdit.discardPreview", (uri) => preview.discard(uri instanceof vscode.Uri ? uri : undefined)),
+    command("complexEdit.setApiKey", () => setApiKey(ctx)),
+    command("complexEdit.clearApiKey", () => clearApiKey(ctx)),
+    command("complexEdit.restartServer", () => restartServer(ctx)),
+    command("complexEdit.showLog", () => output.show(true)),
+    registerTool(server),
+  );
+  // Start now so documents already open reach the server; a missing server is reported
+  // when a command needs it, not on every window start.
+  server.ensureStarted().catch((error: unknown) => {
+    const notice = failureNotice(error);
+    output.appendLine(`[client] the server did not start: ${error instanceof LaunchError ? error.message : notice.text}`);
+  });
+}
+
+export async function deactivate(): Promise<void> {
+  await server?.stop();
+  server = undefined;
+}

@@ -1,0 +1,116 @@
+/**
+ * Shows the server's work-done progress (`window/workDoneProgress/create` + `$/progress`) as a
+ * cancellable notification.
+ *
+ * vscode-languageclient 9 shows server-created progress only in the status bar
+ * (`ProgressLocation.Window`), where it cannot be cancelled. This feature is registered after
+ * the built-in ones, so its handler for `window/workDoneProgress/create` replaces the built-in
+ * one on every start, including the library's automatic restarts after a crash.
+ */
+
+import * as vscode from "vscode";
+import {
+  type BaseLanguageClient,
+  type ClientCapabilities,
+  type FeatureState,
+  type StaticFeature,
+  WorkDoneProgress,
+  type WorkDoneProgressBegin,
+  WorkDoneProgressCancelNotification,
+  WorkDoneProgressCreateRequest,
+  type WorkDoneProgressReport,
+} from "vscode-languageclient";
+
+class NotificationProgress {
+  private finish: (() => void) | undefined;
+  private progress: vscode.Progress<{ message?: string }> | undefined;
+  private ended = false;
+  private readonly subscription: vscode.Disposable;
+
+  constructor(
+    private readonly client: BaseLanguageClient,
+    private readonly token: string | number,
+    private readonly onEnd: (part: NotificationProgress) => void,
+  ) {
+    this.subscription = client.onProgress(WorkDoneProgress.type, token, (value) => {
+      switch (value.kind) {
+        case "begin":
+          this.begin(value);
+          break;
+        case "report":
+          this.report(value);
+          break;
+        case "end":
+          this.end();
+          break;
+      }
+    });
+  }
+
+  private begin(value: WorkDoneProgressBegin): void {
+    if (this.ended) {
+      return;
+    }
+    void vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: value.title, cancellable: value.cancellable === true },
+      (progress, cancellation) => {
+        if (this.ended) {
+          return Promise.resolve();
+        }
+        this.progress = progress;
+        cancellation.onCancellationRequested(() => {
+          if (!this.ended) {
+            void this.client.sendNotification(WorkDoneProgressCancelNotification.type, { token: this.token });
+          }
+        });
+        this.report(value);
+        return new Promise<void>((resolve) => {
+          this.finish = resolve;
+        });
+      },
+    );
+  }
+
+  private report(value: WorkDoneProgressBegin | WorkDoneProgressReport): void {
+    if (value.message !== undefined) {
+      this.progress?.report({ message: value.message });
+    }
+  }
+
+  end(): void {
+    if (this.ended) {
+      return;
+    }
+    this.ended = true;
+    this.subscription.dispose();
+    this.finish?.();
+    this.onEnd(this);
+  }
+}
+
+export class NotificationProgressFeature implements StaticFeature {
+  private readonly parts = new Set<NotificationProgress>();
+
+  constructor(private readonly client: BaseLanguageClient) {}
+
+  getState(): FeatureState {
+    return { kind: "static" };
+  }
+
+  fillClientCapabilities(capabilities: ClientCapabilities): void {
+    capabilities.window = { ...capabilities.window, workDoneProgress: true };
+  }
+
+  initialize(): void {
+    this.client.onRequest(WorkDoneProgressCreateRequest.type, (params) => {
+      this.parts.add(new NotificationProgress(this.client, params.token, (part) => this.parts.delete(part)));
+    });
+  }
+
+  clear(): void {
+    for (const part of [...this.parts]) {
+      part.end();
+    }
+    this.parts.clear();
+  }
+}

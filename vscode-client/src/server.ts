@@ -1,0 +1,255 @@
+/** Starts and restarts `complex-edit lsp`, and sends it `performComplexEdit`. */
+
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as vscode from "vscode";
+import {
+  type ConfigurationParams,
+  ErrorCodes,
+  ExecuteCommandRequest,
+  type LanguageClientOptions,
+  ResponseError,
+  State,
+} from "vscode-languageclient";
+import { LanguageClient, type ServerOptions, TransportKind } from "vscode-languageclient/node";
+import { type ArgumentInput, buildArguments } from "./core/arguments";
+import { type Launch, LaunchError, findOnPath, resolveLaunch, serverEnvironment } from "./core/launch";
+import { COMMAND, type EditResult, INVALID_PARAMS, asEditResult } from "./core/protocol";
+import { RESTART_SETTINGS } from "./core/settings";
+import { NotificationProgressFeature } from "./progress";
+import { SECTION, launchSettings, serverSettings } from "./settings";
+
+export const API_KEY_SECRET = "complexEdit.geminiApiKey";
+
+export interface EditRequest extends Omit<ArgumentInput, "uri"> {
+  document: vscode.Uri;
+}
+
+function isExecutable(candidate: string): boolean {
+  try {
+    fs.accessSync(candidate, process.platform === "win32" ? fs.constants.F_OK : fs.constants.X_OK);
+    return fs.statSync(candidate).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** The selected Python interpreter: the Python extension's, else `python.defaultInterpreterPath` if set. */
+async function pythonInterpreter(): Promise<string[] | undefined> {
+  const extension = vscode.extensions.getExtension<unknown>("ms-python.python");
+  if (extension !== undefined) {
+    try {
+      const api = (extension.isActive ? extension.exports : await extension.activate()) as {
+        settings?: { getExecutionDetails?: (resource?: vscode.Uri) => { execCommand?: string[] } };
+      };
+      const command = api.settings?.getExecutionDetails?.(vscode.workspace.workspaceFolders?.[0]?.uri).execCommand;
+      if (command !== undefined && command.length > 0) {
+        return command;
+      }
+    } catch {
+      // fall through to the setting
+    }
+  }
+  const inspected = vscode.workspace.getConfiguration("python").inspect<string>("defaultInterpreterPath");
+  const explicit = inspected?.workspaceFolderValue ?? inspected?.workspaceValue ?? inspected?.globalValue;
+  return explicit !== undefined && explicit.trim() !== "" ? [explicit] : undefined;
+}
+
+export class ComplexEditServer implements vscode.Disposable {
+  private client: LanguageClient | undefined;
+  private starting: Promise<LanguageClient> | undefined;
+  private readonly disposables: vscode.Disposable[] = [];
+  private readonly running = new Set<vscode.CancellationTokenSource>();
+
+  constructor(
+    private readonly secrets: vscode.SecretStorage,
+    readonly output: vscode.OutputChannel,
+    private readonly traceOutput: vscode.OutputChannel,
+  ) {
+    this.disposables.push(
+      vscode.workspace.onDidChangeConfiguration((event) => {
+        if (RESTART_SETTINGS.some((name) => event.affectsConfiguration(name))) {
+          this.output.appendLine("[client] server settings changed: restarting the server");
+          void this.restart().catch(() => undefined);
+        }
+      }),
+      secrets.onDidChange((event) => {
+        if (event.key === API_KEY_SECRET) {
+          this.output.appendLine("[client] the stored API key changed: restarting the server");
+          void this.restart().catch(() => undefined);
+        }
+      }),
+    );
+  }
+
+  /** The running client, starting the server first if needed. Throws LaunchError or the start error. */
+  async ensureStarted(): Promise<LanguageClient> {
+    if (this.client !== undefined && this.client.state === State.Running) {
+      return this.client;
+    }
+    this.starting ??= this.start().finally(() => {
+      this.starting = undefined;
+    });
+    return this.starting;
+  }
+
+  private async launch(): Promise<Launch> {
+    const settings = launchSettings();
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    const interpreter = await pythonInterpreter();
+    const launch = resolveLaunch({
+      configuredPath: settings.path,
+      logLevel: settings.logLevel,
+      workspaceFolder: folder,
+      home: os.homedir(),
+      findOnPath: (name) => findOnPath(name, process.env.PATH, isExecutable, process.platform, process.env.PATHEXT),
+      interpreter,
+    });
+    if (launch.source === "setting" && !isExecutable(launch.command)) {
+      throw new LaunchError(
+        `complexEdit.server.path is '${settings.path ?? ""}', but ${launch.command} is not an executable file.`,
+      );
+    }
+    return launch;
+  }
+
+  private async start(): Promise<LanguageClient> {
+    await this.stopClient();
+    const launch = await this.launch();
+    const apiKey = await this.secrets.get(API_KEY_SECRET);
+    this.output.appendLine(
+      `[client] starting ${launch.command} ${launch.args.join(" ")} (from ${launch.source}; API key from ${
+        apiKey !== undefined ? "VS Code's secret storage" : "the environment"
+      })`,
+    );
+    const serverOptions: ServerOptions = {
+      command: launch.command,
+      args: launch.args,
+      transport: TransportKind.stdio,
+      options: {
+        env: serverEnvironment(process.env, apiKey),
+        cwd: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath,
+      },
+    };
+    const clientOptions: LanguageClientOptions = {
+      documentSelector: [{ scheme: "file" }, { scheme: "untitled" }],
+      outputChannel: this.output,
+      traceOutputChannel: this.traceOutput,
+      initializationOptions: { complexEdit: serverSettings() },
+      middleware: {
+        workspace: {
+          configuration: async (params: ConfigurationParams, token, next) => {
+            const defaults = await next(params, token);
+            if (defaults instanceof ResponseError) {
+              return defaults;
+            }
+            return params.items.map((item, index) =>
+              item.section === SECTION
+                ? serverSettings(item.scopeUri !== undefined ? vscode.Uri.parse(item.scopeUri) : undefined)
+                : (defaults[index] as unknown),
+            );
+          },
+        },
+      },
+    };
+    const client = new LanguageClient("complexEdit", "Complex Edit", serverOptions, clientOptions);
+    client.registerFeature(new NotificationProgressFeature(client));
+    this.client = client;
+    try {
+      await client.start();
+    } catch (error) {
+      this.client = undefined;
+      await client.dispose().catch(() => undefined);
+      throw error;
+    }
+    return client;
+  }
+
+  private async stopClient(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    for (const source of this.running) {
+      source.cancel();
+    }
+    if (client !== undefined) {
+      try {
+        await client.dispose(2000);
+      } catch (error) {
+        this.output.appendLine(`[client] stopping the server failed: ${String(error)}`);
+      }
+    }
+  }
+
+  async restart(): Promise<LanguageClient> {
+    await this.starting?.catch(() => undefined);
+    this.starting = this.start().finally(() => {
+      this.starting = undefined;
+    });
+    return this.starting;
+  }
+
+  /**
+   * Runs `performComplexEdit`. Cancelling `token` sends `$/cancelRequest`; the promise then
+   * rejects with the server's RequestCancelled error.
+   */
+  async perform(request: EditRequest, token?: vscode.CancellationToken): Promise<EditResult> {
+    const client = await this.ensureStarted();
+    const source = new vscode.CancellationTokenSource();
+    const link = token?.onCancellationRequested(() => source.cancel());
+    if (token?.isCancellationRequested === true) {
+      source.cancel();
+    }
+    this.running.add(source);
+    try {
+      const args = buildArguments({ ...request, uri: client.code2ProtocolConverter.asUri(request.document) });
+      for (let attempt = 0; ; attempt++) {
+        try {
+          const answer: unknown = await client.sendRequest(
+            ExecuteCommandRequest.type,
+            { command: COMMAND, arguments: [args] },
+            source.token,
+          );
+          const result = asEditResult(answer);
+          if (result === undefined) {
+            throw new Error(`The server answered ${COMMAND} with something that is not a result: ${JSON.stringify(answer)}`);
+          }
+          return result;
+        } catch (error) {
+          // A document opened a moment ago may not have reached the server yet.
+          if (notOpenYet(error) && attempt < 5 && !source.token.isCancellationRequested) {
+            await new Promise((resolve) => setTimeout(resolve, 100 * (attempt + 1)));
+            continue;
+          }
+          throw error;
+        }
+      }
+    } finally {
+      link?.dispose();
+      this.running.delete(source);
+      source.dispose();
+    }
+  }
+
+  isRunning(): boolean {
+    return this.client?.state === State.Running;
+  }
+
+  dispose(): void {
+    for (const disposable of this.disposables) {
+      disposable.dispose();
+    }
+    void this.stopClient();
+  }
+
+  async stop(): Promise<void> {
+    await this.stopClient();
+  }
+}
+
+function notOpenYet(error: unknown): boolean {
+  return error instanceof ResponseError && error.code === INVALID_PARAMS && /is not open/.test(error.message);
+}
+
+export function isConnectionError(error: unknown): boolean {
+  return error instanceof ResponseError && error.code === ErrorCodes.ConnectionInactive;
+}
