@@ -289,30 +289,28 @@ def test_failure_is_reported_and_the_buffer_is_untouched(
 # --- :ComplexEditCancel ---------------------------------------------------------------------
 
 
-def _hold_first_request(flag: Path, followup: Reply) -> Callable[[RecordedRequest], Reply]:
-    """The first model request is held (never answered) after writing `flag`; later ones get
-    `followup`."""
+def _hold(flags: list[Path], held: set[int], reply: Reply) -> Callable[[RecordedRequest], Reply]:
+    """Model request n (1-based) writes `flags[n - 1]`; those in `held` are never answered, the
+    others get `reply`."""
     lock = threading.Lock()
     seen = [0]
 
     def respond(request: RecordedRequest) -> Reply:
         with lock:
             seen[0] += 1
-            first = seen[0] == 1
-        if first:
-            flag.write_text("in flight", encoding="utf-8")
-            return Reply.hang()
-        return followup
+            number = seen[0]
+        if number <= len(flags):
+            flags[number - 1].write_text("in flight", encoding="utf-8")
+        return Reply.hang() if number in held else reply
 
     return respond
 
 
 def test_cancel_stops_the_running_edit(nvim: str, emulator: GeminiEmulator, tmp_path: Path) -> None:
     path = write(tmp_path, "doc.py", ORIGINAL)
-    flag = tmp_path / "in_flight.flag"
-    emulator.set_responder(
-        _hold_first_request(flag, calls(replace("foo", "bar", replace_all=True), done("renamed")))
-    )
+    flags = [tmp_path / f"request-{n}.flag" for n in (1, 2, 3)]
+    rename = calls(replace("foo", "bar", replace_all=True), done("renamed"))
+    emulator.set_responder(_hold(flags, {1, 3}, rename))
 
     report = run_script(
         nvim,
@@ -321,12 +319,13 @@ def test_cancel_stops_the_running_edit(nvim: str, emulator: GeminiEmulator, tmp_
         emulator,
         file=str(path),
         prompt="rename foo to bar",
-        flag=str(flag),
         followup="rename foo to bar, again",
+        flags=[str(flag) for flag in flags],
     )
 
     explain = report["explain"]
     assert report["running_before_cancel"] is True, explain
+    assert isinstance(report["status_in_flight"], str), explain  # for a statusline
     assert report["busy"]["level"] == WARN, explain
     assert "already running" in report["busy"]["msg"], explain
     assert report["cancelled"]["level"] == WARN, explain
@@ -336,14 +335,20 @@ def test_cancel_stops_the_running_edit(nvim: str, emulator: GeminiEmulator, tmp_
     assert report["text_after_cancel"] == ORIGINAL, explain
     assert report["modified_after_cancel"] is False, explain
     assert report["running_after_cancel"] is False, explain
+    assert report["status_after_cancel"] is None, explain
     assert "no edit is running" in report["nothing_to_cancel"]["msg"], explain
     # The buffer is free again.
     assert report["followup"] == {"msg": "Complex Edit: renamed", "level": INFO}, explain
     assert report["text_after_followup"] == RENAMED, explain
-    # The held HTTP request to the model was aborted by the cancel.
-    assert emulator.wait_for_disconnect(timeout=5.0)
-    assert emulator.disconnected_requests == [0]
-    assert len(emulator.requests) == 2
+    # The server stopping under a running edit ends it too.
+    assert report["server_gone"]["level"] == ERROR, explain
+    assert "detached" in report["server_gone"]["msg"], explain
+    assert report["running_after_stop"] is False, explain
+    assert report["text_after_stop"] == RENAMED, explain
+    # Both held HTTP requests to the model were aborted: the cancel, then the shutdown.
+    assert emulator.wait_for_disconnect(timeout=5.0, count=2), emulator.disconnected_requests
+    assert emulator.disconnected_requests == [0, 2]
+    assert len(emulator.requests) == 3
 
 
 # --- :checkhealth complex_edit --------------------------------------------------------------
@@ -406,4 +411,9 @@ def test_config_defaults_and_no_client_messages(
     assert report["asked"] is False, explain
     assert cancel == {"msg": "Complex Edit: no edit is running on this buffer.", "level": WARN}
     assert report["running"] is False, explain
+    health = "\n".join(report["health"])
+    assert "WARNING Not enabled" in health, health
+    assert 'ERROR Command `my-complex-edit lsp`: "my-complex-edit" is not executable' in health
+    assert "No complex_edit client is running" in health, health
+    assert TEST_KEY not in health
     assert emulator.requests == []

@@ -86,8 +86,8 @@ local function check_server()
   end)
   if not ok or type(config) ~= 'table' or config.cmd == nil then
     vim.health.error('No `complex_edit` LSP config', {
-      'lsp/complex_edit.lua is not on the runtimepath: add nvim-client/ to it (see its README),',
-      "or define one with vim.lsp.config('complex_edit', { cmd = { 'complex-edit', 'lsp' } }).",
+      'lsp/complex_edit.lua is not on the runtimepath: add nvim-client/ to it (see its README).',
+      "Or define one: vim.lsp.config('complex_edit', { cmd = { 'complex-edit', 'lsp' } }).",
     })
     return nil
   end
@@ -111,9 +111,9 @@ local function check_server()
       check_version(config.cmd, env)
     else
       vim.health.error(('Command %s: %q is not executable'):format(shown, exe), {
-        'Install the server: pip install complex-edit (or pip install -e . from its repository).',
-        "Or point to it: vim.g.complex_edit_cmd = '/path/to/complex-edit' (before the first buffer opens),",
-        "or vim.lsp.config('complex_edit', { cmd = { '/path/to/complex-edit', 'lsp' } }).",
+        'Install the server so that `complex-edit` is on PATH (pip install -e . in the repo).',
+        "Or set vim.g.complex_edit_cmd = '/path/to/complex-edit' before the first buffer opens.",
+        "Or vim.lsp.config('complex_edit', { cmd = { '/path/to/complex-edit', 'lsp' } }).",
       })
     end
   end
@@ -164,8 +164,8 @@ local function check_model_access(config)
     vim.health.ok('Vertex AI selected (GOOGLE_GENAI_USE_VERTEXAI); no API key needed')
   else
     vim.health.warn('No API key: neither GEMINI_API_KEY nor GOOGLE_API_KEY is set', {
-      'Set one in the environment Neovim starts the server with (or in cmd_env);',
-      "without it every edit fails with reason 'config'.",
+      "Set one in the environment Neovim starts the server with, or in the config's cmd_env.",
+      "Without a key every edit fails with reason 'config'.",
     })
   end
   for _, name in ipairs({ 'GOOGLE_GEMINI_BASE_URL', 'COMPLEX_EDIT_BASE_URL' }) do

@@ -7,6 +7,7 @@
 ---                                   on_done = function(err, result) end })
 ---   require('complex_edit').cancel(bufnr)
 ---   require('complex_edit').is_running(bufnr)
+---   require('complex_edit').status(bufnr)      -- latest progress message, for a statusline
 
 local M = {}
 
@@ -28,13 +29,26 @@ local levels = vim.log.levels
 ---@field bufnr integer
 ---@field client_id integer
 ---@field request_id integer?
----@field cancelling boolean?
+---@field seq integer order of start
+---@field token (integer|string)? its work-done progress token, once the server began one
+---@field progress string? the latest progress message
+---@field cancelling boolean? `:ComplexEditCancel` sent `$/cancelRequest`
+---@field settled boolean? reported (only once)
 ---@field timer uv.uv_timer_t?
 ---@field on_done fun(err: table?, result: table?)?
 
 --- The edit running on each buffer (the server runs at most one per document, so do we).
 ---@type table<integer, complex_edit.Job>
 local jobs = {}
+local started = 0
+--- Jobs waiting for the server to acknowledge a cancel, by "client_id:request_id". A job stays
+--- here after it leaves `jobs` because the server was slow to answer (see M.cancel).
+---@type table<string, complex_edit.Job>
+local cancelling = {}
+
+local function request_key(client_id, request_id)
+  return client_id .. ':' .. tostring(request_id)
+end
 
 local function notify(message, level)
   vim.notify(TITLE .. ': ' .. message, level or levels.INFO, { title = TITLE })
@@ -90,7 +104,8 @@ local function why_no_client(bufnr)
     return 'the complex_edit server is still starting; try again in a moment.'
   end
   if not is_enabled() then
-    return "no complex_edit language server is attached to this buffer. Add vim.lsp.enable('complex_edit') to your config (see :help lsp-config)."
+    return 'no complex_edit language server is attached to this buffer. '
+      .. "Add vim.lsp.enable('complex_edit') to your config (see :help lsp-config)."
   end
   if vim.bo[bufnr].buftype ~= '' or vim.api.nvim_buf_get_name(bufnr) == '' then
     return 'this buffer is not a file; the complex_edit server attaches to file buffers only.'
@@ -100,18 +115,20 @@ local function why_no_client(bufnr)
   end)
   config = ok and config or {}
   if type(config.cmd) == 'table' and vim.fn.executable(config.cmd[1]) == 0 then
-    return ('the server command %q is not executable, so the server did not start. Install complex-edit or set its path (see :checkhealth complex_edit).'):format(
+    return ('the server command %q is not executable, so the server did not start. '):format(
       tostring(config.cmd[1])
-    )
+    ) .. 'Install complex-edit or set its path (see :checkhealth complex_edit).'
   end
   local filetype = vim.bo[bufnr].filetype
   if filetype == '' then
-    return "the server attaches when a buffer gets a filetype and this one has none; set one (e.g. ':setfiletype text') and retry."
+    return 'the server attaches when a buffer gets a filetype and this one has none; '
+      .. "set one (e.g. ':setfiletype text') and retry."
   end
   if config.filetypes and not vim.list_contains(config.filetypes, filetype) then
     return ("filetype %q is not in the complex_edit config's filetypes."):format(filetype)
   end
-  return 'the complex_edit server is not attached to this buffer; see :checkhealth complex_edit and :checkhealth vim.lsp.'
+  return 'the complex_edit server is not attached to this buffer; '
+    .. 'see :checkhealth complex_edit and :checkhealth vim.lsp.'
 end
 
 --- The initialized `complex_edit` client attached to `bufnr`, or nil and the reason.
@@ -155,10 +172,16 @@ end
 --- Ends `job` once: clears it, reports, and calls its `on_done`.
 ---@param outcome 'answer'|'cancelled'|'lost'
 local function settle(job, outcome, err, result)
-  if jobs[job.bufnr] ~= job then
-    return -- already settled (a late answer after a cancel that timed out, a detach, ...)
+  if job.settled then
+    return -- reported already (an answer after a detach, ...)
   end
-  jobs[job.bufnr] = nil
+  job.settled = true
+  if jobs[job.bufnr] == job then
+    jobs[job.bufnr] = nil
+  end
+  if job.request_id then
+    cancelling[request_key(job.client_id, job.request_id)] = nil
+  end
   stop_timer(job)
 
   if outcome == 'answer' and err and err.code == REQUEST_CANCELLED then
@@ -207,6 +230,26 @@ local function settle(job, outcome, err, result)
   end
 end
 
+--- The job a progress token belongs to. The server creates one token per command; a `begin`
+--- claims the oldest job of that client that has no token yet.
+local function job_for_token(client_id, token, claim)
+  local free = nil
+  for _, job in pairs(jobs) do
+    if job.client_id == client_id then
+      if job.token == token then
+        return job
+      end
+      if claim and job.token == nil and (free == nil or job.seq < free.seq) then
+        free = job
+      end
+    end
+  end
+  if free then
+    free.token = token
+  end
+  return free
+end
+
 local augroup = nil
 
 --- Autocommands that follow running jobs: progress, cancel acknowledgements, detaches.
@@ -221,18 +264,21 @@ local function ensure_autocmds()
     group = augroup,
     callback = function(ev)
       local data = ev.data or {}
-      local client = data.client_id and vim.lsp.get_client_by_id(data.client_id)
-      if not client or client.name ~= M.name or not next(jobs) then
+      local params = data.params or {}
+      local value = params.value
+      if type(value) ~= 'table' or not data.client_id or not next(jobs) then
         return
       end
-      local value = data.params and data.params.value
-      if type(value) ~= 'table' then
-        return
+      local job = job_for_token(data.client_id, params.token, value.kind == 'begin')
+      if not job then
+        return -- not ours, or the late end of an edit that already settled
       end
       if value.kind == 'end' then
+        job.progress = nil
         echo_progress('')
       elseif value.message or value.title then
-        echo_progress(value.message or value.title)
+        job.progress = value.message or value.title
+        echo_progress(job.progress)
       end
     end,
   })
@@ -247,16 +293,11 @@ local function ensure_autocmds()
       if not (data.request and data.request.type == 'complete') then
         return
       end
-      for _, job in pairs(jobs) do
-        if
-          job.cancelling
-          and job.client_id == data.client_id
-          and job.request_id == data.request_id
-        then
-          vim.schedule(function()
-            settle(job, 'cancelled')
-          end)
-        end
+      local job = cancelling[request_key(data.client_id, data.request_id)]
+      if job then
+        vim.schedule(function()
+          settle(job, 'cancelled')
+        end)
       end
     end,
   })
@@ -327,8 +368,9 @@ function M.edit(opts)
   args.maxTurns = opts.max_turns
 
   ensure_autocmds()
+  started = started + 1
   ---@type complex_edit.Job
-  local job = { bufnr = bufnr, client_id = client.id, on_done = opts.on_done }
+  local job = { bufnr = bufnr, client_id = client.id, seq = started, on_done = opts.on_done }
   jobs[bufnr] = job
   -- Client:exec_cmd() returns nothing in 0.11, so the request goes out directly: its id is what
   -- :ComplexEditCancel needs. Client:request flushes pending didChange for the buffer first.
@@ -353,6 +395,15 @@ function M.is_running(bufnr)
   return jobs[resolve_buf(bufnr)] ~= nil
 end
 
+--- For a statusline: the latest progress message of the edit running on the buffer, or nil.
+function M.status(bufnr)
+  local job = jobs[resolve_buf(bufnr)]
+  if not job then
+    return nil
+  end
+  return job.cancelling and 'cancelling…' or job.progress or 'running…'
+end
+
 --- Cancels the edit running on the buffer: `$/cancelRequest`, then the server answers
 --- RequestCancelled and applies nothing.
 function M.cancel(bufnr)
@@ -371,12 +422,22 @@ function M.cancel(bufnr)
     settle(job, 'cancelled')
     return
   end
+  cancelling[request_key(job.client_id, job.request_id)] = job
   client:cancel_request(job.request_id)
   echo_progress('cancelling…')
-  -- A server that never acknowledges must not leave the buffer "busy" forever.
+  -- A server that does not acknowledge must not leave the buffer "busy" forever: free it, and
+  -- still report the answer if one comes later (it may be an edit that was already on its way).
   job.timer = vim.defer_fn(function()
     job.timer = nil
-    settle(job, 'cancelled')
+    if not job.settled and jobs[bufnr] == job then
+      jobs[bufnr] = nil
+      notify(
+        ('the server has not confirmed the cancel after %d s; the buffer is free again.'):format(
+          CANCEL_GRACE_MS / 1000
+        ),
+        levels.WARN
+      )
+    end
   end, CANCEL_GRACE_MS)
 end
 

@@ -21,6 +21,10 @@
 
 local cfg_path = assert(arg[1], 'usage: perform_edit.lua CONFIG.json')
 
+-- Opening a *.py file sources ftplugin/python.vim, which probes the python3 provider (runs
+-- the interpreter looking for pynvim: ~2 s). The provider is irrelevant here.
+vim.g.loaded_python3_provider = 0
+
 local function read_file(path)
   local f = assert(io.open(path, 'rb'))
   local data = f:read('*a')
@@ -38,8 +42,10 @@ local cfg = vim.json.decode(read_file(cfg_path))
 local timeout = cfg.timeout_ms or 20000
 local report = { ok = false, steps = {}, progress = {}, notified = {} }
 
+local started = vim.uv.hrtime()
 local function step(name)
-  table.insert(report.steps, name)
+  -- name@milliseconds since the script started
+  table.insert(report.steps, string.format('%s@%d', name, (vim.uv.hrtime() - started) / 1e6))
 end
 
 local function full_text(buf)
@@ -206,5 +212,6 @@ if client_id then
   end
 end
 
+step('stopped')
 write_file(cfg.result, vim.json.encode(report))
 vim.cmd('qa!')

@@ -1,9 +1,10 @@
--- No server: the lsp/complex_edit.lua config (defaults and overrides) and what `:ComplexEdit`
--- says when no complex_edit client is attached.
+-- No server: the lsp/complex_edit.lua config (defaults and overrides), what `:ComplexEdit`
+-- says when no complex_edit client is attached, and the health check of that set-up.
 --
 -- CONFIG: file, plugin_dir
 
-local H = dofile(vim.fs.joinpath(vim.fs.dirname(debug.getinfo(1, 'S').source:sub(2)), 'harness.lua'))
+local here = vim.fs.dirname(debug.getinfo(1, 'S').source:sub(2))
+local H = dofile(vim.fs.joinpath(here, 'harness.lua'))
 
 local config_file = vim.fs.joinpath(H.cfg.plugin_dir, 'lsp', 'complex_edit.lua')
 
@@ -47,4 +48,8 @@ H.run(function()
   vim.cmd('ComplexEditCancel')
   H.report.no_client = vim.deepcopy(H.report.notifications)
   H.report.running = require('complex_edit').is_running(0)
+
+  -- The health check of this broken set-up.
+  vim.cmd('checkhealth complex_edit')
+  H.report.health = vim.api.nvim_buf_get_lines(0, 0, -1, false)
 end)

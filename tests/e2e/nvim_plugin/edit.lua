@@ -4,7 +4,8 @@
 -- CONFIG: file, steps = { { command = 'ComplexEdit ...' | '2,3ComplexEdit ...' | 'ComplexEdit',
 --                            input = optional answer to vim.ui.input } }
 
-local H = dofile(vim.fs.joinpath(vim.fs.dirname(debug.getinfo(1, 'S').source:sub(2)), 'harness.lua'))
+local here = vim.fs.dirname(debug.getinfo(1, 'S').source:sub(2))
+local H = dofile(vim.fs.joinpath(here, 'harness.lua'))
 
 H.run(function()
   H.load_plugin()

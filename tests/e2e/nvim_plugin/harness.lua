@@ -25,8 +25,11 @@ H.cfg = vim.json.decode(read_file(assert(arg[1], 'usage: nvim -l SCRIPT CONFIG.j
 H.timeout = H.cfg.timeout_ms or 15000
 H.report = { ok = false, steps = {}, notifications = {}, echoes = {} }
 
+local started = vim.uv.hrtime()
+
+--- Records a named step with the milliseconds since the script started.
 function H.step(name)
-  table.insert(H.report.steps, name)
+  table.insert(H.report.steps, ('%s @%d ms'):format(name, (vim.uv.hrtime() - started) / 1e6))
 end
 
 function H.wait(what, cond, timeout)
@@ -43,7 +46,8 @@ function H.load_plugin()
   vim.cmd.runtime('plugin/complex_edit.lua')
   -- What the user would see: every vim.notify, and the command-line progress echoes.
   vim.notify = function(msg, level, _)
-    table.insert(H.report.notifications, { msg = tostring(msg), level = level or vim.log.levels.INFO })
+    local entry = { msg = tostring(msg), level = level or vim.log.levels.INFO }
+    table.insert(H.report.notifications, entry)
   end
   local real_echo = vim.api.nvim_echo
   vim.api.nvim_echo = function(chunks, history, opts)
@@ -137,7 +141,9 @@ function H.run(main)
   if not ok then
     H.report.error = tostring(err)
   end
+  H.step('main done')
   stop_clients()
+  H.step('stopped')
   write_file(H.cfg.result, vim.json.encode(H.report))
   vim.cmd('qa!')
 end

@@ -3,7 +3,8 @@
 --
 -- CONFIG: file
 
-local H = dofile(vim.fs.joinpath(vim.fs.dirname(debug.getinfo(1, 'S').source:sub(2)), 'harness.lua'))
+local here = vim.fs.dirname(debug.getinfo(1, 'S').source:sub(2))
+local H = dofile(vim.fs.joinpath(here, 'harness.lua'))
 
 local function checkhealth()
   vim.cmd('checkhealth complex_edit')
