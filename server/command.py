@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from server.arguments import PerformArgs
 from server.documents import Snapshot
@@ -22,6 +22,8 @@ from server.session import EditRequest, LineRange, run_session
 from server.settings import Settings, SettingsError
 
 log = logging.getLogger("complex_edit.command")
+ECHO_SECONDS = 5.0
+Echo = Literal["matches", "differs", "silent", "closed"]
 
 
 class ApplyRefused(Exception):
@@ -58,9 +60,10 @@ class EditorPort(Protocol):
         `base`; raises `StaleDocument` otherwise."""
         ...
 
-    async def confirm(self, base: Snapshot, target_text: str, limit_seconds: float) -> bool | None:
-        """After an accepted edit, wait for the editor's echo; True when the document became
-        `target_text`, False when it became something else, None when no echo came."""
+    async def confirm(self, base: Snapshot, target_text: str, limit_seconds: float) -> Echo:
+        """After an accepted edit, wait for the editor's didChange echo: `matches` when the
+        document became `target_text`, `differs` when it became something else, `silent` when
+        no change came in time, `closed` when the document was closed meanwhile."""
         ...
 
 
@@ -166,15 +169,22 @@ async def perform(
         return EditResult.failure(
             "client_rejected", f"The editor rejected the edit: {why}", outcome
         )
-    confirmed = await editor.confirm(live, target, min(2.0, settings.apply_timeout_seconds))
-    if confirmed is False:
-        return EditResult.failure(
-            "client_rejected",
+    echo = await editor.confirm(live, target, min(ECHO_SECONDS, settings.apply_timeout_seconds))
+    if echo == "differs":
+        mismatch = (
             "The editor reported the edit as applied, but its document does not match the "
-            "result; check the document (it may have changed at the same moment).",
-            outcome,
-        ).model_copy(update={"applied": True, "diff": diff})
-    return result.model_copy(update={"applied": True})
+            "result; check the document (it may have changed at the same moment)."
+        )
+    elif echo == "silent":
+        mismatch = (
+            "The editor reported the edit as applied but never reported the change to its "
+            "document; check the document."
+        )
+    else:
+        return result.model_copy(update={"applied": True})
+    return EditResult.failure("client_rejected", mismatch, outcome).model_copy(
+        update={"applied": True, "diff": diff}
+    )
 
 
 def _check_document(text: str, settings: Settings) -> EditResult | None:

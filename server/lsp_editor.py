@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from server.command import ApplyAnswer, ApplyRefused, StaleDocument
+from server.command import ApplyAnswer, ApplyRefused, Echo, StaleDocument
 from server.documents import Snapshot
 from server.edits import TextChange, to_text_edits
 
@@ -91,20 +91,20 @@ class LspEditor:
             raise ApplyRefused(f"The editor answered the edit with an error: {exc}") from None
         return ApplyAnswer(applied=bool(result.applied), failure_reason=result.failure_reason)
 
-    async def confirm(self, base: Snapshot, target_text: str, limit_seconds: float) -> bool | None:
+    async def confirm(self, base: Snapshot, target_text: str, limit_seconds: float) -> Echo:
         echo = self._echo
         if echo is None:
-            return None
+            return "silent"
         try:
             async with asyncio.timeout(limit_seconds):
                 still_open = await echo
         except TimeoutError:
             echo.cancel()
-            return None
+            return "silent"
         if not still_open:
-            return None
+            return "closed"
         live = self._ls.documents.get(base.uri)
-        return live is not None and live.text == target_text
+        return "matches" if live is not None and live.text == target_text else "differs"
 
     def _workspace_edit(self, base: Snapshot, edits: list[types.TextEdit]) -> types.WorkspaceEdit:
         if self._supports_document_changes():

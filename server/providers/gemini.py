@@ -179,6 +179,7 @@ class GeminiConversation:
         attempt = 0
         while True:
             attempt += 1
+            delay: float | None = None
             try:
                 async with asyncio.timeout(self._settings.request_timeout_seconds + 5):
                     return await self._client.aio.models.generate_content(
@@ -188,29 +189,30 @@ class GeminiConversation:
                 code = int(exc.code or 0)
                 if code not in RETRYABLE_STATUS:
                     raise self._map_api_error(exc) from None
-                delay = _retry_delay(exc.details) if code == 429 else None
+                if code == 429:
+                    delay = _retry_delay(exc.details)
                 failure = self._map_api_error(exc)
-            except TimeoutError:
-                delay = None
-                failure = RunError(
-                    "model_error",
-                    "The model did not answer within "
-                    f"{self._settings.request_timeout_seconds:g} s (setting "
-                    "requestTimeoutSeconds).",
-                )
             except Exception as exc:
-                if not _is_transient(exc):
-                    raise RunError(
-                        "model_error",
-                        "The model's response could not be read "
-                        f"({type(exc).__name__}: {scrub(str(exc), self._env)[:200]}).",
-                    ) from None
-                delay = None
-                failure = RunError(
-                    "model_error",
-                    f"Could not reach the model service ({type(exc).__name__}).",
-                )
+                failure = self._transport_failure(exc)
             await self._wait_before_retry(attempt, delay, failure)
+
+    def _transport_failure(self, exc: Exception) -> RunError:
+        """A retryable failure for timeouts and connection faults; raises for anything else."""
+        if _is_timeout(exc):
+            return RunError(
+                "model_error",
+                "The model did not answer within "
+                f"{self._settings.request_timeout_seconds:g} s (setting requestTimeoutSeconds).",
+            )
+        if _is_transient(exc):
+            return RunError(
+                "model_error", f"Could not reach the model service ({type(exc).__name__})."
+            )
+        raise RunError(
+            "model_error",
+            "The model's response could not be read "
+            f"({type(exc).__name__}: {scrub(str(exc), self._env)[:200]}).",
+        ) from None
 
     async def _wait_before_retry(
         self, attempt: int, server_delay: float | None, failure: RunError
@@ -342,6 +344,12 @@ def _looks_too_large(message: str) -> bool:
     return any(
         hint in lowered
         for hint in ("token count", "too large", "too long", "exceeds the maximum", "payload size")
+    )
+
+
+def _is_timeout(exc: BaseException) -> bool:
+    return isinstance(exc, TimeoutError) or any(
+        "Timeout" in cls.__name__ for cls in type(exc).__mro__
     )
 
 

@@ -20,6 +20,8 @@ from tests.e2e.conftest import (
     assert_success,
     calls,
     done,
+    first_message,
+    line_spans,
     replace,
 )
 from tests.fakes.gemini_emulator import GeminiEmulator
@@ -143,9 +145,13 @@ async def test_exact_text_in_the_negotiated_encoding(
         "utf-8", "surrogatepass"
     )
     assert_minimal_edit(editor, uri, before, expected)
-    # the model saw exactly the editor's text (the server's copy followed the didChange)
-    responses = emulator.requests
-    assert len(responses) == 1
+    # the model was shown exactly the editor's text: the server's copy followed the didChange
+    (request,) = emulator.requests
+    shown = first_message(request)
+    for number, (start, end) in enumerate(line_spans(before), start=1):
+        line = before[start:end].removeprefix("\ufeff") if number == 1 else before[start:end]
+        if start < len(before):
+            assert f"{number:>6}\t{line}\n" in shown + "\n", (number, line)
 
 
 @pytest.mark.parametrize("name", ["form-feed", "unicode-separators", "emoji-and-zwj", "crlf"])
