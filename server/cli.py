@@ -29,30 +29,33 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-# Settings flags shared by `edit` and `mcp`: (flag, setting, type, help).
-_SETTING_FLAGS: tuple[tuple[str, str, type, str], ...] = (
-    ("--model", "model", str, "model name (setting model)"),
-    ("--max-turns", "maxTurns", int, "model requests per edit (setting maxTurns, default 8)"),
-    ("--temperature", "temperature", float, "sampling temperature (setting temperature)"),
+# Settings flags shared by `edit` and `mcp`: (flag, setting, type, metavar, help).
+_SETTING_FLAGS: tuple[tuple[str, str, type, str, str], ...] = (
+    ("--model", "model", str, "NAME", "model name (setting model)"),
+    ("--max-turns", "maxTurns", int, "N", "model requests per edit (setting maxTurns, default 8)"),
+    ("--temperature", "temperature", float, "T", "sampling temperature (setting temperature)"),
     (
         "--request-timeout-seconds",
         "requestTimeoutSeconds",
         float,
+        "SECONDS",
         "limit per model request (setting requestTimeoutSeconds)",
     ),
     (
         "--max-document-bytes",
         "maxDocumentBytes",
         int,
+        "BYTES",
         "larger files are refused (setting maxDocumentBytes)",
     ),
-    ("--base-url", "baseUrl", str, "model API base URL (setting baseUrl)"),
-    ("--provider", "provider", str, "model provider (setting provider, default gemini)"),
-    ("--max-retries", "maxRetries", int, "retries of transient faults (setting maxRetries)"),
+    ("--base-url", "baseUrl", str, "URL", "model API base URL (setting baseUrl)"),
+    ("--provider", "provider", str, "NAME", "model provider (setting provider, default gemini)"),
+    ("--max-retries", "maxRetries", int, "N", "retries of transient faults (setting maxRetries)"),
     (
         "--wall-time-seconds",
         "wallTimeSeconds",
         float,
+        "SECONDS",
         "budget for one edit, retries included (setting wallTimeSeconds)",
     ),
 )
@@ -62,13 +65,13 @@ def _add_setting_flags(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group(
         "settings", "override the COMPLEX_EDIT_* environment variables of the same name"
     )
-    for flag, setting, kind, text in _SETTING_FLAGS:
-        group.add_argument(flag, dest=f"setting_{setting}", type=kind, metavar="VALUE", help=text)
+    for flag, setting, kind, metavar, text in _SETTING_FLAGS:
+        group.add_argument(flag, dest=f"setting_{setting}", type=kind, metavar=metavar, help=text)
 
 
 def setting_overrides(args: argparse.Namespace) -> dict[str, object]:
     """The settings layer given by the flags (camelCase keys; None = not given)."""
-    return {setting: getattr(args, f"setting_{setting}") for _, setting, _, _ in _SETTING_FLAGS}
+    return {setting: getattr(args, f"setting_{setting}") for _, setting, *_ in _SETTING_FLAGS}
 
 
 def _add_edit_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

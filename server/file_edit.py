@@ -12,7 +12,6 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from edit_tools.lines import line_count
-from server.edits import unified_diff
 from server.events import EventSink, SessionEvent
 from server.files import FileChanged, FileRefused, check_writable, read_text_file, write_atomic
 from server.outcome import Reason
@@ -56,16 +55,16 @@ async def edit_file(
     after it.
     """
     _check_prompt(prompt, settings)
+    shown = label or path.name
     try:
-        document = read_text_file(path, settings.max_document_bytes)
+        document = read_text_file(path, settings.max_document_bytes, shown)
         if not dry_run:
-            check_writable(path)
+            check_writable(path, shown)
     except FileRefused as exc:
         raise EditRefused(exc.reason, exc.message) from None
     if selection is not None:
         _check_selection(selection, document.text)
 
-    shown = label or path.name
     request = EditRequest(
         instruction=prompt,
         text=document.text,
@@ -77,7 +76,7 @@ async def edit_file(
     if not outcome.success or outcome.final_text is None:
         return EditResult.from_outcome(outcome)
 
-    target = outcome.final_text
+    target = document.conform(outcome.final_text)
     result = EditResult.from_outcome(outcome)
     try:
         data = document.encode(target)
@@ -89,6 +88,10 @@ async def edit_file(
         )
     if data == document.raw:
         return result.model_copy(update={"message": (outcome.message or "") + " (no changes)"})
+    # server.edits imports lsprotocol (~0.8 s): load it only once there is a diff to make, so
+    # refusals and failures of the CLI stay fast.
+    from server.edits import unified_diff
+
     diff = unified_diff(document.text, target, shown)
     result = result.model_copy(update={"diff": diff})
     if dry_run:

@@ -54,57 +54,66 @@ class TextFile:
     def has_bom(self) -> bool:
         return self.raw.startswith(codecs.BOM_UTF8)
 
+    def conform(self, text: str) -> str:
+        """`text` starting with a BOM exactly when this file does."""
+        body = text[1:] if text.startswith(BOM) else text
+        return BOM + body if self.has_bom else body
+
     def encode(self, text: str) -> bytes:
         """Bytes for `text` in this file's encoding: UTF-8, with a BOM exactly when the file
         had one. Raises UnicodeEncodeError for lone surrogates."""
-        body = text[1:] if text.startswith(BOM) else text
-        data = body.encode("utf-8")
-        return codecs.BOM_UTF8 + data if self.has_bom else data
+        return self.conform(text).encode("utf-8")
 
 
-def read_text_file(path: Path, max_bytes: int) -> TextFile:
-    """Read `path` as UTF-8 text, refusing what cannot be edited as text."""
+def read_text_file(path: Path, max_bytes: int, name: str | None = None) -> TextFile:
+    """Read `path` as UTF-8 text, refusing what cannot be edited as text.
+
+    `name` is how messages call the file (default: the path)."""
+    shown = name or str(path)
     try:
         with open(path, "rb") as handle:
             info = os.fstat(handle.fileno())
             if not stat.S_ISREG(info.st_mode):
-                raise FileRefused("invalid_request", f"{path} is not a regular file.")
+                raise FileRefused("invalid_request", f"{shown} is not a regular file.")
             if info.st_size > max_bytes:
-                raise _too_large(path, info.st_size, max_bytes)
+                raise _too_large(shown, info.st_size, max_bytes)
             raw = handle.read(max_bytes + 1)
     except FileNotFoundError:
-        raise FileRefused("invalid_request", f"{path} does not exist.") from None
+        raise FileRefused("invalid_request", f"{shown} does not exist.") from None
     except IsADirectoryError:
-        raise FileRefused("invalid_request", f"{path} is a directory, not a file.") from None
+        raise FileRefused("invalid_request", f"{shown} is a directory, not a file.") from None
     except PermissionError:
-        raise FileRefused("invalid_request", f"{path} cannot be read: permission denied.") from None
+        raise FileRefused(
+            "invalid_request", f"{shown} cannot be read: permission denied."
+        ) from None
     except OSError as exc:
-        raise FileRefused("invalid_request", f"{path} cannot be read: {exc.strerror}.") from None
+        raise FileRefused("invalid_request", f"{shown} cannot be read: {exc.strerror}.") from None
     if len(raw) > max_bytes:
-        raise _too_large(path, len(raw), max_bytes)
+        raise _too_large(shown, len(raw), max_bytes)
     if b"\x00" in raw:
         raise FileRefused(
-            "invalid_request", f"{path} looks binary (it contains NUL bytes); it is not edited."
+            "invalid_request", f"{shown} looks binary (it contains NUL bytes); it is not edited."
         )
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise FileRefused(
             "invalid_request",
-            f"{path} is not UTF-8 text (invalid byte 0x{raw[exc.start]:02x} at offset "
+            f"{shown} is not UTF-8 text (invalid byte 0x{raw[exc.start]:02x} at offset "
             f"{exc.start}); binary files and other encodings are not edited.",
         ) from None
     return TextFile(path=path, raw=raw, text=text, mode=stat.S_IMODE(info.st_mode))
 
 
-def check_writable(path: Path) -> None:
+def check_writable(path: Path, name: str | None = None) -> None:
     """Refuse early when the file or its directory cannot be written by this process."""
+    shown = name or str(path)
     if not os.access(path, os.W_OK):
-        raise FileRefused("invalid_request", f"{path} is read-only; it is not edited.")
+        raise FileRefused("invalid_request", f"{shown} is read-only; it is not edited.")
     if not os.access(path.parent, os.W_OK | os.X_OK):
         raise FileRefused(
             "invalid_request",
-            f"The directory of {path} is not writable; the file cannot be replaced atomically.",
+            f"The directory of {shown} is not writable; the file cannot be replaced atomically.",
         )
 
 
@@ -121,9 +130,9 @@ def write_atomic(path: Path, data: bytes, expected: bytes, mode: int) -> None:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
-            os.fchmod(handle.fileno(), mode)
-            _keep_owner(handle.fileno(), path)
             os.fsync(handle.fileno())
+        os.chmod(temp_name, mode)
+        _keep_owner(temp_name, path)
         if _current_bytes(path, len(expected)) != expected:
             raise FileChanged(f"{path} changed on disk while the edit was running.")
         os.replace(temp_name, path)
@@ -143,14 +152,16 @@ def _current_bytes(path: Path, expected_size: int) -> bytes | None:
         return None
 
 
-def _keep_owner(fd: int, path: Path) -> None:
+def _keep_owner(temp_name: str, path: Path) -> None:
     """Give the new file the old file's owner when this process may (root); otherwise the
     new file belongs to whoever runs the edit, as with any editor's atomic save."""
+    if not hasattr(os, "chown"):
+        return
     try:
         info = os.stat(path)
-        mine = os.fstat(fd)
+        mine = os.stat(temp_name)
         if (info.st_uid, info.st_gid) != (mine.st_uid, mine.st_gid):
-            os.fchown(fd, info.st_uid, info.st_gid)
+            os.chown(temp_name, info.st_uid, info.st_gid)
     except OSError:
         pass
 
@@ -168,8 +179,8 @@ def _fsync_directory(directory: Path) -> None:
         os.close(fd)
 
 
-def _too_large(path: Path, size: int, limit: int) -> FileRefused:
+def _too_large(shown: str, size: int, limit: int) -> FileRefused:
     return FileRefused(
         "too_large",
-        f"{path} is {size} bytes, over the limit of {limit} bytes (setting maxDocumentBytes).",
+        f"{shown} is {size} bytes, over the limit of {limit} bytes (setting maxDocumentBytes).",
     )

@@ -203,7 +203,7 @@ def _summary(result: EditResult, wire: Mapping[str, Any], path: str) -> str:
         )
     message = result.message or "Edit complete."
     if not result.diff:
-        return f"{message}\n{path} was not changed (no changes were needed)."
+        return f"{message}\n{path} was left as it was."
     head = (
         f"Edited {path}: {message}" if result.applied else f"Dry run, {path} not written: {message}"
     )

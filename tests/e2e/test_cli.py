@@ -14,7 +14,7 @@ import signal
 import subprocess
 import sys
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,7 +28,11 @@ from tests.fakes.gemini_emulator import GeminiEmulator, RecordedRequest, Reply
 DOC = b"def foo():\n    return 1\n\n\nprint(foo())\n"
 RENAMED = b"def bar():\n    return 1\n\n\nprint(bar())\n"
 PARALLEL = 6
-RUN_TIMEOUT = 60
+RUN_TIMEOUT = 120
+
+# The runs of the module are started together by the first test's fixture: allow for a slow,
+# busy machine.
+pytestmark = pytest.mark.timeout(300)
 
 
 def calls(*items: tuple[str, dict[str, Any]]) -> Reply:
@@ -43,11 +47,13 @@ def done(message: str = "done") -> tuple[str, dict[str, Any]]:
     return ("complete_task", {"success": True, "message": message})
 
 
-RENAME = calls(replace("def foo", "def bar"), replace("print(foo())", "print(bar())"), done("renamed"))
+RENAME = calls(
+    replace("def foo", "def bar"), replace("print(foo())", "print(bar())"), done("renamed")
+)
 BETA = calls(replace("beta", "BETA"), done("upper-cased beta"))
 
 
-def cli_env(base_url: str, extra: Mapping[str, str | None] = {}) -> dict[str, str]:  # noqa: B006
+def cli_env(base_url: str, extra: Mapping[str, str | None] | None = None) -> dict[str, str]:
     env = {
         key: value
         for key, value in os.environ.items()
@@ -60,7 +66,7 @@ def cli_env(base_url: str, extra: Mapping[str, str | None] = {}) -> dict[str, st
         COMPLEX_EDIT_REQUEST_TIMEOUT_SECONDS="10",
         COMPLEX_EDIT_MAX_RETRIES="0",
     )
-    for key, value in extra.items():
+    for key, value in (extra or {}).items():
         if value is None:
             env.pop(key, None)
         else:
@@ -81,6 +87,7 @@ class Case:
     stdin: bytes | None = None
     mode: int = 0o644
     directory: bool = False  # the path names a directory
+    symlink: bool = False  # the path is a symlink to the real file next to it
 
 
 @dataclass
@@ -94,6 +101,7 @@ class Run:
     after: bytes | None
     mode_after: int | None
     leftovers: list[str]
+    is_symlink: bool
     requests: list[RecordedRequest] = field(default_factory=list)
 
     def json(self) -> dict[str, Any]:
@@ -120,6 +128,7 @@ CASES: dict[str, Case] = {
         [calls(("set_document", {"content": "x\ny changed\n"}), done())],
     ),
     "ranged.py": Case(DOC, ["--prompt", "rename", "--range", "2:3"], [RENAME]),
+    "linked.py": Case(DOC, ["--prompt", "rename"], [RENAME], symlink=True),
     "stdin.py": Case(DOC, ["--prompt", "-"], [RENAME], stdin=b"rename from stdin"),
     "same.py": Case(DOC, ["--prompt", "nothing to do"], [calls(done("already fine"))]),
     "flags.py": Case(
@@ -129,7 +138,11 @@ CASES: dict[str, Case] = {
     "give_up.py": Case(
         DOC,
         ["--prompt", "x", "--json"],
-        [calls(replace("def foo", "def bar"), ("complete_task", {"success": False, "error": "no"}))],
+        [
+            calls(
+                replace("def foo", "def bar"), ("complete_task", {"success": False, "error": "no"})
+            )
+        ],
     ),
     "max_turns.py": Case(
         DOC, ["--prompt", "x", "--json", "--max-turns", "1"], [calls(replace("def foo", "def x"))]
@@ -178,6 +191,9 @@ def _prepare(base: Path, name: str, case: Case) -> Path:
     directory = base / name.replace(".", "_")
     directory.mkdir()
     target = directory / name
+    if case.symlink:
+        target.symlink_to(f"real_{name}")
+        target = directory / f"real_{name}"
     if case.directory:
         target.mkdir()
     elif case.content is not None:
@@ -217,13 +233,14 @@ def _execute(base_url: str, base: Path, name: str, case: Case) -> Run:
         after=_snapshot(path),
         mode_after=path.stat().st_mode & 0o7777 if path.is_file() else None,
         leftovers=_leftovers(directory),
+        is_symlink=path.is_symlink(),
     )
 
 
 @pytest.fixture(scope="module")
 def runs(
     emulator_server: GeminiEmulator, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[dict[str, Run]]:
+) -> dict[str, Run]:
     emulator_server.reset()
     emulator_server.set_responder(_router(CASES))
     base = tmp_path_factory.mktemp("cli")
@@ -241,7 +258,7 @@ def runs(
     problems = emulator_server.problems
     emulator_server.reset()
     assert not problems, problems
-    yield results
+    return results
 
 
 def assert_no_secret(run: Run) -> None:
@@ -326,6 +343,14 @@ def test_range_is_passed_to_the_model(runs: dict[str, Run]) -> None:
     assert run.returncode == 0, run.stderr
     assert run.after == RENAMED
     assert "lines 2-3" in _first_message(run.requests[0])
+
+
+def test_a_symlink_is_kept_and_its_target_is_written(runs: dict[str, Run]) -> None:
+    run = runs["linked.py"]
+    assert run.returncode == 0, run.stderr
+    assert run.is_symlink
+    assert run.after == RENAMED
+    assert run.leftovers == []
 
 
 def test_prompt_from_stdin(runs: dict[str, Run]) -> None:
@@ -419,7 +444,9 @@ def test_bad_flag_is_a_usage_error(runs: dict[str, Run]) -> None:
 # ------------------------------------------------------------------------------------------
 
 
-def _start(emulator: GeminiEmulator, directory: Path, name: str, *args: str) -> subprocess.Popen[bytes]:
+def _start(
+    emulator: GeminiEmulator, directory: Path, name: str, *args: str
+) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
         cli_command(name, list(args)),
         cwd=directory,

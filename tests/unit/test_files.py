@@ -58,6 +58,8 @@ def test_encode_keeps_the_files_bom_choice(tmp_path: Path) -> None:
     # a result that lost the BOM gets it back; a result that gained one loses it
     assert read_text_file(with_bom, LIMIT).encode("b\n") == b"\xef\xbb\xbfb\n"
     assert read_text_file(without, LIMIT).encode("\ufeffb\n") == b"b\n"
+    assert read_text_file(with_bom, LIMIT).conform("b\n") == "\ufeffb\n"
+    assert read_text_file(without, LIMIT).conform("\ufeffb\n") == "b\n"
 
 
 def test_lone_surrogate_cannot_be_encoded(tmp_path: Path) -> None:

@@ -59,9 +59,7 @@ def test_escapes_are_refused(tree: Path, raw: str) -> None:
         roots.resolve(raw)
 
 
-@pytest.mark.parametrize(
-    "target", ["outside/secret.txt", "proj-evil/secret.txt", "proj-evil", "."]
-)
+@pytest.mark.parametrize("target", ["outside/secret.txt", "proj-evil/secret.txt", "proj-evil", "."])
 def test_absolute_paths_outside_are_refused(tree: Path, target: str) -> None:
     roots = Roots.from_dirs([tree / "proj"])
     with pytest.raises(PathRefused, match="outside the directories"):

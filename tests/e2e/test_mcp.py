@@ -1,0 +1,352 @@
+"""`complex-edit mcp` end to end: the real server process driven by the `mcp` SDK's own stdio
+client session, the real google-genai SDK answered by the Gemini emulator.
+
+One server runs for the module, confined to `<tmp>/proj`; next to it are `proj-evil` (a sibling
+whose name starts with the root's) and `outside`, plus symlinks inside the root pointing out.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import sys
+import threading
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+import pytest
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp.types import CallToolResult, TextContent
+
+from tests.conftest import TEST_KEY
+from tests.fakes.gemini_emulator import GeminiEmulator, RecordedRequest, Reply
+
+TOOL = "perform_complex_edit"
+DOC = b"def foo():\n    return 1\n\n\nprint(foo())\n"
+RENAMED = b"def bar():\n    return 1\n\n\nprint(bar())\n"
+SECRET = b"do not touch\n"
+START_TIMEOUT = 60.0
+CALL_TIMEOUT = 60.0
+
+
+def calls(*items: tuple[str, dict[str, Any]]) -> Reply:
+    return Reply.function_calls(list(items), usage=(100, 20))
+
+
+RENAME = calls(
+    ("replace_text", {"old_text": "def foo", "new_text": "def bar"}),
+    ("replace_text", {"old_text": "print(foo())", "new_text": "print(bar())"}),
+    ("complete_task", {"success": True, "message": "renamed"}),
+)
+
+
+@dataclass
+class Server:
+    session: ClientSession
+    root: Path
+    base: Path
+    log: Path
+    files: list[Path] = field(default_factory=list)
+
+    def file(self, name: str, content: bytes = DOC) -> Path:
+        path = self.root / name
+        path.write_bytes(content)
+        return path
+
+    async def call(self, arguments: dict[str, Any], **kwargs: Any) -> CallToolResult:
+        return await self.session.call_tool(
+            TOOL, arguments, read_timeout_seconds=CALL_TIMEOUT, **kwargs
+        )
+
+
+def _tree(base: Path) -> Path:
+    root = base / "proj"
+    root.mkdir()
+    for sibling in ("proj-evil", "outside"):
+        (base / sibling).mkdir()
+        (base / sibling / "secret.txt").write_bytes(SECRET)
+    (root / "link-out.txt").symlink_to(base / "outside" / "secret.txt")
+    (root / "dir-out").symlink_to(base / "outside")
+    return root
+
+
+def _server_env(base_url: str) -> dict[str, str]:
+    return {
+        "GEMINI_API_KEY": TEST_KEY,
+        "GOOGLE_GEMINI_BASE_URL": base_url,
+        "COMPLEX_EDIT_REQUEST_TIMEOUT_SECONDS": "10",
+        "COMPLEX_EDIT_MAX_RETRIES": "0",
+        "PYTHONUNBUFFERED": "1",
+    }
+
+
+@pytest.fixture(scope="module")
+async def server(
+    emulator_server: GeminiEmulator, tmp_path_factory: pytest.TempPathFactory
+) -> AsyncIterator[Server]:
+    """The server and its client session live in one task (anyio scopes must be left in the
+    task that entered them); tests talk to the session from their own tasks."""
+    base = tmp_path_factory.mktemp("mcp").resolve()
+    root = _tree(base)
+    log = base / "server.log"
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "server", "mcp", "--root", str(root)],
+        env=_server_env(emulator_server.base_url),
+        cwd=str(root),
+    )
+    ready: asyncio.Future[ClientSession] = asyncio.get_running_loop().create_future()
+    stop = asyncio.Event()
+
+    async def hold(errlog: TextIO) -> None:
+        async with (
+            stdio_client(params, errlog=errlog) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            ready.set_result(session)
+            await stop.wait()
+
+    with _open_log(log) as errlog:
+        holder = asyncio.create_task(hold(errlog))
+        await asyncio.wait({holder, ready}, timeout=START_TIMEOUT, return_when="FIRST_COMPLETED")
+        if not ready.done():
+            holder.cancel()
+            with contextlib.suppress(BaseException):
+                await holder
+            pytest.fail(f"the MCP server did not start: {log.read_text()}")
+        yield Server(session=ready.result(), root=root, base=base, log=log)
+        stop.set()
+        await asyncio.wait_for(holder, timeout=20)
+    assert TEST_KEY not in log.read_text()
+
+
+def _open_log(path: Path) -> TextIO:
+    return open(path, "w")  # the server's stderr
+
+
+def first_message(request: RecordedRequest) -> str:
+    parts = request.contents[0]["parts"] if request.contents else []
+    return "\n".join(part.get("text", "") for part in parts)
+
+
+def text_of(result: CallToolResult) -> str:
+    return "\n".join(block.text for block in result.content if isinstance(block, TextContent))
+
+
+def structured(result: CallToolResult) -> dict[str, Any]:
+    assert result.structured_content is not None, result
+    return dict(result.structured_content)
+
+
+def leftovers(directory: Path) -> list[str]:
+    return sorted(p.name for p in directory.iterdir() if p.name.endswith(".tmp"))
+
+
+# ------------------------------------------------------------------------------------------
+
+
+async def test_lists_one_tool_with_its_schema(server: Server) -> None:
+    listed = await server.session.list_tools()
+    assert [tool.name for tool in listed.tools] == [TOOL]
+    (tool,) = listed.tools
+    assert tool.input_schema["required"] == ["path", "prompt"]
+    assert {"path", "prompt", "dry_run", "start_line", "end_line"} <= set(
+        tool.input_schema["properties"]
+    )
+    assert tool.input_schema["properties"]["dry_run"]["type"] == "boolean"
+    assert tool.output_schema is not None
+    assert {"success", "message", "error", "reason", "applied", "diff", "turns", "toolCalls"} <= (
+        set(tool.output_schema["properties"])
+    )
+    assert tool.description is not None
+    assert "ONE" in tool.description
+    assert "dry_run" in tool.description
+    assert tool.annotations is not None
+    assert tool.annotations.read_only_hint is False
+
+
+async def test_success_writes_the_file_and_reports_progress(
+    server: Server, emulator: GeminiEmulator
+) -> None:
+    path = server.file("app.py")
+    path.chmod(0o640)
+    emulator.enqueue(RENAME)
+    progress: list[tuple[float, float | None, str | None]] = []
+
+    async def on_progress(value: float, total: float | None, message: str | None) -> None:
+        progress.append((value, total, message))
+
+    result = await server.call(
+        {"path": "app.py", "prompt": "rename foo to bar"}, progress_callback=on_progress
+    )
+    assert not result.is_error, text_of(result)
+    assert path.read_bytes() == RENAMED
+    assert path.stat().st_mode & 0o777 == 0o640
+    assert leftovers(server.root) == []
+    data = structured(result)
+    assert data["success"] is True
+    assert data["applied"] is True
+    assert data["message"] == "renamed"
+    assert "-def foo():\n+def bar():\n" in data["diff"]
+    assert (data["turns"], data["toolCalls"]) == (1, 3)
+    assert data["usage"]["inputTokens"] == 100
+    text = text_of(result)
+    assert text.startswith("Edited app.py: renamed")
+    assert data["diff"] in text
+    messages = [message for _, _, message in progress]
+    assert "Turn 1/8 · waiting for the model…" in messages
+    assert any(m and "replace_text" in m for m in messages)
+    values = [value for value, _, _ in progress]
+    assert values == sorted(values)
+    assert len(set(values)) == len(values)
+    assert "`app.py`" in first_message(emulator.requests[0])
+
+
+async def test_dry_run_returns_the_diff_and_writes_nothing(
+    server: Server, emulator: GeminiEmulator
+) -> None:
+    path = server.file("dry.py")
+    emulator.enqueue(RENAME)
+    result = await server.call({"path": "dry.py", "prompt": "rename", "dry_run": True})
+    assert not result.is_error, text_of(result)
+    assert path.read_bytes() == DOC
+    data = structured(result)
+    assert data["success"] is True
+    assert data["applied"] is False
+    assert "+print(bar())\n" in data["diff"]
+    assert text_of(result).startswith("Dry run, dry.py not written")
+
+
+async def test_crlf_bom_file_round_trips(server: Server, emulator: GeminiEmulator) -> None:
+    path = server.file("win.txt", b"\xef\xbb\xbfalpha\r\nbeta\r\ngamma")
+    emulator.enqueue(
+        calls(
+            ("replace_text", {"old_text": "beta", "new_text": "BETA"}),
+            ("complete_task", {"success": True}),
+        )
+    )
+    result = await server.call({"path": str(path), "prompt": "upper-case beta"})
+    assert not result.is_error, text_of(result)
+    assert path.read_bytes() == b"\xef\xbb\xbfalpha\r\nBETA\r\ngamma"
+
+
+async def test_line_range_reaches_the_model(server: Server, emulator: GeminiEmulator) -> None:
+    server.file("ranged.py")
+    emulator.enqueue(RENAME)
+    result = await server.call(
+        {"path": "ranged.py", "prompt": "rename", "start_line": 2, "end_line": 3}
+    )
+    assert not result.is_error, text_of(result)
+    assert "lines 2-3" in first_message(emulator.requests[0])
+
+
+async def test_task_failure_is_an_error_result_and_leaves_the_file(
+    server: Server, emulator: GeminiEmulator
+) -> None:
+    path = server.file("fail.py")
+    emulator.enqueue(
+        calls(
+            ("replace_text", {"old_text": "def foo", "new_text": "def bar"}),
+            ("complete_task", {"success": False, "error": "cannot do that"}),
+        )
+    )
+    result = await server.call({"path": "fail.py", "prompt": "do the impossible"})
+    assert result.is_error
+    assert path.read_bytes() == DOC
+    data = structured(result)
+    assert data["success"] is False
+    assert data["reason"] == "task_failed"
+    assert data["error"] == "cannot do that"
+    assert "task_failed" in text_of(result)
+    assert "fail.py was not changed" in text_of(result)
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "extra", "words"),
+    [
+        ("nope.py", None, {}, "does not exist"),
+        ("blob.bin", b"\x00\x01\x02binary", {}, "NUL"),
+        ("short.py", DOC, {"start_line": 9}, "past the end"),
+    ],
+)
+async def test_files_that_cannot_be_edited_are_refused_before_the_model(
+    server: Server,
+    emulator: GeminiEmulator,
+    name: str,
+    content: bytes | None,
+    extra: dict[str, Any],
+    words: str,
+) -> None:
+    if content is not None:
+        server.file(name, content)
+    result = await server.call({"path": name, "prompt": "edit", **extra})
+    assert result.is_error
+    data = structured(result)
+    assert data["reason"] == "invalid_request"
+    assert words in data["error"]
+    assert emulator.requests == []
+    if content is not None:
+        assert (server.root / name).read_bytes() == content
+
+
+@pytest.mark.parametrize(
+    "target",
+    [
+        "../outside/secret.txt",
+        "{base}/outside/secret.txt",
+        "link-out.txt",
+        "dir-out/secret.txt",
+        "../proj-evil/secret.txt",
+        "{base}/proj-evil/secret.txt",
+        "{base}/proj/../outside/secret.txt",
+    ],
+)
+async def test_paths_outside_the_root_are_refused(
+    server: Server, emulator: GeminiEmulator, target: str
+) -> None:
+    emulator.enqueue(
+        calls(
+            ("set_document", {"content": "owned\n"}),
+            ("complete_task", {"success": True}),
+        )
+    )
+    path = target.format(base=server.base)
+    result = await server.call({"path": path, "prompt": "overwrite it"})
+    assert result.is_error
+    data = structured(result)
+    assert data["reason"] == "invalid_request"
+    assert "outside the directories" in data["error"]
+    assert emulator.requests == []
+    assert (server.base / "outside" / "secret.txt").read_bytes() == SECRET
+    assert (server.base / "proj-evil" / "secret.txt").read_bytes() == SECRET
+
+
+async def test_cancellation_stops_the_model_call_and_writes_nothing(
+    server: Server, emulator: GeminiEmulator
+) -> None:
+    path = server.file("cancel.py")
+    release = threading.Event()
+    emulator.enqueue(Reply.hang(release=release, then=RENAME))
+    call = asyncio.create_task(server.call({"path": "cancel.py", "prompt": "rename"}))
+    try:
+        await emulator.wait_for_requests_async(1, timeout=30)
+        # a second edit of the same file while the first runs is refused
+        busy = await server.call({"path": "cancel.py", "prompt": "rename"})
+        assert busy.is_error
+        assert structured(busy)["reason"] == "busy"
+        call.cancel()  # the client sends notifications/cancelled
+        with contextlib.suppress(asyncio.CancelledError):
+            await call
+        assert await emulator.wait_for_disconnect_async(timeout=20)
+    finally:
+        release.set()
+    # The first call is over on the server side (the file is no longer busy) and wrote nothing.
+    emulator.enqueue(calls(("complete_task", {"success": True, "message": "checked"})))
+    after = await server.call({"path": "cancel.py", "prompt": "check", "dry_run": True})
+    assert not after.is_error, text_of(after)
+    assert path.read_bytes() == DOC
+    assert leftovers(server.root) == []
