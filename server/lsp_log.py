@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams, JsonRpcRequestCancelled
 from pygls.lsp.server import LanguageServer
 
 _LEVELS = {
@@ -32,7 +33,17 @@ class ClientLogHandler(logging.Handler):
             self.handleError(record)
 
 
+class ExpectedRpcErrors(logging.Filter):
+    """Drops pygls' tracebacks for errors we answer on purpose (cancelled, invalid params)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.exc_info is None or record.exc_info[1] is None:
+            return True
+        return not isinstance(record.exc_info[1], JsonRpcRequestCancelled | JsonRpcInvalidParams)
+
+
 def attach_client_log(server: LanguageServer) -> None:
+    logging.getLogger("pygls.protocol.json_rpc").addFilter(ExpectedRpcErrors())
     handler = ClientLogHandler(server)
     handler.setFormatter(logging.Formatter("%(name)s: %(message)s"))
     logging.getLogger("complex_edit").addHandler(handler)

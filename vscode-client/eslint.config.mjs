@@ -3,7 +3,7 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["dist/**", "node_modules/**", "e2e/.cache/**", "e2e/**/*.mjs", "scripts/**", "*.mjs", "*.mts"] },
+  { ignores: ["dist/**", "node_modules/**", "e2e/**", "scripts/**", "*.mjs", "*.mts"] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

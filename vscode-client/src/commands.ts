@@ -6,7 +6,7 @@ import { LaunchError } from "./core/launch";
 import type { EditResult } from "./core/protocol";
 import { type Action, type Notice, renderRequestError, renderResult } from "./core/render";
 import { type InstructionHistory, askInstruction } from "./instruction";
-import type { PreviewManager } from "./preview";
+import type { DiffDocuments, PreviewManager } from "./preview";
 import { API_KEY_SECRET, type ComplexEditServer } from "./server";
 
 export interface CommandContext {
@@ -14,6 +14,7 @@ export interface CommandContext {
   history: InstructionHistory;
   secrets: vscode.SecretStorage;
   preview: PreviewManager;
+  diffs: DiffDocuments;
 }
 
 /** Shows a notice and runs the action the user picks. */
@@ -59,11 +60,6 @@ export function failureNotice(error: unknown): Notice {
   return renderRequestError(error);
 }
 
-async function showDiff(diff: string): Promise<void> {
-  const document = await vscode.workspace.openTextDocument({ content: diff, language: "diff" });
-  await vscode.window.showTextDocument(document, { preview: true, viewColumn: vscode.ViewColumn.Beside });
-}
-
 function activeEditor(): vscode.TextEditor | undefined {
   const editor = vscode.window.activeTextEditor;
   if (editor === undefined) {
@@ -84,7 +80,7 @@ async function runEdit(ctx: CommandContext, editor: vscode.TextEditor, instructi
     return;
   }
   await showNotice(renderResult(result), ctx, {
-    "Show Diff": () => showDiff(result.diff ?? ""),
+    "Show Diff": () => ctx.diffs.show(result.diff ?? "", document.uri.path.split("/").pop() ?? "edit"),
     "Try Again": () => runEdit(ctx, editor, instruction),
   });
 }
@@ -151,12 +147,18 @@ export async function setApiKey(ctx: CommandContext): Promise<void> {
     return;
   }
   await ctx.secrets.store(API_KEY_SECRET, key.trim());
-  // The secret storage's change event restarts the server with the key in its environment.
-  void vscode.window.showInformationMessage("Complex Edit: the Gemini API key is stored; the server restarts with it.");
+  await restartForKey(ctx);
+  void vscode.window.showInformationMessage("Complex Edit: the Gemini API key is stored; the server now uses it.");
+}
+
+/** A new process is the only way to change the server's environment. */
+async function restartForKey(ctx: CommandContext): Promise<void> {
+  await ctx.server.keyChanged();
 }
 
 export async function clearApiKey(ctx: CommandContext): Promise<void> {
   await ctx.secrets.delete(API_KEY_SECRET);
+  await restartForKey(ctx);
   void vscode.window.showInformationMessage(
     "Complex Edit: the stored API key is removed; the server now uses GEMINI_API_KEY or GOOGLE_API_KEY from the environment.",
   );

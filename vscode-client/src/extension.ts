@@ -12,7 +12,7 @@ import {
 } from "./commands";
 import { LaunchError } from "./core/launch";
 import { InstructionHistory } from "./instruction";
-import { PreviewManager } from "./preview";
+import { DiffDocuments, PreviewManager } from "./preview";
 import { ComplexEditServer } from "./server";
 import { registerTool } from "./tools";
 
@@ -23,11 +23,13 @@ export function activate(context: vscode.ExtensionContext): void {
   const traceOutput = vscode.window.createOutputChannel("Complex Edit Trace");
   server = new ComplexEditServer(context.secrets, output, traceOutput);
   const preview = new PreviewManager();
+  const diffs = new DiffDocuments();
   const ctx: CommandContext = {
     server,
     history: new InstructionHistory(context.globalState),
     secrets: context.secrets,
     preview,
+    diffs,
   };
   const command = (id: string, run: (...args: unknown[]) => unknown): vscode.Disposable =>
     vscode.commands.registerCommand(id, run);
@@ -36,6 +38,7 @@ export function activate(context: vscode.ExtensionContext): void {
     traceOutput,
     server,
     preview,
+    diffs,
     command("complexEdit.editWithInstruction", () => editWithInstruction(ctx)),
     command("complexEdit.preview", () => previewEdit(ctx)),
     command("complexEdit.applyPreview", (uri) => preview.apply(uri instanceof vscode.Uri ? uri : undefined)),

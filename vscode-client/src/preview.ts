@@ -135,3 +135,33 @@ export class PreviewManager implements vscode.TextDocumentContentProvider, vscod
     this.previews.clear();
   }
 }
+
+export const DIFF_SCHEME = "complex-edit-diff";
+
+/** Read-only documents holding an edit's unified diff ("Show Diff"); nothing to save on close. */
+export class DiffDocuments implements vscode.TextDocumentContentProvider, vscode.Disposable {
+  private readonly diffs = new Map<string, string>();
+  private counter = 0;
+  private readonly registration: vscode.Disposable;
+
+  constructor() {
+    this.registration = vscode.workspace.registerTextDocumentContentProvider(DIFF_SCHEME, this);
+  }
+
+  provideTextDocumentContent(uri: vscode.Uri): string {
+    return this.diffs.get(uri.toString()) ?? "";
+  }
+
+  async show(diff: string, name: string): Promise<void> {
+    const uri = vscode.Uri.from({ scheme: DIFF_SCHEME, path: `/${name}.diff`, query: `id=${++this.counter}` });
+    this.diffs.set(uri.toString(), diff);
+    const document = await vscode.workspace.openTextDocument(uri);
+    await vscode.languages.setTextDocumentLanguage(document, "diff");
+    await vscode.window.showTextDocument(document, { preview: true, viewColumn: vscode.ViewColumn.Beside });
+  }
+
+  dispose(): void {
+    this.registration.dispose();
+    this.diffs.clear();
+  }
+}

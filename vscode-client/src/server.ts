@@ -11,7 +11,7 @@ import {
   ResponseError,
   State,
 } from "vscode-languageclient";
-import { LanguageClient, type ServerOptions, TransportKind } from "vscode-languageclient/node";
+import { LanguageClient, type ServerOptions } from "vscode-languageclient/node";
 import { type ArgumentInput, buildArguments } from "./core/arguments";
 import { type Launch, LaunchError, findOnPath, resolveLaunch, serverEnvironment } from "./core/launch";
 import { COMMAND, type EditResult, INVALID_PARAMS, asEditResult } from "./core/protocol";
@@ -60,6 +60,9 @@ export class ComplexEditServer implements vscode.Disposable {
   private starting: Promise<LanguageClient> | undefined;
   private readonly disposables: vscode.Disposable[] = [];
   private readonly running = new Set<vscode.CancellationTokenSource>();
+  /** The stored key the running server was given (undefined: none, it uses the environment). */
+  private keyInUse: string | undefined;
+  private keyCheck: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly secrets: vscode.SecretStorage,
@@ -75,17 +78,45 @@ export class ComplexEditServer implements vscode.Disposable {
       }),
       secrets.onDidChange((event) => {
         if (event.key === API_KEY_SECRET) {
-          this.output.appendLine("[client] the stored API key changed: restarting the server");
-          void this.restart().catch(() => undefined);
+          void this.keyChanged();
         }
       }),
     );
   }
 
+  /**
+   * Restarts the server when the stored key differs from the one it was given: after the
+   * Set/Clear commands, or a key set in another window. Checks run one after another, so the
+   * command and the secret storage's change event cause one restart, not two.
+   */
+  keyChanged(): Promise<void> {
+    this.keyCheck = this.keyCheck.then(async () => {
+      await this.starting?.catch(() => undefined);
+      if (this.client === undefined || (await this.secrets.get(API_KEY_SECRET)) === this.keyInUse) {
+        return;
+      }
+      this.output.appendLine("[client] the stored API key changed: restarting the server");
+      await this.restart().catch((error: unknown) => {
+        this.output.appendLine(`[client] the server did not restart: ${String(error)}`);
+      });
+    });
+    return this.keyCheck;
+  }
+
   /** The running client, starting the server first if needed. Throws LaunchError or the start error. */
   async ensureStarted(): Promise<LanguageClient> {
-    if (this.client !== undefined && this.client.state === State.Running) {
-      return this.client;
+    const client = this.client;
+    if (client !== undefined && client.state === State.Running) {
+      return client;
+    }
+    if (client !== undefined && client.state === State.Starting && this.starting === undefined) {
+      // The library is restarting it after a crash: wait for that start.
+      try {
+        await client.start();
+        return client;
+      } catch {
+        // start a fresh one below
+      }
     }
     this.starting ??= this.start().finally(() => {
       this.starting = undefined;
@@ -96,15 +127,25 @@ export class ComplexEditServer implements vscode.Disposable {
   private async launch(): Promise<Launch> {
     const settings = launchSettings();
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-    const interpreter = await pythonInterpreter();
-    const launch = resolveLaunch({
+    const input = {
       configuredPath: settings.path,
       logLevel: settings.logLevel,
       workspaceFolder: folder,
       home: os.homedir(),
-      findOnPath: (name) => findOnPath(name, process.env.PATH, isExecutable, process.platform, process.env.PATHEXT),
-      interpreter,
-    });
+      findOnPath: (name: string) => findOnPath(name, process.env.PATH, isExecutable, process.platform, process.env.PATHEXT),
+    };
+    let launch: Launch;
+    try {
+      launch = resolveLaunch(input);
+    } catch (error) {
+      // Not on PATH: ask for the selected Python interpreter only now (it may activate the
+      // Python extension).
+      const interpreter = error instanceof LaunchError ? await pythonInterpreter() : undefined;
+      if (interpreter === undefined) {
+        throw error;
+      }
+      launch = resolveLaunch({ ...input, interpreter });
+    }
     if (launch.source === "setting" && !isExecutable(launch.command)) {
       throw new LaunchError(
         `complexEdit.server.path is '${settings.path ?? ""}', but ${launch.command} is not an executable file.`,
@@ -117,6 +158,7 @@ export class ComplexEditServer implements vscode.Disposable {
     await this.stopClient();
     const launch = await this.launch();
     const apiKey = await this.secrets.get(API_KEY_SECRET);
+    this.keyInUse = apiKey;
     this.output.appendLine(
       `[client] starting ${launch.command} ${launch.args.join(" ")} (from ${launch.source}; API key from ${
         apiKey !== undefined ? "VS Code's secret storage" : "the environment"
@@ -125,7 +167,7 @@ export class ComplexEditServer implements vscode.Disposable {
     const serverOptions: ServerOptions = {
       command: launch.command,
       args: launch.args,
-      transport: TransportKind.stdio,
+      // No `transport`: with TransportKind.stdio the library would append `--stdio`.
       options: {
         env: serverEnvironment(process.env, apiKey),
         cwd: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath,

@@ -35,7 +35,7 @@ const REASON_TEXT: Record<string, string> = {
   blocked: "the model refused the content",
   document_changed: "the document changed meanwhile",
   client_rejected: "VS Code did not apply the edit",
-  cancelled: "cancelled",
+  cancelled: "the edit was cancelled",
   busy: "another edit is running on this document",
   invalid_request: "invalid request",
   too_large: "the document is too large",

@@ -1,0 +1,263 @@
+// Drives code-server in Debian's chromium: opens greet.py, runs "Complex Edit: Edit with
+// Instruction…" from the command palette, types the instruction, waits for the progress to end,
+// saves, and checks the file on disk. Configured by run.sh through E2E_* variables.
+import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { createRequire } from "node:module";
+
+const env = (name) => {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set (run e2e/run.sh)`);
+  return value;
+};
+const require = createRequire(`${env("E2E_CACHE")}/`);
+const { chromium } = require("playwright-core");
+
+const url = env("E2E_URL");
+const file = env("E2E_FILE");
+const expected = readFileSync(env("E2E_EXPECTED"), "utf8");
+const expectedAfterPreview = readFileSync(env("E2E_EXPECTED_PREVIEW"), "utf8");
+const expectedAfterTool = readFileSync(env("E2E_EXPECTED_TOOL"), "utf8");
+const toolResultFile = env("E2E_TOOL_RESULT");
+const userData = env("E2E_USER_DATA");
+const workspace = env("E2E_WORKSPACE");
+const STORED_KEY = "stored-key-4b1d9c";
+const screenshot = env("E2E_SCREENSHOT");
+const previewScreenshot = screenshot.replace(/\.png$/, "-preview.png");
+const confirmScreenshot = screenshot.replace(/\.png$/, "-tool-confirm.png");
+const INSTRUCTION = "use an f-string in greet";
+const PREVIEW_INSTRUCTION = "rename greet to welcome";
+const CANCEL_INSTRUCTION = "make the greeting louder";
+const started = Date.now();
+const log = (message) => console.log(`   [${((Date.now() - started) / 1000).toFixed(1)}s] ${message}`);
+
+const QUICK_INPUT = ".quick-input-widget input";
+
+/** Every file under `dir` (logs, settings) whose text contains `needle`. */
+function filesContaining(dir, needle) {
+  const found = [];
+  for (const entry of readdirSync(dir)) {
+    const path = join(dir, entry);
+    const stat = statSync(path);
+    if (stat.isDirectory()) found.push(...filesContaining(path, needle));
+    else if (stat.isFile() && stat.size < 5_000_000 && readFileSync(path).includes(needle)) found.push(path);
+  }
+  return found;
+}
+
+async function waitForFile(predicate, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  let text = "";
+  while (Date.now() < deadline) {
+    text = readFileSync(file, "utf8");
+    if (predicate(text)) return text;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return text;
+}
+
+const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/** Opens the command palette and runs the command whose label is exactly `label`. */
+async function runCommand(page, label) {
+  await page.keyboard.press("F1");
+  await page.waitForSelector(QUICK_INPUT, { state: "visible" });
+  await page.fill(QUICK_INPUT, `>${label}`);
+  const row = page
+    .locator(".quick-input-list .monaco-list-row")
+    .filter({ has: page.locator(".label-name", { hasText: new RegExp(`^${escape(label)}$`) }) })
+    .first();
+  await row.waitFor({ state: "visible", timeout: 15000 });
+  await row.click();
+}
+
+const browser = await chromium.launch({
+  executablePath: "/usr/bin/chromium",
+  args: [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+  ],
+});
+const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+page.on("pageerror", (error) => console.log(`   page error: ${error.message}`));
+let failed = true;
+try {
+  await page.goto(url);
+  await page.waitForSelector(".monaco-workbench", { timeout: 60000 });
+  await page.waitForSelector(".explorer-folders-view, .explorer-viewlet", { timeout: 60000 }).catch(() => undefined);
+  log("workbench loaded");
+  // Headless pages get keyboard focus only after a click.
+  await page.mouse.click(640, 400);
+
+  // Open greet.py through Quick Open.
+  await page.keyboard.press("Control+P");
+  await page.waitForSelector(QUICK_INPUT, { state: "visible" });
+  await page.fill(QUICK_INPUT, "greet.py");
+  await page.locator(".quick-input-list .monaco-list-row", { hasText: "greet.py" }).first().waitFor({ timeout: 30000 });
+  await page.press(QUICK_INPUT, "Enter");
+  const editor = page.locator(".monaco-editor .view-lines", { hasText: "Hello" }).first();
+  await editor.waitFor({ timeout: 30000 });
+  await editor.click();
+  log("greet.py open");
+
+  // The extension activates on startup; wait until its command is in the palette.
+  await runCommand(page, "Complex Edit: Edit with Instruction…");
+  await page.locator(".quick-input-widget", { hasText: "Complex Edit: Edit with Instruction" }).waitFor({ timeout: 15000 });
+  await page.fill(QUICK_INPUT, INSTRUCTION);
+  await page.locator(".quick-input-list .monaco-list-row", { hasText: INSTRUCTION }).first().waitFor({ timeout: 5000 });
+  await page.press(QUICK_INPUT, "Enter");
+  log("instruction sent");
+
+  // The server's progress: a cancellable notification while the (delayed) model answers.
+  const progress = page.locator(".notification-toast", { hasText: "Complex Edit" }).first();
+  await progress.waitFor({ timeout: 20000 });
+  const progressText = (await progress.innerText()).replace(/\s+/g, " ");
+  log(`progress notification: ${progressText}`);
+  const cancellable = (await progress.locator("a.monaco-button, .monaco-button", { hasText: "Cancel" }).count()) > 0
+    || (await progress.locator("[aria-label*='Cancel']").count()) > 0;
+  if (!cancellable) throw new Error(`the progress notification has no Cancel button: ${progressText}`);
+  // complexEdit.maxTurns (3) reaches the server through workspace/configuration.
+  await progress.filter({ hasText: "Turn 1/3" }).waitFor({ timeout: 10000 });
+  log(`progress report: ${(await progress.innerText()).replace(/\s+/g, " ")}`);
+
+  // The result: the summary notification, and the edit in the editor.
+  const summary = page.locator(".notification-toast", { hasText: "switched to an f-string" }).first();
+  await summary.waitFor({ timeout: 60000 });
+  log(`summary: ${(await summary.innerText()).replace(/\s+/g, " ")}`);
+  await page.locator(".monaco-editor .view-lines", { hasText: "f'Hello, {name}!'" }).first().waitFor({ timeout: 10000 });
+  // "Show Diff" opens the edit's unified diff as a read-only document.
+  await summary.locator(".monaco-button", { hasText: /^Show Diff$/ }).click();
+  await page.locator(".tab.active", { hasText: "greet.py.diff" }).first().waitFor({ timeout: 10000 });
+  await page.locator(".monaco-editor .view-lines", { hasText: "+    return f'Hello, {name}!'" }).first().waitFor({ timeout: 10000 });
+  await runCommand(page, "View: Close Editor");
+  await page.locator(".tab", { hasText: "greet.py.diff" }).first().waitFor({ state: "detached", timeout: 10000 });
+  log("Show Diff opened the unified diff");
+
+  // Save and check the file on disk.
+  await editor.click();
+  await runCommand(page, "File: Save");
+  const saved = await waitForFile((text) => text === expected, 15000);
+  if (saved !== expected) {
+    throw new Error(`the saved file is not the expected text:\n--- saved\n${saved}\n--- expected\n${expected}`);
+  }
+  log("saved file matches the expected text");
+
+  // "Complex Edit: Preview…": the proposal opens in the diff view; Apply applies it.
+  await editor.click();
+  await runCommand(page, "Complex Edit: Preview…");
+  await page.locator(".quick-input-widget", { hasText: "Complex Edit: Preview" }).waitFor({ timeout: 15000 });
+  await page.fill(QUICK_INPUT, PREVIEW_INSTRUCTION);
+  await page.locator(".quick-input-list .monaco-list-row", { hasText: PREVIEW_INSTRUCTION }).first().waitFor({ timeout: 5000 });
+  await page.press(QUICK_INPUT, "Enter");
+  await page.locator(".tab", { hasText: "Complex Edit proposal" }).first().waitFor({ timeout: 60000 });
+  const proposal = page.locator(".notification-toast", { hasText: "renamed greet to welcome" }).first();
+  await proposal.waitFor({ timeout: 15000 });
+  await page.locator(".editor-instance .monaco-diff-editor .modified .view-lines", { hasText: "def welcome(name)" }).first().waitFor({ timeout: 10000 });
+  log("the proposal is open in the diff view");
+  await page.screenshot({ path: previewScreenshot });
+  if (readFileSync(file, "utf8") !== expected) throw new Error("the preview changed the file before Apply");
+  await proposal.locator(".monaco-button", { hasText: /^Apply$/ }).click();
+  await page.locator(".tab", { hasText: "Complex Edit proposal" }).first().waitFor({ state: "detached", timeout: 15000 });
+  await page.locator(".monaco-editor .view-lines", { hasText: "print(welcome('world'))" }).first().waitFor({ timeout: 10000 });
+  await editor.click();
+  await runCommand(page, "File: Save");
+  const savedAfterPreview = await waitForFile((text) => text === expectedAfterPreview, 15000);
+  if (savedAfterPreview !== expectedAfterPreview) {
+    throw new Error(`after Apply, the saved file is not the expected text:\n--- saved\n${savedAfterPreview}\n--- expected\n${expectedAfterPreview}`);
+  }
+  log("applied proposal saved as expected");
+
+  // The language-model tool, called through VS Code's tool service as an outer agent would:
+  // a confirmation names the file and the instruction; the tool edits, saves and returns the diff.
+  await runCommand(page, "Complex Edit E2E: Invoke the Complex Edit Tool");
+  const dialog = page.locator(".monaco-dialog-box", { hasText: "Edit this file with Complex Edit?" });
+  await dialog.waitFor({ timeout: 15000 });
+  const dialogText = (await dialog.innerText()).replace(/\s+/g, " ");
+  log(`tool confirmation: ${dialogText}`);
+  for (const needed of ["greet.py", "lines 1–2", "add a docstring to welcome"]) {
+    if (!dialogText.includes(needed)) throw new Error(`the tool's confirmation does not name '${needed}': ${dialogText}`);
+  }
+  await page.screenshot({ path: confirmScreenshot });
+  await dialog.locator(".monaco-button", { hasText: /^Yes$/ }).click();
+  const deadline = Date.now() + 60000;
+  while (!existsSync(toolResultFile) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+  if (!existsSync(toolResultFile)) throw new Error("the tool invocation did not finish");
+  const toolResult = JSON.parse(readFileSync(toolResultFile, "utf8"));
+  if (toolResult.error !== undefined || !toolResult.listed) throw new Error(`the tool call failed: ${JSON.stringify(toolResult)}`);
+  for (const needed of ["Edited greet.py: the change was applied and the file saved.", "Summary: added a docstring to welcome", "```diff", '+    """Return a greeting for name."""']) {
+    if (!toolResult.text.includes(needed)) throw new Error(`the tool result lacks '${needed}':\n${toolResult.text}`);
+  }
+  log(`tool result: ${toolResult.text.split("\n")[0]}`);
+  const savedByTool = await waitForFile((text) => text === expectedAfterTool, 15000);
+  if (savedByTool !== expectedAfterTool) {
+    throw new Error(`after the tool, the file is not the expected text:\n--- saved\n${savedByTool}\n--- expected\n${expectedAfterTool}`);
+  }
+  await page.locator(".monaco-editor .view-lines", { hasText: "Return a greeting for name." }).first().waitFor({ timeout: 10000 });
+  log("the tool's edit is saved and shown in the editor");
+
+  // Cancel from the progress notification: the server stops, answers RequestCancelled, applies nothing.
+  await editor.click();
+  await runCommand(page, "Complex Edit: Edit with Instruction…");
+  await page.locator(".quick-input-widget", { hasText: "Complex Edit: Edit with Instruction" }).waitFor({ timeout: 15000 });
+  await page.fill(QUICK_INPUT, CANCEL_INSTRUCTION);
+  await page.locator(".quick-input-list .monaco-list-row", { hasText: CANCEL_INSTRUCTION }).first().waitFor({ timeout: 5000 });
+  await page.press(QUICK_INPUT, "Enter");
+  const running = page
+    .locator(".notification-toast", { hasText: "Turn 1/3" })
+    .filter({ has: page.locator(".monaco-button", { hasText: /^Cancel$/ }) })
+    .first();
+  await running.waitFor({ timeout: 20000 });
+  await running.locator(".monaco-button", { hasText: /^Cancel$/ }).click();
+  await page.locator(".notification-toast", { hasText: "cancelled; nothing was applied" }).first().waitFor({ timeout: 20000 });
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  if (readFileSync(file, "utf8") !== expectedAfterTool) throw new Error("the cancelled edit changed the file");
+  if (!(await page.locator(".tab.active", { hasText: "greet.py" }).first().isVisible()) ||
+      (await page.locator(".tab.dirty", { hasText: "greet.py" }).count()) > 0) {
+    throw new Error("the cancelled edit left the editor dirty");
+  }
+  log("cancelled from the progress notification; nothing applied");
+
+  // "Set Gemini API Key": stored in secret storage, given to a restarted server, never logged.
+  await runCommand(page, "Complex Edit: Set Gemini API Key");
+  await page.locator(".quick-input-widget", { hasText: "Set Gemini API Key" }).waitFor({ timeout: 15000 });
+  await page.fill(QUICK_INPUT, STORED_KEY);
+  await page.press(QUICK_INPUT, "Enter");
+  await page.locator(".notification-toast", { hasText: "the Gemini API key is stored" }).first().waitFor({ timeout: 30000 });
+  await editor.click();
+  await runCommand(page, "Complex Edit: Edit with Instruction…");
+  await page.locator(".quick-input-widget", { hasText: "Complex Edit: Edit with Instruction" }).waitFor({ timeout: 15000 });
+  await page.fill(QUICK_INPUT, CANCEL_INSTRUCTION);
+  await page.locator(".quick-input-list .monaco-list-row", { hasText: CANCEL_INSTRUCTION }).first().waitFor({ timeout: 5000 });
+  await page.press(QUICK_INPUT, "Enter");
+  await page.locator(".notification-toast", { hasText: "made the greeting louder" }).first().waitFor({ timeout: 60000 });
+  await page.locator(".monaco-editor .view-lines", { hasText: "HELLO" }).first().waitFor({ timeout: 10000 });
+  await editor.click();
+  await runCommand(page, "File: Save");
+  await waitForFile((text) => text.includes("HELLO"), 15000);
+  log("edit with the stored key applied");
+
+  const requests = readFileSync(env("E2E_REQUESTS"), "utf8").trim().split("\n").filter(Boolean).map((line) => JSON.parse(line));
+  if (requests.length !== 5) throw new Error(`expected five model requests, the emulator saw ${requests.length}`);
+  const keys = requests.map((request) => request.headers["x-goog-api-key"]);
+  if (JSON.stringify(keys) !== JSON.stringify(["test-key", "test-key", "test-key", "test-key", STORED_KEY])) {
+    throw new Error(`unexpected API keys on the model requests: ${JSON.stringify(keys)}`);
+  }
+  const temperatures = requests.map((request) => request.body?.generationConfig?.temperature);
+  if (temperatures.some((t) => t !== 0.25)) throw new Error(`complexEdit.temperature did not reach the model requests: ${JSON.stringify(temperatures)}`);
+  log("five model requests: the environment's key, then the stored key; complexEdit.temperature on all");
+  await page.waitForTimeout(1000); // let the output channel's log file flush
+  const leaks = [...filesContaining(userData, STORED_KEY), ...filesContaining(workspace, STORED_KEY)];
+  if (leaks.length > 0) throw new Error(`the stored key appears in files: ${leaks.join(", ")}`);
+  log("the stored key is in no log, settings or workspace file");
+  failed = false;
+} finally {
+  await page.screenshot({ path: screenshot }).catch((error) => console.log(`   screenshot failed: ${error}`));
+  console.log(`   screenshot: ${screenshot}${failed ? " (failure)" : ""}`);
+  await browser.close();
+}
+console.log("vscode e2e: 5 passed, 0 failed");

@@ -1,0 +1,71 @@
+import { describe, expect, it } from "vitest";
+import { REASONS } from "../../src/core/protocol";
+import { counts, reasonText, renderRequestError, renderResult, renderToolResult } from "../../src/core/render";
+
+const diff = "--- a.py\n+++ a.py\n@@ -1 +1 @@\n-a\n+b\n";
+
+describe("renderResult", () => {
+  it("shows the summary and the counts on success, offering the diff", () => {
+    const notice = renderResult({ success: true, applied: true, message: "renamed foo", diff, turns: 2, toolCalls: 1 });
+    expect(notice).toEqual({ severity: "info", text: "Complex Edit: renamed foo (2 turns, 1 tool call)", actions: ["Show Diff"] });
+  });
+
+  it("flattens a multi-line summary", () => {
+    expect(renderResult({ success: true, message: "one\n  two" }).text).toBe("Complex Edit: one two");
+  });
+
+  it("shows the error with its reason on failure", () => {
+    const notice = renderResult({ success: false, reason: "max_turns", error: "Reached 8 turns.", turns: 8, toolCalls: 9 });
+    expect(notice.severity).toBe("error");
+    expect(notice.text).toBe("Complex Edit failed — the turn limit was reached: Reached 8 turns. (8 turns, 9 tool calls)");
+    expect(notice.actions).toEqual(["Try Again", "Show Log"]);
+  });
+
+  it("offers the key command for auth and config failures", () => {
+    expect(renderResult({ success: false, reason: "auth", error: "bad key" }).actions).toContain("Set API Key");
+    expect(renderResult({ success: false, reason: "config", error: "no key" }).actions).toContain("Set API Key");
+  });
+
+  it("has a text for every contract reason, and passes unknown ones through", () => {
+    for (const reason of REASONS) {
+      expect(reasonText(reason)).not.toBe(reason);
+    }
+    expect(reasonText("new_reason")).toBe("new_reason");
+  });
+
+  it("counts nothing when the server sent no counts", () => {
+    expect(counts({ success: true })).toBe("");
+  });
+});
+
+describe("renderRequestError", () => {
+  it("reports a cancelled request as cancelled", () => {
+    const error = Object.assign(new Error("The complex edit was cancelled."), { code: -32800 });
+    expect(renderRequestError(error)).toMatchObject({ severity: "info", text: "Complex Edit: cancelled; nothing was applied." });
+  });
+  it("reports invalid params with the server's message", () => {
+    const error = Object.assign(new Error("The document x is not open"), { code: -32602 });
+    expect(renderRequestError(error).text).toBe("Complex Edit: the server refused the request: The document x is not open");
+  });
+});
+
+describe("renderToolResult", () => {
+  it("says what was applied and gives the diff", () => {
+    const out = renderToolResult({ success: true, applied: true, message: "done it", diff, turns: 1, toolCalls: 2 }, "src/a.py", { saved: true });
+    expect(out).toContain("Edited src/a.py: the change was applied and the file saved.");
+    expect(out).toContain("Summary: done it");
+    expect(out).toContain("Sub-agent: 1 turn, 2 tool calls.");
+    expect(out).toContain("```diff\n--- a.py\n+++ a.py\n@@ -1 +1 @@\n-a\n+b\n```");
+  });
+  it("marks a dry run as not applied", () => {
+    expect(renderToolResult({ success: true, diff }, "a.py", { dryRun: true })).toContain("NOT applied");
+  });
+  it("says an unsaved edit is unsaved", () => {
+    expect(renderToolResult({ success: true, applied: true, diff }, "a.py")).toContain("not saved yet");
+  });
+  it("gives the reason and says nothing was applied on failure", () => {
+    const out = renderToolResult({ success: false, reason: "task_failed", error: "no such function" }, "a.py");
+    expect(out).toContain("The edit of a.py failed (task_failed): no such function");
+    expect(out).toContain("Nothing was applied.");
+  });
+});
