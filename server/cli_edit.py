@@ -21,7 +21,7 @@ from typing import Any, TextIO
 from server.events import SessionEvent, SessionFinished, describe
 from server.file_edit import EditRefused, edit_file, make_provider
 from server.outcome import Reason
-from server.providers.gemini import scrub
+from server.providers.select import scrub
 from server.result import EditResult
 from server.session import LineRange
 from server.settings import Settings, SettingsError

@@ -16,7 +16,7 @@ from server.events import EventSink, SessionEvent
 from server.files import FileChanged, FileRefused, check_writable, read_text_file, write_atomic
 from server.outcome import Reason
 from server.providers.base import Provider
-from server.providers.gemini import GeminiProvider
+from server.providers.select import ProviderHub
 from server.result import EditResult
 from server.session import EditRequest, LineRange, run_session
 from server.settings import Settings
@@ -121,12 +121,8 @@ async def edit_file(
 
 
 def make_provider(settings: Settings, env: Mapping[str, str]) -> Provider:
-    """The model provider the settings name; raises EditRefused('config') when unavailable."""
-    if settings.provider != "gemini":
-        raise EditRefused(
-            "config", f"The provider {settings.provider!r} is not available; use 'gemini'."
-        )
-    return GeminiProvider(env)
+    """The provider hub; it opens the provider `settings.provider` names, per run."""
+    return ProviderHub(env)
 
 
 def _check_prompt(prompt: str, settings: Settings) -> None:

@@ -27,7 +27,7 @@ from server.command import CommandEnv, perform
 from server.documents import DocumentStore
 from server.events import SessionEvent, SessionFinished, describe
 from server.lsp_editor import LspEditor
-from server.providers.gemini import GeminiProvider, scrub
+from server.providers.select import ProviderHub, scrub
 from server.result import EditResult
 from server.settings import Settings, SettingsError
 
@@ -96,7 +96,7 @@ class ComplexEditServer(LanguageServer):
         )
         self.env = env
         self.documents = DocumentStore()
-        self.provider = GeminiProvider(env)
+        self.provider = ProviderHub(env)
         self.init_options: Mapping[str, Any] | None = None
         self.pushed_settings: Mapping[str, Any] | None = None
         self.running: dict[str, asyncio.Task[EditResult]] = {}

@@ -24,7 +24,7 @@ from server import __version__
 from server.events import SessionEvent, describe
 from server.file_edit import EditRefused, edit_file, make_provider
 from server.providers.base import Provider
-from server.providers.gemini import scrub
+from server.providers.select import scrub
 from server.result import EditResult
 from server.roots import PathRefused, Roots
 from server.session import LineRange

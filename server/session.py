@@ -173,12 +173,22 @@ class _Loop:
                     Toolbox.summarize_call(call.name, call.args),
                 )
             )
-            outcome = self.toolbox.execute(call.name, call.args)
+            outcome = self._run_call(call)
             self.on_event(
                 ToolFinished(self.turns, self.max_turns, call.name, outcome.ok, outcome.summary)
             )
             outcomes.append((call, outcome))
         return _settle_completion(outcomes)
+
+    def _run_call(self, call: ToolCall) -> ToolOutcome:
+        if call.args_error is not None:
+            return ToolOutcome(
+                name=call.name,
+                ok=False,
+                response={"error": call.args_error},
+                summary=f"{call.name}: error: unreadable arguments",
+            )
+        return self.toolbox.execute(call.name, call.args)
 
 
 def _settle_completion(

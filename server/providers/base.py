@@ -6,20 +6,26 @@ format (model turns appended unchanged), sends it, and turns each reply into too
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from edit_tools.registry import ToolDeclaration
 from server.outcome import Usage
-from server.settings import Settings
+from server.settings import DEFAULT_MODEL, Settings
 
 
 @dataclass(frozen=True)
 class ToolCall:
+    """One call as the model sent it. `args_error` set means the adapter could not read the
+    arguments (e.g. malformed JSON): the call fails with that message, which goes back to the
+    model, and nothing runs."""
+
     name: str
     args: dict[str, Any]
     id: str | None = None
+    args_error: str | None = None
 
 
 @dataclass(frozen=True)
@@ -27,6 +33,14 @@ class ToolResult:
     call: ToolCall
     ok: bool
     response: dict[str, Any]
+
+    @property
+    def text(self) -> str:
+        """The response as one string, for APIs whose tool results are text."""
+        value = self.response.get("result" if self.ok else "error")
+        if isinstance(value, str):
+            return value
+        return json.dumps(self.response, ensure_ascii=False)
 
 
 @dataclass(frozen=True)
@@ -65,3 +79,11 @@ class Provider(Protocol):
         """Start a conversation. Raises `RunError('config', …)` before any request when the
         provider cannot be used (no API key, unknown provider)."""
         ...
+
+
+def effective_model(settings: Settings, provider_default: str) -> str:
+    """The `model` setting, or the provider's own default when the setting was left at the
+    built-in (Gemini) default."""
+    if "model" not in settings.model_fields_set and settings.model == DEFAULT_MODEL:
+        return provider_default
+    return settings.model

@@ -6,23 +6,27 @@ by the provider object for the life of the process.
 
 from __future__ import annotations
 
-import asyncio
 import os
-import random
 import re
-import time
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from server.outcome import RunError, Usage
 from server.providers.base import ConversationRequest, ModelTurn, ToolCall, ToolResult
+from server.providers.retry import (
+    RETRYABLE_STATUS,
+    Retry,
+    RetryBudget,
+    redact,
+    secret_values,
+    transport_failure,
+)
 
 if TYPE_CHECKING:
     from google import genai
     from google.genai import types
 
 KEY_VARIABLES = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
-RETRYABLE_STATUS = frozenset({408, 429, 500, 502, 503, 504})
 BLOCKED_FINISH = frozenset(
     {
         "SAFETY",
@@ -41,17 +45,6 @@ RETRY_IN_TURN_FINISH = frozenset(
     {"MALFORMED_FUNCTION_CALL", "UNEXPECTED_TOOL_CALL", "MALFORMED_RESPONSE", "TOO_MANY_TOOL_CALLS"}
 )
 OK_FINISH = frozenset({"STOP", "FINISH_REASON_UNSPECIFIED", ""})
-TRANSIENT_ERROR_NAMES = frozenset(
-    {
-        "TransportError",
-        "TimeoutException",
-        "NetworkError",
-        "ProtocolError",
-        "ClientConnectionError",
-        "ClientPayloadError",
-        "ServerDisconnectedError",
-    }
-)
 
 
 def api_key_configured(env: Mapping[str, str]) -> bool:
@@ -69,14 +62,13 @@ def _api_key(env: Mapping[str, str]) -> str | None:
 
 
 def secrets(env: Mapping[str, str]) -> list[str]:
-    return [value for name in KEY_VARIABLES if len(value := env.get(name, "")) >= 4]
+    return secret_values(env, KEY_VARIABLES)
 
 
 def scrub(text: str, env: Mapping[str, str]) -> str:
-    """Remove API key values from text meant for users or logs."""
-    for value in secrets(env):
-        text = text.replace(value, "[redacted]")
-    return text
+    """Remove Gemini API key values from text meant for users or logs (front ends: prefer
+    `server.providers.select.scrub`, which knows every provider's variables)."""
+    return redact(text, env, KEY_VARIABLES)
 
 
 class GeminiProvider:
@@ -117,7 +109,7 @@ class GeminiConversation:
         self._client = client
         self._env = env
         self._settings = request.settings
-        self._deadline = time.monotonic() + request.settings.wall_time_seconds
+        self._budget = RetryBudget(request.settings)
         self._history: list[types.Content] = [
             types.Content(role="user", parts=[types.Part(text=request.first_message)])
         ]
@@ -174,66 +166,23 @@ class GeminiConversation:
         )
 
     async def _generate(self) -> types.GenerateContentResponse:
+        return await self._budget.call(
+            lambda: self._client.aio.models.generate_content(
+                model=self._settings.model, contents=self._history, config=self._config
+            ),
+            self._classify,
+        )
+
+    def _classify(self, exc: Exception) -> Retry | RunError:
         from google.genai import errors
 
-        attempt = 0
-        while True:
-            attempt += 1
-            delay: float | None = None
-            try:
-                async with asyncio.timeout(self._settings.request_timeout_seconds + 5):
-                    return await self._client.aio.models.generate_content(
-                        model=self._settings.model, contents=self._history, config=self._config
-                    )
-            except errors.APIError as exc:
-                code = int(exc.code or 0)
-                if code not in RETRYABLE_STATUS:
-                    raise self._map_api_error(exc) from None
-                if code == 429:
-                    delay = _retry_delay(exc.details)
-                failure = self._map_api_error(exc)
-            except Exception as exc:
-                failure = self._transport_failure(exc)
-            await self._wait_before_retry(attempt, delay, failure)
-
-    def _transport_failure(self, exc: Exception) -> RunError:
-        """A retryable failure for timeouts and connection faults; raises for anything else."""
-        if _is_timeout(exc):
-            return RunError(
-                "model_error",
-                "The model did not answer within "
-                f"{self._settings.request_timeout_seconds:g} s (setting requestTimeoutSeconds).",
-            )
-        if _is_transient(exc):
-            return RunError(
-                "model_error", f"Could not reach the model service ({type(exc).__name__})."
-            )
-        raise RunError(
-            "model_error",
-            "The model's response could not be read "
-            f"({type(exc).__name__}: {scrub(str(exc), self._env)[:200]}).",
-        ) from None
-
-    async def _wait_before_retry(
-        self, attempt: int, server_delay: float | None, failure: RunError
-    ) -> None:
-        if attempt > self._settings.max_retries:
-            raise RunError(
-                failure.reason,
-                f"{failure.message} Gave up after {attempt} attempts.",
-            )
-        remaining = self._deadline - time.monotonic()
-        if server_delay is not None and server_delay > remaining:
-            raise RunError(
-                failure.reason,
-                f"{failure.message} The service asked to retry after {server_delay:g} s, "
-                f"beyond the remaining time budget of {max(remaining, 0):.0f} s.",
-            )
-        backoff = min(8.0, 0.5 * 2 ** (attempt - 1)) * (0.5 + random.random() / 2)
-        delay = server_delay if server_delay is not None else backoff
-        if delay >= remaining:
-            raise RunError(failure.reason, f"{failure.message} Out of time for retries.")
-        await asyncio.sleep(delay)
+        if not isinstance(exc, errors.APIError):
+            return transport_failure(exc, self._settings, self._env, KEY_VARIABLES)
+        code = int(exc.code or 0)
+        failure = self._map_api_error(exc)
+        if code not in RETRYABLE_STATUS:
+            return failure
+        return Retry(failure, _retry_delay(exc.details) if code == 429 else None)
 
     def _map_api_error(self, exc: Any) -> RunError:
         code = int(exc.code or 0)
@@ -345,15 +294,3 @@ def _looks_too_large(message: str) -> bool:
         hint in lowered
         for hint in ("token count", "too large", "too long", "exceeds the maximum", "payload size")
     )
-
-
-def _is_timeout(exc: BaseException) -> bool:
-    return isinstance(exc, TimeoutError) or any(
-        "Timeout" in cls.__name__ for cls in type(exc).__mro__
-    )
-
-
-def _is_transient(exc: BaseException) -> bool:
-    if isinstance(exc, ConnectionError | TimeoutError):
-        return True
-    return any(cls.__name__ in TRANSIENT_ERROR_NAMES for cls in type(exc).__mro__)

@@ -609,7 +609,7 @@ def server_environment(base_url: str, extra: Mapping[str, str]) -> dict[str, str
     env = {
         key: value
         for key, value in os.environ.items()
-        if key not in drop and not key.startswith("COMPLEX_EDIT_")
+        if key not in drop and not key.startswith(("COMPLEX_EDIT_", "OPENAI_", "ANTHROPIC_"))
     }
     env.update(
         {

@@ -1,0 +1,273 @@
+"""Anthropic's Messages API through the official `anthropic` SDK: the only module that imports
+`anthropic` (lazily: importing this module does not import the SDK).
+
+The model's turns (thinking blocks and their signatures included) are appended to the history
+unchanged; each turn's tool results go back as one user message of `tool_result` blocks, with
+`is_error` on the failed ones.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, cast
+
+from edit_tools import errors as tool_errors
+from server.outcome import RunError, Usage
+from server.providers.base import (
+    ConversationRequest,
+    ModelTurn,
+    ToolCall,
+    ToolResult,
+    effective_model,
+)
+from server.providers.retry import (
+    RETRYABLE_STATUS,
+    Retry,
+    RetryBudget,
+    redact,
+    retry_after_seconds,
+    sentence,
+    service_host,
+    timeout_failure,
+    transport_failure,
+)
+
+if TYPE_CHECKING:
+    from anthropic import AsyncAnthropic
+    from anthropic.types import Message
+
+KEY_VARIABLES = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
+BASE_URL_VARIABLE = "ANTHROPIC_BASE_URL"
+DEFAULT_MODEL = "claude-sonnet-4-6"
+PLACEHOLDER_KEY = "complex-edit-no-key"
+INSTALL_HINT = "pip install 'complex-edit[anthropic]'"
+DEFAULT_HOST = "api.anthropic.com"
+# The Messages API needs an output budget. 8192 tokens is accepted by every current Claude model
+# (older ones reject more) and holds a set_document of roughly 30 KB.
+MAX_OUTPUT_TOKENS = 8192
+TOO_LARGE_HINTS = ("prompt is too long", "too long", "too large", "context window", "maximum")
+
+
+def _sdk() -> Any:
+    try:
+        import anthropic
+    except ImportError:
+        raise RunError(
+            "config",
+            "The 'anthropic' provider needs the Anthropic SDK, which is not installed: "
+            f"{INSTALL_HINT}",
+        ) from None
+    return anthropic
+
+
+class AnthropicProvider:
+    """Builds conversations; owns the process's SDK clients (one per base URL)."""
+
+    def __init__(self, env: Mapping[str, str] | None = None) -> None:
+        self._env = env if env is not None else os.environ
+        self._clients: dict[tuple[str | None, str, bool], AsyncAnthropic] = {}
+
+    def open(self, request: ConversationRequest) -> AnthropicConversation:
+        base_url = request.settings.base_url or self._env.get(BASE_URL_VARIABLE) or None
+        api_key = self._env.get("ANTHROPIC_API_KEY") or None
+        token = None if api_key else self._env.get("ANTHROPIC_AUTH_TOKEN") or None
+        if api_key is None and token is None and base_url is None:
+            raise RunError(
+                "config",
+                "No Anthropic API key is configured. Set ANTHROPIC_API_KEY in the environment "
+                "of the complex-edit server.",
+            )
+        client = self._client(base_url, token or api_key or PLACEHOLDER_KEY, bearer=bool(token))
+        return AnthropicConversation(
+            client,
+            request,
+            self._env,
+            host=service_host(base_url, DEFAULT_HOST),
+            keyless=api_key is None and token is None,
+        )
+
+    def _client(self, base_url: str | None, secret: str, *, bearer: bool) -> AsyncAnthropic:
+        cache_key = (base_url, secret, bearer)
+        client = self._clients.get(cache_key)
+        if client is None:
+            anthropic = _sdk()
+            credential = {"auth_token": secret} if bearer else {"api_key": secret}
+            client = anthropic.AsyncAnthropic(base_url=base_url, max_retries=0, **credential)
+            self._clients[cache_key] = client
+        return cast("AsyncAnthropic", client)
+
+
+class AnthropicConversation:
+    def __init__(
+        self,
+        client: AsyncAnthropic,
+        request: ConversationRequest,
+        env: Mapping[str, str],
+        *,
+        host: str,
+        keyless: bool,
+    ) -> None:
+        self._client = client
+        self._env = env
+        self._host = host
+        self._keyless = keyless
+        self._settings = request.settings
+        self._model = effective_model(request.settings, DEFAULT_MODEL)
+        self._budget = RetryBudget(request.settings)
+        self._system = request.system_instruction
+        self._messages: list[dict[str, Any]] = [{"role": "user", "content": request.first_message}]
+        self._tools = [
+            {"name": tool.name, "description": tool.description, "input_schema": tool.parameters}
+            for tool in request.tools
+        ]
+
+    async def next_turn(self) -> ModelTurn:
+        message = await self._budget.call(self._send, self._classify)
+        turn, content = _read_message(message)
+        if content is not None:
+            self._messages.append({"role": "assistant", "content": content})
+        return turn
+
+    def add_tool_results(self, results: Sequence[ToolResult]) -> None:
+        blocks: list[dict[str, Any]] = []
+        for result in results:
+            block: dict[str, Any] = {
+                "type": "tool_result",
+                "tool_use_id": result.call.id or "",
+                "content": result.text,
+            }
+            if not result.ok:
+                block["is_error"] = True
+            blocks.append(block)
+        self._messages.append({"role": "user", "content": blocks})
+
+    async def _send(self) -> Message:
+        extra: dict[str, Any] = {}
+        if self._settings.temperature is not None:
+            extra["temperature"] = min(self._settings.temperature, 1.0)
+        message = await self._client.messages.create(
+            model=self._model,
+            max_tokens=MAX_OUTPUT_TOKENS,
+            system=self._system,
+            messages=cast(Any, self._messages),
+            tools=cast(Any, self._tools),
+            tool_choice={"type": "any"},
+            timeout=self._settings.request_timeout_seconds,
+            extra_body=extra or None,
+        )
+        if not hasattr(message, "content"):  # an HTML page or plain text answered 200
+            raise RunError(
+                "model_error",
+                f"The server at {self._host} did not answer with a message "
+                f"(got {type(message).__name__}). Check the 'baseUrl' setting.",
+            )
+        return message
+
+    def _classify(self, exc: Exception) -> Retry | RunError:
+        anthropic = _sdk()
+        if isinstance(exc, anthropic.APIStatusError):
+            failure = self._map_status(exc)
+            if int(exc.status_code) not in RETRYABLE_STATUS:
+                return failure
+            return Retry(failure, retry_after_seconds(exc.response.headers))
+        if isinstance(exc, anthropic.APITimeoutError):
+            return timeout_failure(self._settings)
+        if isinstance(exc, anthropic.APIConnectionError):
+            return Retry(
+                RunError("model_error", f"Could not reach the model service at {self._host}.")
+            )
+        return transport_failure(exc, self._settings, self._env, KEY_VARIABLES)
+
+    def _map_status(self, exc: Any) -> RunError:
+        code = int(exc.status_code)
+        kind = str(getattr(exc, "type", None) or "")
+        detail = redact(_detail(exc), self._env, KEY_VARIABLES)[:300]
+        label = f"{code} {kind}".strip()
+        if code in (401, 403) or kind in ("authentication_error", "permission_error"):
+            hint = (
+                f"No ANTHROPIC_API_KEY is set, and the server at {self._host} needs one."
+                if self._keyless
+                else "Check ANTHROPIC_API_KEY."
+            )
+            return RunError(
+                "auth",
+                f"The server at {self._host} refused the credentials ({label}): "
+                f"{sentence(detail)} {hint}",
+            )
+        if code == 429 or kind == "rate_limit_error":
+            return RunError("quota", f"The Anthropic API rate limit was hit ({label}): {detail}")
+        if code == 413 or kind == "request_too_large":
+            return RunError("too_large", f"The request is too large for the model ({detail}).")
+        if code == 400 and any(hint in detail.lower() for hint in TOO_LARGE_HINTS):
+            return RunError("too_large", f"The request is too large for the model ({detail}).")
+        if code == 404:
+            return RunError(
+                "config",
+                f"The model '{self._model}' was not found at {self._host} ({label}): {detail} "
+                "Check the 'model' and 'baseUrl' settings.",
+            )
+        return RunError("model_error", f"The server at {self._host} answered {label}: {detail}")
+
+
+def _read_message(message: Message) -> tuple[ModelTurn, list[dict[str, Any]] | None]:
+    usage = _usage(message)
+    stop = str(message.stop_reason or "")
+    if stop == "refusal":
+        raise RunError("blocked", "The model refused the request (stop reason refusal).")
+    if stop == "max_tokens":
+        raise RunError(
+            "model_error",
+            "The model's reply was cut off (stop reason max_tokens); nothing was applied. "
+            "Try a smaller instruction or selection.",
+        )
+    if stop == "model_context_window_exceeded":
+        raise RunError(
+            "too_large",
+            "The conversation no longer fits the model's context window "
+            "(stop reason model_context_window_exceeded); nothing was applied.",
+        )
+    blocks = list(message.content or [])
+    calls = [
+        ToolCall(
+            name=str(block.name or ""),
+            args=dict(block.input) if isinstance(block.input, dict) else {},
+            id=block.id,
+            args_error=None
+            if isinstance(block.input, dict)
+            else tool_errors.arguments_not_object(str(block.name), block.input).message,
+        )
+        for block in blocks
+        if block.type == "tool_use"
+    ]
+    if not calls:
+        problem = f"reply without a tool call (stop reason {stop or 'none'})"
+        return ModelTurn(calls=[], usage=usage, problem=problem), None
+    content = [block.to_dict(mode="json") for block in blocks]
+    return ModelTurn(calls=calls, usage=usage), content
+
+
+def _usage(message: Any) -> Usage:
+    usage = getattr(message, "usage", None)
+    if usage is None:
+        return Usage()
+    cached = usage.cache_read_input_tokens or 0
+    written = usage.cache_creation_input_tokens or 0
+    return Usage(
+        input_tokens=(usage.input_tokens or 0) + cached + written,
+        output_tokens=usage.output_tokens or 0,
+        cached_tokens=cached,
+    )
+
+
+def _detail(exc: Any) -> str:
+    message = getattr(exc, "api_message", None)
+    if isinstance(message, str) and message:
+        return message
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict):
+        return json.dumps(body, ensure_ascii=False)
+    if isinstance(body, str) and body:
+        return body
+    return str(getattr(exc, "message", "") or exc)

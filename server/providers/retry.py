@@ -1,0 +1,214 @@
+"""Bounded retries for model requests, shared by every provider adapter.
+
+An adapter sends one request through `RetryBudget.call` with a classifier that turns each
+exception into either a `Retry` (a transient fault: 408, 429, 5xx, timeout, connection) or a
+`RunError` that ends the run at once. Retries are capped by `maxRetries` and by the run's wall-time
+budget; a server-given retry delay is honoured, and one longer than the remaining budget fails fast
+with that delay in the message. The SDKs' own retries are always switched off.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import random
+import time
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import TypeVar
+from urllib.parse import urlsplit
+
+from server.outcome import RunError
+from server.settings import Settings
+
+T = TypeVar("T")
+
+RETRYABLE_STATUS = frozenset({408, 429, 500, 502, 503, 504, 529})
+MAX_BACKOFF_SECONDS = 8.0
+FIRST_BACKOFF_SECONDS = 0.5
+# Slack on top of requestTimeoutSeconds before the request is abandoned from the outside (the
+# SDK's own timeout should fire first).
+HARD_TIMEOUT_SLACK_SECONDS = 5.0
+MIN_SECRET_CHARS = 4
+
+# Exception class names (anywhere in the MRO) that mean "the request did not get through".
+TRANSIENT_ERROR_NAMES = frozenset(
+    {
+        "TransportError",
+        "TimeoutException",
+        "NetworkError",
+        "ProtocolError",
+        "ClientConnectionError",
+        "ClientPayloadError",
+        "ServerDisconnectedError",
+        "APIConnectionError",
+        "APITimeoutError",
+    }
+)
+
+
+@dataclass(frozen=True)
+class Retry:
+    """A transient failure: try again after `delay` seconds (the server's), or after the
+    backoff when `delay` is None. `failure` is what the run ends with if no retry is left."""
+
+    failure: RunError
+    delay: float | None = None
+
+
+Classifier = Callable[[Exception], "Retry | RunError"]
+
+
+def backoff(attempt: int) -> float:
+    """Exponential backoff with jitter: 0.25–0.5 s, 0.5–1 s, … capped at 8 s."""
+    base = min(MAX_BACKOFF_SECONDS, FIRST_BACKOFF_SECONDS * 2.0 ** (attempt - 1))
+    return base * (0.5 + random.random() / 2)
+
+
+class RetryBudget:
+    """The retry allowance of one conversation: `maxRetries` per request, and a deadline
+    `wallTimeSeconds` after the conversation opened."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    ) -> None:
+        self._clock = clock
+        self._sleep = sleep
+        self.max_retries = settings.max_retries
+        self.request_timeout = settings.request_timeout_seconds
+        self.deadline = clock() + settings.wall_time_seconds
+
+    async def call(self, send: Callable[[], Awaitable[T]], classify: Classifier) -> T:
+        """`await send()` until it succeeds, `classify` says the failure is final, or the
+        retries or the time budget run out. Cancellation passes straight through."""
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                async with asyncio.timeout(self.request_timeout + HARD_TIMEOUT_SLACK_SECONDS):
+                    return await send()
+            except RunError:
+                raise
+            except Exception as exc:
+                verdict = classify(exc)
+            if isinstance(verdict, RunError):
+                raise verdict
+            await self.wait(attempt, verdict)
+
+    async def wait(self, attempt: int, retry: Retry) -> None:
+        """Sleep before attempt `attempt + 1`, or raise the failure when none is allowed."""
+        failure = retry.failure
+        if attempt > self.max_retries:
+            tries = "1 attempt" if attempt == 1 else f"{attempt} attempts"
+            raise RunError(failure.reason, f"{failure.message} Gave up after {tries}.")
+        remaining = self.deadline - self._clock()
+        if retry.delay is not None and retry.delay > remaining:
+            raise RunError(
+                failure.reason,
+                f"{failure.message} The service asked to retry after {retry.delay:g} s, "
+                f"beyond the remaining time budget of {max(remaining, 0):.0f} s.",
+            )
+        delay = retry.delay if retry.delay is not None else backoff(attempt)
+        if delay >= remaining:
+            raise RunError(failure.reason, f"{failure.message} Out of time for retries.")
+        await self._sleep(delay)
+
+
+def timeout_failure(settings: Settings) -> Retry:
+    return Retry(
+        RunError(
+            "model_error",
+            "The model did not answer within "
+            f"{settings.request_timeout_seconds:g} s (setting requestTimeoutSeconds).",
+        )
+    )
+
+
+def transport_failure(
+    exc: Exception, settings: Settings, env: Mapping[str, str], key_names: Iterable[str]
+) -> Retry | RunError:
+    """Timeouts and connection faults are retried; anything else (an unreadable response, an
+    SDK surprise) ends the run as `model_error` with the exception named, keys removed."""
+    if is_timeout(exc):
+        return timeout_failure(settings)
+    if is_transient(exc):
+        return Retry(
+            RunError("model_error", f"Could not reach the model service ({type(exc).__name__}).")
+        )
+    return RunError(
+        "model_error",
+        "The model's response could not be read "
+        f"({type(exc).__name__}: {redact(str(exc), env, key_names)[:200]}).",
+    )
+
+
+def is_timeout(exc: BaseException) -> bool:
+    return isinstance(exc, TimeoutError) or any(
+        "Timeout" in cls.__name__ for cls in type(exc).__mro__
+    )
+
+
+def is_transient(exc: BaseException) -> bool:
+    if isinstance(exc, ConnectionError | TimeoutError):
+        return True
+    return any(cls.__name__ in TRANSIENT_ERROR_NAMES for cls in type(exc).__mro__)
+
+
+def retry_after_seconds(
+    headers: Mapping[str, str] | None, *, now: float | None = None
+) -> float | None:
+    """The delay an HTTP error asks for: `retry-after-ms`, or `retry-after` in seconds or as
+    an HTTP date. None when absent or unreadable."""
+    if headers is None:
+        return None
+    raw_ms = headers.get("retry-after-ms")
+    if raw_ms:
+        try:
+            return max(float(raw_ms) / 1000, 0.0)
+        except ValueError:
+            pass
+    raw = headers.get("retry-after")
+    if not raw:
+        return None
+    try:
+        return max(float(raw), 0.0)
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(raw)
+    except (TypeError, ValueError):
+        return None
+    current = time.time() if now is None else now
+    return max(when.timestamp() - current, 0.0)
+
+
+def secret_values(env: Mapping[str, str], names: Iterable[str]) -> list[str]:
+    """The values of the named variables that are long enough to be worth redacting."""
+    return [value for name in names if len(value := env.get(name, "")) >= MIN_SECRET_CHARS]
+
+
+def redact(text: str, env: Mapping[str, str], names: Iterable[str]) -> str:
+    """`text` without the values of the named key variables."""
+    for value in secret_values(env, names):
+        text = text.replace(value, "[redacted]")
+    return text
+
+
+def service_host(base_url: str | None, default: str) -> str:
+    """The service's host and port for messages (never the userinfo or the path of the URL)."""
+    if not base_url:
+        return default
+    parts = urlsplit(base_url)
+    if not parts.hostname:
+        return "the configured baseUrl"
+    return f"{parts.hostname}:{parts.port}" if parts.port else parts.hostname
+
+
+def sentence(text: str) -> str:
+    """`text` ending with a full stop, so that another sentence can follow it."""
+    text = text.strip()
+    return text if not text or text.endswith((".", "!", "?")) else text + "."

@@ -1,0 +1,64 @@
+"""The provider a run uses, chosen by the `provider` setting; and key redaction for all of them.
+
+`ProviderHub` is what front ends hold: it implements the `Provider` protocol, builds each
+provider (and so its SDK clients) on first use, and dispatches every conversation on
+`request.settings.provider`. No SDK is imported until a conversation needs it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+
+from server.outcome import RunError
+from server.providers import anthropic_msgs, gemini, openai_compat
+from server.providers.base import Conversation, ConversationRequest, Provider
+from server.providers.retry import redact
+
+_FACTORIES: Mapping[str, Callable[[Mapping[str, str]], Provider]] = {
+    "gemini": gemini.GeminiProvider,
+    "openai": openai_compat.OpenAIProvider,
+    "anthropic": anthropic_msgs.AnthropicProvider,
+}
+
+# Every variable that may hold a model credential. Text shown to users is scrubbed of all of
+# them, whichever provider is in use.
+KEY_VARIABLES: tuple[str, ...] = (
+    *gemini.KEY_VARIABLES,
+    *openai_compat.KEY_VARIABLES,
+    *anthropic_msgs.KEY_VARIABLES,
+)
+
+
+def scrub(text: str, env: Mapping[str, str]) -> str:
+    """Remove every provider's API key values from text meant for users or logs."""
+    return redact(text, env, KEY_VARIABLES)
+
+
+class ProviderHub:
+    """One provider per kind, built lazily; `open` dispatches on the `provider` setting."""
+
+    def __init__(self, env: Mapping[str, str] | None = None) -> None:
+        self._env = env if env is not None else os.environ
+        self._providers: dict[str, Provider] = {}
+
+    def open(self, request: ConversationRequest) -> Conversation:
+        return self.provider(request.settings.provider).open(request)
+
+    def provider(self, name: str) -> Provider:
+        """The provider called `name`; `RunError('config')` for a name that does not exist."""
+        provider = self._providers.get(name)
+        if provider is None:
+            factory = _FACTORIES.get(name)
+            if factory is None:
+                raise RunError(
+                    "config",
+                    f"Unknown provider {name!r} (setting 'provider'); use one of "
+                    f"{', '.join(_FACTORIES)}.",
+                )
+            provider = factory(self._env)
+            self._providers[name] = provider
+        return provider
+
+    def scrub(self, text: str) -> str:
+        return scrub(text, self._env)
