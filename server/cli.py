@@ -26,6 +26,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     _add_edit_parser(commands)
     _add_mcp_parser(commands)
+    _add_eval_parser(commands)
     return parser
 
 
@@ -101,6 +102,12 @@ def _add_edit_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
         "--quiet", "-q", action="store_true", help="no progress on stderr (errors still are)"
     )
     _add_setting_flags(edit)
+
+
+def _add_eval_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from server.eval.cli import DESCRIPTION, HELP, add_arguments
+
+    add_arguments(commands.add_parser("eval", help=HELP, description=DESCRIPTION))
 
 
 def _add_mcp_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -179,6 +186,10 @@ def main(argv: list[str] | None = None) -> int:
         return _run_edit(args)
     if args.command == "mcp":
         return _run_mcp(args)
+    if args.command == "eval":
+        from server.eval.cli import run as run_eval
+
+        return run_eval(args)
     parser.print_help(sys.stderr)
     return 2
 

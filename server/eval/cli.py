@@ -1,0 +1,305 @@
+"""`complex-edit eval`: run a suite of instructed edits through the session, test each result,
+print the summary table, and write one JSONL record per task.
+
+Exit status: 0 the run completed (with `--replay` or `--fail-under`: and scored high enough),
+1 the score was too low, 2 usage or configuration error, 130/143 interrupted (SIGINT/SIGTERM).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import re
+import signal
+import sys
+import time
+from collections.abc import Coroutine, Mapping, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    from server.eval.runner import EvalOptions
+    from server.eval.suite import Task
+    from server.settings import Settings
+
+T = TypeVar("T")
+
+EXIT_OK = 0
+EXIT_LOW_SCORE = 1
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130  # SIGINT
+EXIT_TERMINATED = 143  # SIGTERM
+RESULTS_DIR = "eval-results"
+REPLAY_MODEL = "replay"
+REPLAY_KEY = "replay-needs-no-key"
+DEFAULT_CONCURRENCY = 4
+DEFAULT_REPLAY_CONCURRENCY = 8
+HELP = "measure how well a model edits through the tools, on a task suite"
+DESCRIPTION = (
+    "Measure how well a model edits through the sub-agent's tools: run a suite of instructed "
+    "edits through the same session code the server uses, test each result in a separate, "
+    "limited Python process, print a summary table and write one JSONL record per task. "
+    "Exit status: 0 done, 1 pass rate below --fail-under (--replay: below 100%), 2 usage or "
+    "configuration error, 130/143 interrupted."
+)
+
+# Settings flags: (flag, setting, type, help).
+_SETTING_FLAGS: tuple[tuple[str, str, type, str], ...] = (
+    ("--model", "model", str, "model name (setting model)"),
+    ("--provider", "provider", str, "model provider (setting provider, default gemini)"),
+    ("--max-turns", "maxTurns", int, "model requests per task (setting maxTurns, default 8)"),
+    ("--temperature", "temperature", float, "sampling temperature (setting temperature)"),
+    ("--base-url", "baseUrl", str, "model API base URL (setting baseUrl)"),
+)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--suite",
+        default="editeval",
+        metavar="NAME|PATH",
+        help="a built-in suite (editeval) or a suite JSONL file (default editeval)",
+    )
+    parser.add_argument("--limit", type=int, metavar="N", help="run only the first N tasks")
+    parser.add_argument(
+        "--task", action="append", default=[], metavar="ID", help="run only this task (repeatable)"
+    )
+    parser.add_argument(
+        "--concurrency",
+        type=int,
+        metavar="K",
+        help=f"sessions at once (default {DEFAULT_CONCURRENCY}, "
+        f"{DEFAULT_REPLAY_CONCURRENCY} with --replay)",
+    )
+    parser.add_argument(
+        "--out",
+        metavar="PATH",
+        help=f"results JSONL (default {RESULTS_DIR}/SUITE-MODEL-TIMESTAMP.jsonl)",
+    )
+    parser.add_argument(
+        "--replay",
+        action="store_true",
+        help="no model and no key: a built-in emulator plays each reference solution through "
+        "the tools (checks the harness; must score 100%%)",
+    )
+    parser.add_argument(
+        "--report",
+        metavar="PATH",
+        help="print the summary table of an existing results JSONL and exit",
+    )
+    parser.add_argument(
+        "--fail-under",
+        type=float,
+        metavar="PERCENT",
+        help="exit 1 when the pass rate is below PERCENT (--replay: 100)",
+    )
+    parser.add_argument(
+        "--quiet", "-q", action="store_true", help="no progress on stderr (errors still are)"
+    )
+    checks = parser.add_argument_group("test runs", "limits of each test run (a separate Python)")
+    checks.add_argument(
+        "--check-timeout", type=float, default=20.0, metavar="SECONDS", help="default 20"
+    )
+    checks.add_argument(
+        "--check-memory-mb",
+        type=int,
+        default=1024,
+        metavar="MB",
+        help="address space limit, default 1024",
+    )
+    checks.add_argument(
+        "--check-python",
+        metavar="PATH",
+        help="the interpreter that runs the tests (default: this one); give one that has the "
+        "modules the tasks import",
+    )
+    group = parser.add_argument_group(
+        "settings", "override the COMPLEX_EDIT_* environment variables of the same name"
+    )
+    for flag, setting, kind, text in _SETTING_FLAGS:
+        group.add_argument(flag, dest=f"setting_{setting}", type=kind, metavar="VALUE", help=text)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="complex-edit eval", description=DESCRIPTION)
+    add_arguments(parser)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(list(argv) if argv is not None else None)
+    return run(args)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run `complex-edit eval` with parsed arguments."""
+    from server.eval import report
+    from server.eval.record import read_records
+
+    if args.report:
+        try:
+            records = list(read_records(Path(args.report)))
+        except (OSError, ValueError) as exc:
+            return _usage(f"{args.report}: cannot be read as eval results ({exc}).")
+        if not records:
+            return _usage(f"{args.report}: no records.")
+        first = records[0]
+        summary = report.summarize(records)
+        sys.stdout.write(
+            report.render(summary, suite=first.suite, provider=first.provider, model=first.model)
+        )
+        return EXIT_OK
+    problem = _check_numbers(args)
+    if problem:
+        return _usage(problem)
+    return _run_suite(args)
+
+
+def _check_numbers(args: argparse.Namespace) -> str | None:
+    if args.limit is not None and args.limit < 1:
+        return "--limit must be 1 or more."
+    if args.concurrency is not None and args.concurrency < 1:
+        return "--concurrency must be 1 or more."
+    if args.check_timeout <= 0 or args.check_memory_mb < 64:
+        return "--check-timeout must be positive and --check-memory-mb at least 64."
+    return None
+
+
+def _run_suite(args: argparse.Namespace) -> int:
+    from server.eval.replay import replay_model
+    from server.eval.replay_server import ReplayServer
+    from server.eval.runner import EvalOptions
+    from server.eval.sandbox import Limits
+    from server.eval.suite import SuiteError, load_suite
+    from server.settings import Settings, SettingsError
+
+    env = os.environ
+    try:
+        suite = load_suite(args.suite)
+    except SuiteError as exc:
+        return _usage(str(exc))
+    tasks = list(suite.tasks)
+    if args.task:
+        known = {task.task_id for task in tasks}
+        unknown = [task_id for task_id in args.task if task_id not in known]
+        if unknown:
+            return _usage(f"No task {', '.join(map(repr, unknown))} in {suite.source}.")
+        tasks = [task for task in tasks if task.task_id in set(args.task)]
+    tasks = tasks[: args.limit] if args.limit else tasks
+    options = EvalOptions(
+        concurrency=args.concurrency
+        or (DEFAULT_REPLAY_CONCURRENCY if args.replay else DEFAULT_CONCURRENCY),
+        limits=Limits(
+            time_seconds=args.check_timeout, memory_bytes=args.check_memory_mb * 1024 * 1024
+        ),
+        python=args.check_python,
+    )
+    overrides = {setting: getattr(args, f"setting_{setting}") for _, setting, *_ in _SETTING_FLAGS}
+    if args.replay:
+        given = [flag for flag, setting, _, _ in _SETTING_FLAGS if overrides[setting] is not None]
+        if given:
+            return _usage(f"--replay plays the references itself; drop {', '.join(given)}.")
+        with ReplayServer(replay_model(tasks).reply) as server:
+            settings = Settings(model=REPLAY_MODEL, base_url=server.base_url, max_retries=0)
+            fail_under = 100.0 if args.fail_under is None else args.fail_under
+            replay_env = {"GEMINI_API_KEY": REPLAY_KEY}
+            return _execute(args, suite.name, tasks, settings, replay_env, options, fail_under)
+    try:
+        settings = Settings.from_layers(env, overrides)
+    except SettingsError as exc:
+        return _usage(str(exc))
+    return _execute(args, suite.name, tasks, settings, env, options, args.fail_under)
+
+
+def _execute(
+    args: argparse.Namespace,
+    suite_name: str,
+    tasks: Sequence[Task],
+    settings: Settings,
+    provider_env: Mapping[str, str],
+    options: EvalOptions,
+    fail_under: float | None,
+) -> int:
+    from server.eval import report
+    from server.eval.progress import Progress
+    from server.eval.record import RecordWriter, TaskRecord
+    from server.eval.runner import EvalAborted, run_eval
+    from server.providers.select import ProviderHub, scrub
+
+    provider = ProviderHub(provider_env)
+    out = Path(args.out) if args.out else _default_out(suite_name, settings.model)
+    progress = Progress(len(tasks), sys.stderr, quiet=args.quiet)
+    records: list[TaskRecord] = []
+    started = time.monotonic()
+    status = EXIT_OK
+    try:
+        with RecordWriter(out, os.environ) as writer:
+
+            def keep(record: TaskRecord) -> None:
+                records.append(record)
+                writer.write(record)
+
+            run = run_eval(suite_name, tasks, settings, provider, options, keep, progress)
+            asyncio.run(_stop_on_sigterm(run))
+    except EvalAborted as exc:
+        progress.close()
+        if not records:
+            out.unlink(missing_ok=True)
+        message = scrub(exc.message, os.environ)
+        sys.stderr.write(f"complex-edit eval: {message} [{exc.reason}]\n")
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        status = EXIT_INTERRUPTED
+    except asyncio.CancelledError:
+        status = EXIT_TERMINATED
+    except OSError as exc:
+        progress.close()
+        return _usage(f"{out}: cannot write the results ({exc.strerror or exc}).")
+    progress.close()
+    summary = report.summarize(records)
+    sys.stdout.write(
+        report.render(
+            summary,
+            suite=suite_name,
+            provider=settings.provider,
+            model=settings.model,
+            seconds=time.monotonic() - started,
+            results=str(out),
+        )
+    )
+    if status in (EXIT_INTERRUPTED, EXIT_TERMINATED):
+        sys.stderr.write(f"complex-edit eval: interrupted after {len(records)} tasks.\n")
+        return status
+    rate = summary.pass_rate
+    if fail_under is not None and (rate is None or rate * 100 < fail_under):
+        shown = "n/a" if rate is None else f"{rate * 100:.1f}%"
+        sys.stderr.write(f"complex-edit eval: pass rate {shown} is below {fail_under:g}%.\n")
+        return EXIT_LOW_SCORE
+    return EXIT_OK
+
+
+async def _stop_on_sigterm(run: Coroutine[Any, Any, T]) -> T:
+    """SIGTERM cancels the run like Ctrl-C does: running tests are killed, records kept."""
+    task = asyncio.current_task()
+    if task is not None:
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
+    return await run
+
+
+def _default_out(suite: str, model: str) -> Path:
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    name = re.sub(r"[^A-Za-z0-9._-]+", "_", f"{suite}-{model}-{stamp}")
+    return Path(RESULTS_DIR) / f"{name}.jsonl"
+
+
+def _usage(message: str) -> int:
+    sys.stderr.write(f"complex-edit eval: {message}\n")
+    return EXIT_USAGE
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,77 @@
+"""The transcript of one session: every model turn's tool calls (full arguments) and how each
+went, taken from the conversation (calls as the model sent them) and the session's events
+(each call's success and summary), without touching the session code. `opened_at` is when the
+provider had the conversation ready (its client built), where a task's latency starts."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+
+from server.eval.record import CallRecord, TurnRecord
+from server.events import SessionEvent, ToolFinished
+from server.providers.base import (
+    Conversation,
+    ConversationRequest,
+    ModelTurn,
+    Provider,
+    ToolResult,
+)
+
+
+class Transcript:
+    def __init__(self) -> None:
+        self.turns: list[TurnRecord] = []
+        self.tool_errors = 0
+        self.opened_at: float | None = None
+        self._next_call = 0
+
+    def model_turn(self, turn: ModelTurn) -> None:
+        self.turns.append(
+            TurnRecord(
+                turn=len(self.turns) + 1,
+                calls=[CallRecord(name=call.name, args=dict(call.args)) for call in turn.calls],
+                problem=turn.problem,
+                input_tokens=turn.usage.input_tokens,
+                output_tokens=turn.usage.output_tokens,
+            )
+        )
+        self._next_call = 0
+
+    def on_event(self, event: SessionEvent) -> None:
+        if not isinstance(event, ToolFinished):
+            return
+        if not event.ok:
+            self.tool_errors += 1
+        if self.turns and self._next_call < len(self.turns[-1].calls):
+            call = self.turns[-1].calls[self._next_call]
+            call.ok = event.ok
+            call.summary = event.summary
+        self._next_call += 1
+
+
+class RecordingProvider:
+    """Wraps a provider so each conversation reports its model turns to a transcript."""
+
+    def __init__(self, inner: Provider, transcript: Transcript) -> None:
+        self._inner = inner
+        self._transcript = transcript
+
+    def open(self, request: ConversationRequest) -> Conversation:
+        conversation = self._inner.open(request)
+        self._transcript.opened_at = time.monotonic()
+        return _RecordingConversation(conversation, self._transcript)
+
+
+class _RecordingConversation:
+    def __init__(self, inner: Conversation, transcript: Transcript) -> None:
+        self._inner = inner
+        self._transcript = transcript
+
+    async def next_turn(self) -> ModelTurn:
+        turn = await self._inner.next_turn()
+        self._transcript.model_turn(turn)
+        return turn
+
+    def add_tool_results(self, results: Sequence[ToolResult]) -> None:
+        self._inner.add_tool_results(results)
