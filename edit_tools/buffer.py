@@ -44,7 +44,8 @@ class Change:
             raise AssertionError("change does not fit the text it is applied to")
         if len(starts) == 1:
             start = starts[0]
-            return text[:start] + inserted + text[start + len(removed) :]
+            # One join: two copies of the text in all, where `a + b + c` makes three.
+            return "".join((text[:start], inserted, text[start + len(removed) :]))
         pieces: list[str] = []
         previous = 0
         for start in starts:

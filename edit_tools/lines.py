@@ -23,6 +23,15 @@ def split_lines(text: str) -> list[str]:
     return _LINE.findall(text)
 
 
+def line_contents(text: str) -> list[str]:
+    """The lines of `text` without their terminators (`split_lines` minus the breaks), split
+    in C: `"a\\n"` gives `["a"]`, `""` gives `[]`."""
+    parts = _BREAK.split(text) if CR in text else text.split(LF)
+    if parts[-1] == "":
+        parts.pop()
+    return parts
+
+
 def strip_terminator(line: str) -> str:
     if line.endswith(CRLF):
         return line[:-2]
@@ -35,7 +44,8 @@ def count_breaks(text: str, start: int = 0, end: int | None = None) -> int:
     """Line breaks in `text[start:end]`, a `\\r\\n` counting once."""
     stop = len(text) if end is None else end
     lf = text.count(LF, start, stop)
-    cr = text.count(CR, start, stop)
+    # Looking for one CR (memchr) is several times faster than counting: most texts have none.
+    cr = text.count(CR, start, stop) if text.find(CR, start, stop) != -1 else 0
     return lf + cr - (text.count(CRLF, start, stop) if cr and lf else 0)
 
 
@@ -61,10 +71,30 @@ def line_index_at(text: str, offset: int) -> int:
     return count_breaks(text, 0, _outside_crlf(text, offset))
 
 
+def line_index_from(text: str, known_start: int, known_index: int, offset: int) -> int:
+    """`line_index_at(text, offset)`, counting only from `known_start`: a line start at or
+    before `offset` whose 0-based index is `known_index`."""
+    return known_index + count_breaks(text, known_start, _outside_crlf(text, offset))
+
+
+def lines_after(text: str, offset: int, limit: int) -> int:
+    """How many lines follow the one holding `offset`, at most `limit` (looks no further)."""
+    match = _BREAK.search(text, _outside_crlf(text, offset))
+    position = match.end() if match else len(text)
+    count = 0
+    while count < limit and position < len(text):
+        count += 1
+        match = _BREAK.search(text, position)
+        position = match.end() if match else len(text)
+    return count
+
+
 def line_start(text: str, offset: int) -> int:
     """Offset where the line holding `offset` begins."""
     offset = _outside_crlf(text, offset)
-    return max(text.rfind(LF, 0, offset), text.rfind(CR, 0, offset)) + 1
+    newline = text.rfind(LF, 0, offset)
+    # A CR only matters after the last LF: do not scan the whole text before it for one.
+    return max(newline, text.rfind(CR, newline + 1, offset)) + 1
 
 
 def lines_back(text: str, offset: int, count: int) -> int:
@@ -85,6 +115,8 @@ def iter_lines(text: str, start: int) -> Iterator[str]:
 
 def line_endings(text: str) -> list[str]:
     """The kinds of line ending present, most frequent first (ties: CRLF, LF, CR)."""
+    if CR not in text:  # the usual case: one fast scan instead of three counts
+        return [LF] if LF in text else []
     crlf = text.count(CRLF)
     counts = {CRLF: crlf, LF: text.count(LF) - crlf, CR: text.count(CR) - crlf}
     present = [ending for ending, n in counts.items() if n]

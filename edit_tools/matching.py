@@ -70,6 +70,8 @@ class Match:
         """Offsets of the occurrences (the first `limit` of them)."""
         if self.known_starts is not None:
             return self.known_starts[:limit]
+        if self.count == 1 or limit == 1:
+            return array("q", (self.first,))
         starts: array[int] = array("q")
         position = self.first
         while position != -1 and (limit is None or len(starts) < limit):

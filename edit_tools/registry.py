@@ -6,6 +6,8 @@ outcome with `ok=False` and a message the model can act on, and leaves the docum
 
 from __future__ import annotations
 
+import copy
+import functools
 import re
 from collections.abc import Mapping
 from difflib import get_close_matches
@@ -17,6 +19,7 @@ from pydantic import ValidationError
 from edit_tools import errors, tools
 from edit_tools.buffer import WorkingBuffer
 from edit_tools.errors import ToolError
+from edit_tools.lines import line_count
 from edit_tools.params import (
     CompleteTaskParams,
     GetDocumentParams,
@@ -87,6 +90,11 @@ def _declaration(name: str, model: type[Params]) -> ToolDeclaration:
     return ToolDeclaration(name=name, description=description, parameters=schema)
 
 
+@functools.cache
+def _declarations() -> tuple[ToolDeclaration, ...]:
+    return tuple(_declaration(name, model) for name, model in _PARAMS.items())
+
+
 def _argument_bytes(args: Mapping[str, Any]) -> int:
     """UTF-8 size of the argument values, without recursion."""
     total = 0
@@ -133,6 +141,27 @@ def _problems(model: type[Params], exc: ValidationError) -> list[str]:
     return problems
 
 
+class _FullCopy:
+    """Which text the model last received in full, by length and hash (holding the text
+    itself would keep a large document alive for nothing)."""
+
+    __slots__ = ("_digest", "_length", "where")
+
+    def __init__(self, text: str, where: str) -> None:
+        self._length = len(text)
+        self._digest = hash(text)
+        self.where = where
+
+    def matches(self, text: str) -> bool:
+        return len(text) == self._length and hash(text) == self._digest
+
+
+def _whole_document(params: GetDocumentParams, text: str) -> bool:
+    if params.start_line not in (None, 1):
+        return False
+    return params.end_line is None or params.end_line == line_count(text)
+
+
 class Toolbox:
     """One document's tools: a working buffer plus the six tools acting on it."""
 
@@ -143,14 +172,26 @@ class Toolbox:
         max_history: int = 100,
         max_argument_bytes: int = 10_000_000,
         max_text_chars: int = 50_000_000,
+        elide_repeated_views: bool = False,
     ) -> None:
+        """`elide_repeated_views`: the model was shown `text` in full (the first message) and
+        keeps every full copy it is sent; a full get_document of a text it already has in full
+        then answers with a short note instead of another copy of the document."""
         self._buffer = WorkingBuffer(text, max_history=max_history)
         self._max_argument_bytes = max_argument_bytes
         self._limits = tools.Limits(max_text_chars=max(max_text_chars, len(text)))
+        self._full_copy = (
+            _FullCopy(text, "the copy in the first message") if elide_repeated_views else None
+        )
 
     @staticmethod
     def declarations() -> list[ToolDeclaration]:
-        return [_declaration(name, model) for name, model in _PARAMS.items()]
+        # Building the schemas costs milliseconds (pydantic): build them once per process and
+        # hand out copies, so a caller that adjusts a schema cannot change the next session's.
+        return [
+            declaration.model_copy(update={"parameters": copy.deepcopy(declaration.parameters)})
+            for declaration in _declarations()
+        ]
 
     @property
     def text(self) -> str:
@@ -184,6 +225,7 @@ class Toolbox:
             response={"result": result.text},
             summary=result.summary,
             completion=result.completion,
+            full_view=result.full_view,
         )
 
     def _execute(self, name: str, args: Mapping[str, Any] | None) -> tools.ToolResult:
@@ -214,9 +256,22 @@ class Toolbox:
         buffer = self._buffer
         match params:
             case GetDocumentParams():
-                return tools.get_document(buffer, params)
+                full_copy = self._full_copy
+                if (
+                    full_copy is not None
+                    and _whole_document(params, buffer.text)
+                    and full_copy.matches(buffer.text)
+                ):
+                    return tools.unchanged_view(buffer, full_copy.where)
+                result = tools.get_document(buffer, params)
+                if full_copy is not None and result.full_view:
+                    self._full_copy = _FullCopy(buffer.text, "your last full get_document")
+                return result
             case SetDocumentParams():
-                return tools.set_document(buffer, params, self._limits)
+                result = tools.set_document(buffer, params, self._limits)
+                if self._full_copy is not None:
+                    self._full_copy = _FullCopy(buffer.text, "the content of your set_document")
+                return result
             case ReplaceTextParams():
                 return tools.replace_text(buffer, params, self._limits)
             case UndoParams():

@@ -38,3 +38,6 @@ class ToolOutcome(BaseModel):
     response: dict[str, Any]
     summary: str
     completion: Completion | None = None
+    full_view: bool = False
+    """`response` holds the whole document (a fresh full get_document): a conversation may
+    drop older full views, which this one makes out of date."""

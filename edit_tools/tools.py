@@ -34,6 +34,7 @@ class ToolResult:
     text: str
     summary: str
     completion: Completion | None = None
+    full_view: bool = False  # the text shows the whole document
 
 
 @dataclass(frozen=True)
@@ -47,8 +48,11 @@ def _count_changes(count: int, kind: str) -> str:
     return f"{count} {kind} change{'' if count == 1 else 's'}"
 
 
-def _snippet(text: str, start: int, end: int) -> str:
-    snippet = render_snippet(text, start, end)
+def _snippet(text: str, start: int, end: int, start_line: int | None = None) -> str:
+    """The lines around the change; `start_line` (1-based, of `start`) spares a count."""
+    snippet = render_snippet(
+        text, start, end, start_index=None if start_line is None else start_line - 1
+    )
     if snippet is None:
         return "The document is now empty."
     if snippet.first_line == snippet.last_line:
@@ -64,7 +68,22 @@ def get_document(buffer: WorkingBuffer, params: GetDocumentParams) -> ToolResult
         return ToolResult(rendered, "get_document: empty document")
     first = params.start_line or 1
     last = params.end_line or total
-    return ToolResult(rendered, f"get_document: lines {first}-{last} of {total}")
+    return ToolResult(
+        rendered,
+        f"get_document: lines {first}-{last} of {total}",
+        full_view=first == 1 and last == total,
+    )
+
+
+def unchanged_view(buffer: WorkingBuffer, where: str) -> ToolResult:
+    """A full get_document of a text the model already has in full: say so instead of
+    sending another copy of the document."""
+    total = line_count(buffer.text)
+    return ToolResult(
+        f"[lines 1-{total} of {total}] The document has not changed since {where}: that "
+        "copy is current, so it is not repeated here.",
+        f"get_document: unchanged, {errors.plural(total, 'line')}",
+    )
 
 
 def set_document(buffer: WorkingBuffer, params: SetDocumentParams, limits: Limits) -> ToolResult:
@@ -140,7 +159,9 @@ def replace_text(buffer: WorkingBuffer, params: ReplaceTextParams, limits: Limit
             "they were removed from new_text too. Leave them out of old_text and new_text."
         )
     first = after[0]
-    return ToolResult(head + "\n" + _snippet(new_text, first, first + len(match.new)), summary)
+    return ToolResult(
+        head + "\n" + _snippet(new_text, first, first + len(match.new), lines[0]), summary
+    )
 
 
 def undo(buffer: WorkingBuffer, _params: UndoParams) -> ToolResult:
@@ -152,7 +173,7 @@ def undo(buffer: WorkingBuffer, _params: UndoParams) -> ToolResult:
     return ToolResult(
         f"Undid the last {change.label} change (from line {line}); redo re-applies it. "
         f"{_count_changes(buffer.undo_depth, 'earlier')} can still be undone.\n"
-        + _snippet(text, change.first, change.first + len(change.removed)),
+        + _snippet(text, change.first, change.first + len(change.removed), line),
         f"undo: {change.label} at line {line}",
     )
 
@@ -166,7 +187,7 @@ def redo(buffer: WorkingBuffer, _params: RedoParams) -> ToolResult:
     return ToolResult(
         f"Re-applied the {change.label} change (from line {line}). "
         f"{_count_changes(buffer.redo_depth, 'more undone')} can be redone.\n"
-        + _snippet(text, change.first, change.first + len(change.inserted)),
+        + _snippet(text, change.first, change.first + len(change.inserted), line),
         f"redo: {change.label} at line {line}",
     )
 

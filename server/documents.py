@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from lsprotocol.types import (
+    Position,
     TextDocumentContentChangeEvent,
     TextDocumentContentChangePartial,
     TextDocumentContentChangeWholeDocument,
@@ -133,16 +134,24 @@ class DocumentStore:
             raise DocumentNotOpenError(uri)
         index = document.index
         applied: list[TextChange] = []
-        for event in changes:
+        events = list(changes)
+        position = 0
+        while position < len(events):
+            event = events[position]
             if isinstance(event, TextDocumentContentChangePartial):
-                start, end = index.range_offsets(event.range, self._encoding)
-                applied.append(TextChange(start, end, event.text))
-                index = index.replaced(start, end, event.text)
+                run = _descending_run(index, events, position, self._encoding)
+                applied.extend(run)
+                # Applied in arrival order, each against the text the previous one left; a
+                # run whose changes go backwards through the text (what editors send for a
+                # multi-range edit) reads the same against the first text: one pass.
+                index = index.replaced_many([(c.start, c.end, c.new_text) for c in reversed(run)])
+                position += len(run)
             elif isinstance(event, TextDocumentContentChangeWholeDocument):
                 # Log a whole-document replacement as the minimal edits, so that a full-sync
                 # client still lets changes be rebased.
                 applied.extend(compute_edits(index.text, event.text))
                 index = LineIndex(event.text)
+                position += 1
             else:
                 raise TypeError(f"not a TextDocumentContentChangeEvent: {type(event).__name__}")
         previous = document.version
@@ -254,6 +263,46 @@ class DocumentStore:
                     error = exc
         if error is not None:
             raise error
+
+
+def _exact(index: LineIndex, position: Position, offset: int, encoding: Encoding) -> bool:
+    """Does ``position`` name ``offset`` itself (no clamping, no rounding)?"""
+    return index.line_character_of(offset, encoding) == (position.line, position.character)
+
+
+def _descending_run(
+    index: LineIndex,
+    events: Sequence[TextDocumentContentChangeEvent],
+    first: int,
+    encoding: Encoding,
+) -> list[TextChange]:
+    """The partial change at ``first`` and the ones after it that each lie wholly before the
+    previous one, all as offsets into ``index.text`` (at least one change).
+
+    Such a change reads the same in the text the previous changes left, provided its
+    positions are exact (not clamped past a line end) and it does not end where the previous
+    one starts right after a CR (a LF inserted there would join that CR and move the line).
+    """
+    event = events[first]
+    assert isinstance(event, TextDocumentContentChangePartial)
+    start, end = index.range_offsets(event.range, encoding)
+    run = [TextChange(start, end, event.text)]
+    text = index.text
+    for event in events[first + 1 :]:
+        if not isinstance(event, TextDocumentContentChangePartial):
+            break
+        later = run[-1]
+        start, end = index.range_offsets(event.range, encoding)
+        if end > later.start or (end == later.start and text[end - 1 : end] == "\r"):
+            break
+        range_ = event.range
+        if not (
+            _exact(index, range_.start, index.offset_at(range_.start, encoding), encoding)
+            and _exact(index, range_.end, index.offset_at(range_.end, encoding), encoding)
+        ):
+            break
+        run.append(TextChange(start, end, event.text))
+    return run
 
 
 def _size(changes: list[TextChange]) -> int:

@@ -1,0 +1,137 @@
+"""Goal 5: peak memory of a 20-edit session on a 10 MB document, above the idle server.
+
+``complex-edit lsp`` runs as a child process; its peak resident set (``VmHWM``) is reset
+(``/proc/PID/clear_refs``) once the server is idle and read again after the command. The idle
+server is measured after one small warm-up command, so the lazily imported SDK and its client
+count as part of idle (both figures are shown). Sessions:
+
+* 20 edits in one turn (20 ``replace_text`` calls, then ``complete_task``);
+* 20 edits over 20 turns (one per turn: the history and the request grow every turn);
+* 20 edits over 10 turns with undo/redo in between (the undo history is exercised).
+
+Goal: peak − idle ≤ 10 × the document size. The memory left after the document is closed is
+shown too (it should come back down: nothing per session is kept).
+
+Run: ``.venv/bin/python bench/bench_memory.py [--quick]``
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+from typing import Any
+
+from _common import (
+    BenchEmulator,
+    LspClient,
+    RpcError,
+    Table,
+    apply_pairs,
+    bench_env,
+    command_args,
+    done_call,
+    make_document,
+    memory_kib,
+    new_uri,
+    replace_call,
+    reset_peak_rss,
+    run,
+    scattered_edits,
+    server_command,
+    turn,
+    verdict,
+)
+
+GOAL_FACTOR = 10
+SIZE = 10_000_000
+
+
+def scripts(text: str) -> list[tuple[str, list[list[tuple[str, dict[str, Any]]]]]]:
+    pairs = scattered_edits(text, 20)
+    edits = [replace_call(o, n) for o, n in pairs]
+    with_undo: list[list[tuple[str, dict[str, Any]]]] = []
+    for k in range(0, 20, 2):
+        with_undo.append([edits[k], edits[k + 1], ("undo", {}), ("redo", {})])
+    return [
+        ("20 edits in 1 turn", [[*edits, done_call()]]),
+        ("20 edits over 20 turns", [*[[e] for e in edits], [done_call()]]),
+        ("20 edits + undo/redo, 10 turns", [*with_undo, [done_call()]]),
+    ]
+
+
+async def main(quick: bool) -> None:
+    emu = BenchEmulator(keep_records=False).start()
+    client = None
+    try:
+        client = await LspClient.spawn(
+            server_command(), bench_env(emu.base_url, COMPLEX_EDIT_MAX_TURNS="30")
+        )
+        await client.initialize()
+        cold = memory_kib(client.pid)["VmRSS"]
+        warm_text = make_document(10_000, seed=7)
+        warm_pairs = scattered_edits(warm_text, 1, seed=7)
+        emu.enqueue(turn(*[replace_call(o, n) for o, n in warm_pairs], done_call()))
+        uri = new_uri("warm")
+        client.open(uri, warm_text)
+        await client.run_command(command_args(uri))
+        client.close_doc(uri)
+        idle = memory_kib(client.pid)["VmRSS"]
+        if not reset_peak_rss(client.pid):
+            raise RuntimeError("cannot reset the peak RSS (/proc/PID/clear_refs)")
+
+        text = make_document(SIZE)
+        expected = apply_pairs(text, scattered_edits(text, 20))
+        table = Table(
+            f"Goal 5 — peak RSS of a session on a {SIZE / 1e6:g} MB document "
+            f"(idle server: {cold / 1024:.0f} MB cold, {idle / 1024:.0f} MB after one command)",
+            [
+                "session",
+                "turns",
+                "idle MB",
+                "peak MB",
+                "peak − idle MB",
+                "× document (goal ≤ 10)",
+                "after close MB",
+                "verdict",
+            ],
+        )
+        chosen = scripts(text)[:1] if quick else scripts(text)
+        for name, script in chosen:
+            gc.collect()
+            before = memory_kib(client.pid)["VmRSS"]
+            reset_peak_rss(client.pid)
+            for calls in script:
+                emu.enqueue(turn(*calls))
+            uri = new_uri("memory")
+            client.open(uri, text)
+            await client.drain()
+            result = await client.run_command(command_args(uri), limit=900)
+            if not result.get("success") or client.docs[uri].text != expected:
+                raise RuntimeError(f"{name}: {result}")
+            peak = memory_kib(client.pid)["VmHWM"]
+            client.close_doc(uri)
+            with contextlib.suppress(RpcError):
+                await client.request("bench/ping", None)
+            after = memory_kib(client.pid)["VmRSS"]
+            growth = (peak - before) * 1024
+            factor = growth / SIZE
+            table.add(
+                name,
+                len(script),
+                f"{before / 1024:.0f}",
+                f"{peak / 1024:.0f}",
+                f"{growth / 1e6:.0f}",
+                f"{factor:.1f}",
+                f"{after / 1024:.0f}",
+                verdict(factor <= GOAL_FACTOR),
+            )
+            print(f"  done: {name}", flush=True)
+        table.print()
+    finally:
+        if client is not None:
+            await client.close()
+        emu.stop()
+
+
+if __name__ == "__main__":
+    run(main)
