@@ -111,8 +111,10 @@ class _Printer:
 
     def finish(self, result: EditResult, status: int) -> int:
         wire = result.to_wire()
+        for field in ("error", "message"):
+            if isinstance(wire.get(field), str):
+                wire[field] = scrub(wire[field], self._env)
         if result.error:
-            wire["error"] = scrub(result.error, self._env)
             self._err.write(f"complex-edit: {wire['error']} [{result.reason}]\n")
         message = result.message or "Edit complete."
         if self._json:

@@ -125,13 +125,23 @@ async def perform(
     if live.version == snapshot.version and live.text == snapshot.text:
         changes = compute_edits(snapshot.text, target)
     else:
-        user = editor.changes_since(uri, snapshot.version)
-        rebased = rebase(
-            snapshot.text,
-            target,
-            live.text,
-            user=compose_changes(user) if user is not None else None,
+        # A client that changed the text without a new version (or went backwards) leaves
+        # the change log unusable: the changes are then worked out from the texts.
+        user = (
+            editor.changes_since(uri, snapshot.version)
+            if live.version != snapshot.version
+            else None
         )
+        try:
+            rebased = rebase(
+                snapshot.text,
+                target,
+                live.text,
+                user=compose_changes(user) if user is not None else None,
+            )
+        except ValueError:
+            log.warning("the change log does not match the document; rebasing from the texts")
+            rebased = rebase(snapshot.text, target, live.text, user=None)
         if isinstance(rebased, Conflict):
             return EditResult.failure(
                 "document_changed",
@@ -139,7 +149,7 @@ async def perform(
                 "nothing was applied. Run the command again.",
                 outcome,
             )
-        target, changes = rebased.text, rebased.changes
+        target, changes = rebased.text, _nameable(live.text, rebased.changes, rebased.text)
         log.info(
             "rebased the result over concurrent changes (v%s→v%s)",
             snapshot.version,
@@ -161,7 +171,8 @@ async def perform(
         return EditResult.failure(
             "client_rejected",
             f"The editor did not answer the edit within {settings.apply_timeout_seconds:g} s "
-            "(setting applyTimeoutSeconds).",
+            "(setting applyTimeoutSeconds); it was not confirmed, and the editor may still "
+            "apply it: check the document.",
             outcome,
         )
     if not answer.applied:
@@ -185,6 +196,17 @@ async def perform(
     return EditResult.failure("client_rejected", mismatch, outcome).model_copy(
         update={"applied": True, "diff": diff}
     )
+
+
+def _nameable(text: str, changes: Sequence[TextChange], target: str) -> list[TextChange]:
+    """`changes` if every end falls where an LSP position can point, else the same result
+    computed afresh. A rebased change can end between a CR the user typed and the LF after
+    it; no position names that offset, and the editor would apply another range."""
+    for change in changes:
+        for cut in (change.start, change.end):
+            if 0 < cut < len(text) and text[cut - 1] == "\r" and text[cut] == "\n":
+                return compute_edits(text, target)
+    return list(changes)
 
 
 def _check_document(text: str, settings: Settings) -> EditResult | None:

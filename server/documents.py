@@ -148,8 +148,9 @@ class DocumentStore:
                 position += len(run)
             elif isinstance(event, TextDocumentContentChangeWholeDocument):
                 # Log a whole-document replacement as the minimal edits, so that a full-sync
-                # client still lets changes be rebased.
-                applied.extend(compute_edits(index.text, event.text))
+                # client still lets changes be rebased; descending, so each one reads against
+                # the text the previous ones left.
+                applied.extend(reversed(compute_edits(index.text, event.text)))
                 index = LineIndex(event.text)
                 position += 1
             else:

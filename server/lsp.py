@@ -10,13 +10,21 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import re
+import sys
 import uuid
 from collections.abc import Callable, Generator, Mapping
 from concurrent.futures import Future
-from typing import Any
+from typing import Any, BinaryIO
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcInvalidParams, JsonRpcRequestCancelled
+from pygls.exceptions import (
+    FeatureRequestError,
+    JsonRpcException,
+    JsonRpcInternalError,
+    JsonRpcInvalidParams,
+    JsonRpcRequestCancelled,
+)
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
@@ -32,11 +40,156 @@ from server.result import EditResult
 from server.settings import Settings, SettingsError
 
 COMMAND = "performComplexEdit"
+# Not part of the contract: a diagnostics request for soak tests and benchmarks (see `_stats`).
+STATS_METHOD = "complexEdit/_stats"
+# A frame larger than this is read and dropped instead of being parsed (a client bug or garbage;
+# a 10 MB document is ~20 MB of JSON even with every character escaped).
+MAX_MESSAGE_BYTES = 256 * 1024 * 1024
 log = logging.getLogger("complex_edit")
+# FramedInput runs in pygls' reader thread: its log must not be forwarded to the client (that
+# would write to stdout from a second thread), so it uses a logger outside "complex_edit".
+_input_log = logging.getLogger("complex_edit_input")
+
+
+class FramedInput:
+    """stdin as pygls reads it (`readline`, `read`), hardened against garbage frames.
+
+    pygls reads a header only when a line is exactly `Content-Length: N\\r\\n`, and trusts N.
+    Bytes without a line break before a header (a truncated or over-long body, binary noise)
+    then glue onto the next header and every later message is lost; a huge N crashes the
+    server or makes it wait forever. Here a header is recognised at the end of a line whatever
+    precedes it (so the stream resynchronises at the next frame) and spelled loosely; a body
+    over `MAX_MESSAGE_BYTES` is skipped in chunks, up to the next `Content-Length:` seen.
+    """
+
+    _HEADER = re.compile(rb"content-length[ \t]*:[ \t]*(\d+)[ \t]*\r?\n\Z", re.IGNORECASE)
+    _NEXT_HEADER = re.compile(rb"content-length[ \t]*:", re.IGNORECASE)
+    _LINE_LIMIT = 64 * 1024
+    _TAIL = 64
+    _CHUNK = 1024 * 1024
+
+    def __init__(self, raw: BinaryIO, max_message_bytes: int = MAX_MESSAGE_BYTES) -> None:
+        self._raw = raw
+        self._max = max_message_bytes
+        self._skip = 0
+        self._pushed = bytearray()
+
+    def readline(self) -> bytes:
+        tail = b""
+        while True:
+            chunk = self._readline_raw()
+            if not chunk:
+                return b""
+            if chunk.endswith(b"\n"):
+                return self._header(tail + chunk if tail else chunk)
+            tail = (tail + chunk)[-self._TAIL :]  # a very long line: only its end matters
+
+    def read(self, size: int) -> bytes:
+        if not self._pushed:
+            return self._raw.read(size)
+        head = bytes(self._pushed[:size])
+        del self._pushed[:size]
+        if len(head) < size:
+            head += self._raw.read(size - len(head))
+        return head
+
+    def _read_some(self, size: int) -> bytes:
+        """What is there (at least one byte, up to `size`): a pipe's `read(size)` would wait for
+        all of it, which never comes after a bogus length."""
+        if self._pushed:
+            return self.read(min(size, len(self._pushed)))
+        read1 = getattr(self._raw, "read1", None)
+        return bytes(read1(size)) if read1 is not None else self._raw.read(size)
+
+    def _readline_raw(self) -> bytes:
+        if not self._pushed:
+            return self._raw.readline(self._LINE_LIMIT)
+        end = self._pushed.find(b"\n")
+        if end >= 0:
+            line = bytes(self._pushed[: end + 1])
+            del self._pushed[: end + 1]
+            return line
+        head = bytes(self._pushed)
+        self._pushed.clear()
+        return head + self._raw.readline(self._LINE_LIMIT)
+
+    def _header(self, line: bytes) -> bytes:
+        if not line.strip():
+            if self._skip:
+                self._discard(self._skip)
+                self._skip = 0
+            return line
+        match = self._HEADER.search(line)
+        if match is None:
+            return line
+        digits = match.group(1)
+        size = int(digits) if len(digits) <= 18 else self._max + 1
+        if size > self._max:
+            _input_log.warning(
+                "Ignored a message of %s bytes from the editor (over the %d-byte limit).",
+                digits.decode("ascii")[:24],
+                self._max,
+            )
+            self._skip = size
+            return b"X-Complex-Edit-Ignored: too large\r\n"
+        return b"Content-Length: %d\r\n" % size
+
+    def _discard(self, size: int) -> None:
+        tail = b""
+        while size > 0:
+            chunk = self._read_some(min(size, self._CHUNK))
+            if not chunk:
+                return
+            size -= len(chunk)
+            window = tail + chunk
+            match = self._NEXT_HEADER.search(window)
+            if match is not None and match.end() > len(tail):
+                # The next frame starts here: give it back to the reader. (A body that is
+                # really this large and quotes a header is cut short; it was being dropped.)
+                self._pushed[:0] = window[match.start() :]
+                return
+            tail = window[-self._TAIL :]
 
 
 class ComplexEditProtocol(LanguageServerProtocol):
     """Feeds our document store instead of pygls' workspace documents."""
+
+    def structure_message(self, data: dict[str, Any]) -> Any:
+        """pygls drops a request whose params do not fit the method's type without answering
+        it, so the client would wait forever: answer it with the error first."""
+        try:
+            return super().structure_message(data)
+        except JsonRpcException as exc:
+            msg_id = data.get("id")
+            if isinstance(data.get("method"), str) and isinstance(msg_id, int | str):
+                self._send_response(
+                    msg_id,
+                    error=JsonRpcInvalidParams(
+                        f"Invalid params for {data['method']}"
+                    ).to_response_error(),
+                )
+            raise exc
+
+    def _execute_handler(
+        self,
+        msg_id: Any,
+        handler: Any,
+        callback: Any,
+        args: tuple[Any, ...] | None = None,
+        kwargs: dict[str, Any] | None = None,
+    ) -> None:
+        """pygls keeps the future of every handler it runs under a made-up id (notifications,
+        and the command inside `workspace/executeCommand`) and never removes it: one entry,
+        holding its result, per didChange and per command. Remove it once it is done."""
+
+        def done(future: Any) -> None:
+            try:
+                callback(future)
+            finally:
+                if self._request_futures.get(msg_id) is future:
+                    del self._request_futures[msg_id]
+
+        super()._execute_handler(msg_id, handler, done, args, kwargs)
 
     @property
     def _ce(self) -> ComplexEditServer:
@@ -100,6 +253,7 @@ class ComplexEditServer(LanguageServer):
         self.init_options: Mapping[str, Any] | None = None
         self.pushed_settings: Mapping[str, Any] | None = None
         self.running: dict[str, asyncio.Task[EditResult]] = {}
+        self.starting: set[str] = set()
         self._change_waiters: dict[str, list[asyncio.Future[bool]]] = {}
 
     def notify_changed(self, uri: str) -> None:
@@ -114,6 +268,27 @@ class ComplexEditServer(LanguageServer):
         task = self.running.get(uri)
         if task is not None and not task.done():
             task.cancel("closed")
+
+    def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
+        super().start_io(FramedInput(stdin or sys.stdin.buffer), stdout)  # type: ignore[arg-type]
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        """pygls shows every unreadable message to the user as a pop-up quoting the error;
+        malformed input from the editor is logged instead (type only, never its content)."""
+        if source is FeatureRequestError:
+            return
+        if source is JsonRpcException:
+            log.warning("Ignored a malformed message from the editor (%s).", type(error).__name__)
+            return
+        log.error("Failed to handle a notification from the editor (%s).", type(error).__name__)
+        self.window_show_message(
+            types.ShowMessageParams(
+                type=types.MessageType.Error,
+                message="complex-edit could not handle a notification from the editor "
+                f"({type(error).__name__}); see the server log. If documents look out of "
+                "sync, close and reopen them.",
+            )
+        )
 
     def next_change(self, uri: str) -> asyncio.Future[bool]:
         """Resolves with True on the next didChange of `uri`, False if it is closed."""
@@ -152,13 +327,30 @@ def build_server(env: Mapping[str, str] | None = None) -> ComplexEditServer:
             raise JsonRpcInvalidParams(
                 f"The document {uri} is not open in the editor; open it first."
             )
-        if uri in ls.running:
+        if uri in ls.running or uri in ls.starting:
             return EditResult.failure(
                 "busy", "Another complex edit is already running on this document."
             ).to_wire()
 
         editor = LspEditor(ls)
-        progress = await _Progress.start(ls, args.prompt)
+        # Creating the progress waits for the client: hold the document meanwhile, so that a
+        # second command on it is `busy` rather than running side by side.
+        ls.starting.add(uri)
+        try:
+            progress = await _Progress.start(ls, args.prompt)
+        finally:
+            ls.starting.discard(uri)
+        if _request_cancelled(ls, msg_id):
+            # Cancelled while the progress was created: pygls has answered -32800 already,
+            # and the run must not start (nothing links this request to a task yet).
+            progress.end("Cancelled")
+            raise JsonRpcRequestCancelled("The complex edit was cancelled.")
+        if not ls.documents.is_open(uri):
+            progress.end("Document closed")
+            return EditResult.failure(
+                "document_changed",
+                "The document was closed before the edit started; nothing was applied.",
+            ).to_wire()
         task = asyncio.create_task(
             perform(args, editor, CommandEnv(environ, ls.provider), progress.report)
         )
@@ -176,6 +368,15 @@ def build_server(env: Mapping[str, str] | None = None) -> ComplexEditServer:
                     "The document was closed while the edit was running; nothing was applied.",
                 ).to_wire()
             raise JsonRpcRequestCancelled("The complex edit was cancelled.") from None
+        except Exception as exc:
+            # A bug, not a fault of the model or the editor. pygls would answer with the
+            # exception text and a traceback; answer with the type only (no document text).
+            log.exception("performComplexEdit %s failed unexpectedly", _short_uri(uri))
+            progress.end("Failed (internal error)")
+            raise JsonRpcInternalError(
+                f"complex-edit hit an internal error ({type(exc).__name__}); the server log "
+                "has the details. Check the document before running the command again."
+            ) from None
         finally:
             unlink()
             if ls.running.get(uri) is task:
@@ -190,9 +391,14 @@ def build_server(env: Mapping[str, str] | None = None) -> ComplexEditServer:
         )
         progress.end(_final_message(result))
         wire = result.to_wire()
-        if result.error:
-            wire["error"] = scrub(result.error, environ)
+        for field in ("error", "message"):
+            if isinstance(wire.get(field), str):
+                wire[field] = scrub(wire[field], environ)
         return wire
+
+    @ls.feature(STATS_METHOD)
+    def stats(params: Any) -> dict[str, Any]:
+        return _stats(ls)
 
     return ls
 
@@ -233,15 +439,18 @@ class _Progress:
     def report(self, event: SessionEvent) -> None:
         if self.token is None or self._ended or isinstance(event, SessionFinished):
             return
+        message = self._ls.provider.scrub(describe(event))
         self._ls.work_done_progress.report(
-            self.token, types.WorkDoneProgressReport(message=describe(event))
+            self.token, types.WorkDoneProgressReport(message=message)
         )
 
     def end(self, message: str) -> None:
         if self.token is None or self._ended:
             return
         self._ended = True
-        self._ls.work_done_progress.end(self.token, types.WorkDoneProgressEnd(message=message))
+        self._ls.work_done_progress.end(
+            self.token, types.WorkDoneProgressEnd(message=self._ls.provider.scrub(message))
+        )
         self._ls.work_done_progress.tokens.pop(self.token, None)
 
 
@@ -281,6 +490,31 @@ def _link_cancellation(
 
 def _request_cancelled(ls: ComplexEditServer, msg_id: Any) -> bool:
     return msg_id not in ls.protocol._request_futures
+
+
+def _stats(ls: ComplexEditServer) -> dict[str, Any]:
+    """`complexEdit/_stats`: live counters for soak tests (`bench/soak.py`). Not part of the
+    contract; no document text, no settings. `rssBytes` is read from /proc (0 elsewhere)."""
+    return {
+        "asyncioTasks": len(asyncio.all_tasks()),
+        "runningCommands": len(ls.running),
+        "openDocuments": len(ls.documents.uris()),
+        "changeWaiters": sum(len(waiters) for waiters in ls._change_waiters.values()),
+        "pendingRequests": len(ls.protocol._request_futures),
+        "progressTokens": len(ls.work_done_progress.tokens),
+        "rssBytes": _rss_bytes(),
+    }
+
+
+def _rss_bytes() -> int:
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
 
 
 def _section(value: Any) -> Mapping[str, Any] | None:

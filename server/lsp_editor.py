@@ -18,6 +18,12 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("complex_edit.editor")
 CONFIGURATION_TIMEOUT = 5.0
+# A result that removes more than half of a document of at least this many characters is sent
+# as an edit that needs the user's confirmation, when the client supports change annotations.
+CONFIRM_MIN_CHARS = 200
+# How long the server waits for an edit that needs confirmation: a person is deciding.
+CONFIRMATION_TIMEOUT_SECONDS = 300.0
+CONFIRMATION_ID = "complex-edit/large-deletion"
 
 
 def _nothing() -> None:
@@ -48,6 +54,11 @@ class LspEditor:
         edit = workspace.workspace_edit if workspace is not None else None
         return bool(edit is not None and edit.document_changes)
 
+    def _supports_change_annotations(self) -> bool:
+        workspace = self._ls.client_capabilities.workspace
+        edit = workspace.workspace_edit if workspace is not None else None
+        return bool(edit is not None and edit.change_annotation_support is not None)
+
     def _supports_configuration(self) -> bool:
         workspace = self._ls.client_capabilities.workspace
         return bool(workspace is not None and workspace.configuration)
@@ -77,7 +88,14 @@ class LspEditor:
         if live is None or live.version != base.version or live.text != base.text:
             raise StaleDocument()
         edits = to_text_edits(base.text, changes, store.encoding, line_index=store.line_index(uri))
-        edit = self._workspace_edit(base, edits)
+        confirm = (
+            self._supports_document_changes()
+            and self._supports_change_annotations()
+            and deletes_most(base.text, changes)
+        )
+        edit = self._workspace_edit(base, edits, confirm=confirm)
+        if confirm:
+            limit_seconds = max(limit_seconds, CONFIRMATION_TIMEOUT_SECONDS)
         self.before_send()
         self._echo = self._ls.next_change(uri)
         try:
@@ -106,16 +124,38 @@ class LspEditor:
         live = self._ls.documents.get(base.uri)
         return "matches" if live is not None and live.text == target_text else "differs"
 
-    def _workspace_edit(self, base: Snapshot, edits: list[types.TextEdit]) -> types.WorkspaceEdit:
-        if self._supports_document_changes():
+    def _workspace_edit(
+        self, base: Snapshot, edits: list[types.TextEdit], *, confirm: bool = False
+    ) -> types.WorkspaceEdit:
+        if not self._supports_document_changes():
+            return types.WorkspaceEdit(changes={base.uri: list(edits)})
+        document = types.OptionalVersionedTextDocumentIdentifier(uri=base.uri, version=base.version)
+        if not confirm:
             return types.WorkspaceEdit(
-                document_changes=[
-                    types.TextDocumentEdit(
-                        text_document=types.OptionalVersionedTextDocumentIdentifier(
-                            uri=base.uri, version=base.version
-                        ),
-                        edits=list(edits),
-                    )
-                ]
+                document_changes=[types.TextDocumentEdit(text_document=document, edits=edits)]
             )
-        return types.WorkspaceEdit(changes={base.uri: list(edits)})
+        annotated: list[types.TextEdit | types.AnnotatedTextEdit] = [
+            types.AnnotatedTextEdit(
+                range=e.range, new_text=e.new_text, annotation_id=CONFIRMATION_ID
+            )
+            for e in edits
+        ]
+        return types.WorkspaceEdit(
+            document_changes=[types.TextDocumentEdit(text_document=document, edits=annotated)],
+            change_annotations={
+                CONFIRMATION_ID: types.ChangeAnnotation(
+                    label="Complex Edit: removes most of the document",
+                    needs_confirmation=True,
+                    description="The result deletes more than half of the document's text.",
+                )
+            },
+        )
+
+
+def deletes_most(text: str, changes: Sequence[TextChange]) -> bool:
+    """Does applying `changes` to `text` leave less than half of it (for documents of at
+    least CONFIRM_MIN_CHARS characters)?"""
+    if len(text) < CONFIRM_MIN_CHARS:
+        return False
+    result = len(text) + sum(len(c.new_text) - (c.end - c.start) for c in changes)
+    return 2 * result < len(text)

@@ -42,8 +42,31 @@ class ExpectedRpcErrors(logging.Filter):
         return not isinstance(record.exc_info[1], JsonRpcRequestCancelled | JsonRpcInvalidParams)
 
 
+class MessageContentFilter(logging.Filter):
+    """pygls writes whole protocol messages (document text included) or tracebacks quoting
+    their values into some warnings about malformed input. Keep the event, drop the content.
+    `ComplexEditServer.report_server_error` logs the type of each unreadable message."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        template = record.msg if isinstance(record.msg, str) else ""
+        args = record.args if isinstance(record.args, tuple) else ()
+        if template == "Unable to handle message":
+            return False
+        if template.startswith("Unknown message"):
+            record.msg, record.args = "Ignored a message that is not JSON-RPC 2.0.", ()
+        elif template.startswith("Unable to deserialize message"):
+            record.msg, record.args = "Unable to deserialize a message from the editor.", ()
+        elif template.startswith("Failed to handle notification") and args:
+            record.msg, record.args = "Failed to handle notification %r", args[:1]
+        elif template.startswith("Failed to handle request") and len(args) >= 2:
+            record.msg, record.args = "Failed to handle request %s %s", args[:2]
+        return True
+
+
 def attach_client_log(server: LanguageServer) -> None:
     logging.getLogger("pygls.protocol.json_rpc").addFilter(ExpectedRpcErrors())
+    for name in ("pygls.protocol.json_rpc", "pygls.server"):
+        logging.getLogger(name).addFilter(MessageContentFilter())
     handler = ClientLogHandler(server)
     handler.setFormatter(logging.Formatter("%(name)s: %(message)s"))
     logging.getLogger("complex_edit").addHandler(handler)

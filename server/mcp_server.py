@@ -60,15 +60,16 @@ SERVER_INSTRUCTIONS = (
 class ProgressRelay:
     """Turns the session's synchronous events into ordered MCP progress notifications."""
 
-    def __init__(self, ctx: Context) -> None:
+    def __init__(self, ctx: Context, env: Mapping[str, str]) -> None:
         self._ctx = ctx
+        self._env = env
         self._queue: asyncio.Queue[tuple[int, str] | None] = asyncio.Queue()
         self._count = 0
         self._task: asyncio.Task[None] | None = None
 
     def __call__(self, event: SessionEvent) -> None:
         self._count += 1
-        self._queue.put_nowait((self._count, describe(event)))
+        self._queue.put_nowait((self._count, scrub(describe(event), self._env)))
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._pump())
@@ -158,7 +159,7 @@ def build_server(
             busy = EditResult.failure("busy", f"Another edit of {path} is already running.")
             return tool_result(busy, env, path)
         selection = _selection(start_line, end_line)
-        relay = ProgressRelay(ctx)
+        relay = ProgressRelay(ctx, env)
         running.add(target)
         relay.start()
         try:
@@ -186,9 +187,13 @@ def build_server(
 
 
 def tool_result(result: EditResult, env: Mapping[str, str], path: str) -> CallToolResult:
+    result = result.model_copy(
+        update={
+            "error": scrub(result.error, env) if result.error else result.error,
+            "message": scrub(result.message, env) if result.message else result.message,
+        }
+    )
     wire = result.to_wire()
-    if result.error:
-        wire["error"] = scrub(result.error, env)
     return CallToolResult(
         content=[TextContent(type="text", text=_summary(result, wire, path))],
         structured_content=wire,

@@ -7,6 +7,9 @@ from collections.abc import Iterator
 import pytest
 
 from tests.fakes.gemini_emulator import GeminiEmulator
+from tests.hypothesis_profiles import load_profile
+
+load_profile()  # HYPOTHESIS_PROFILE=ci → 2,000 examples per property; default "dev" → 150
 
 TEST_KEY = "test-key-not-a-secret-0123456789"
 

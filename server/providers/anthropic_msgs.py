@@ -26,6 +26,7 @@ from server.providers.retry import (
     RETRYABLE_STATUS,
     Retry,
     RetryBudget,
+    readable,
     redact,
     retry_after_seconds,
     sentence,
@@ -183,7 +184,7 @@ class AnthropicConversation:
     def _map_status(self, exc: Any) -> RunError:
         code = int(exc.status_code)
         kind = str(getattr(exc, "type", None) or "")
-        detail = redact(_detail(exc), self._env, KEY_VARIABLES)[:300]
+        detail = readable(redact(_detail(exc), self._env, KEY_VARIABLES))
         label = f"{code} {kind}".strip()
         if code in (401, 403) or kind in ("authentication_error", "permission_error"):
             hint = (

@@ -17,8 +17,11 @@ from server.providers.retry import (
     RETRYABLE_STATUS,
     Retry,
     RetryBudget,
+    readable,
     redact,
     secret_values,
+    sentence,
+    service_host,
     transport_failure,
 )
 
@@ -27,6 +30,7 @@ if TYPE_CHECKING:
     from google.genai import types
 
 KEY_VARIABLES = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
+DEFAULT_HOST = "generativelanguage.googleapis.com"
 BLOCKED_FINISH = frozenset(
     {
         "SAFETY",
@@ -177,17 +181,25 @@ class GeminiConversation:
         from google.genai import errors
 
         if not isinstance(exc, errors.APIError):
-            return transport_failure(exc, self._settings, self._env, KEY_VARIABLES)
+            return transport_failure(
+                exc, self._settings, self._env, KEY_VARIABLES, host=self._host()
+            )
         code = int(exc.code or 0)
         failure = self._map_api_error(exc)
         if code not in RETRYABLE_STATUS:
             return failure
         return Retry(failure, _retry_delay(exc.details) if code == 429 else None)
 
+    def _host(self) -> str:
+        vertex = self._env.get("GOOGLE_GENAI_USE_VERTEXAI", "").lower() in ("1", "true", "yes")
+        variable = "GOOGLE_VERTEX_BASE_URL" if vertex else "GOOGLE_GEMINI_BASE_URL"
+        base_url = self._settings.base_url or self._env.get(variable)
+        return service_host(base_url, "Vertex AI" if vertex else DEFAULT_HOST)
+
     def _map_api_error(self, exc: Any) -> RunError:
         code = int(exc.code or 0)
         status = str(exc.status or "")
-        detail = scrub(str(exc.message or ""), self._env)[:300]
+        detail = readable(scrub(str(exc.message or ""), self._env))
         label = f"{code} {status}".strip()
         if code in (401, 403) or _is_invalid_key(exc.details):
             return RunError(
@@ -205,7 +217,7 @@ class GeminiConversation:
                 f"The model '{self._settings.model}' was not found ({label}). "
                 "Check the 'model' setting.",
             )
-        return RunError("model_error", f"The Gemini API answered {label}: {detail}")
+        return RunError("model_error", sentence(f"The Gemini API answered {label}: {detail}"))
 
 
 def _read_response(

@@ -26,6 +26,7 @@ from server.providers.retry import (
     RETRYABLE_STATUS,
     Retry,
     RetryBudget,
+    readable,
     redact,
     retry_after_seconds,
     sentence,
@@ -257,7 +258,7 @@ class OpenAIConversation:
 
     def _map_status(self, exc: Any) -> RunError:
         code = int(exc.status_code)
-        detail = redact(_detail(exc), self._env, KEY_VARIABLES)[:300]
+        detail = readable(redact(_detail(exc), self._env, KEY_VARIABLES))
         label = f"{code} {_error_code(exc) or ''}".strip()
         if code in (401, 403):
             hint = (

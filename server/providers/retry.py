@@ -129,20 +129,31 @@ def timeout_failure(settings: Settings) -> Retry:
 
 
 def transport_failure(
-    exc: Exception, settings: Settings, env: Mapping[str, str], key_names: Iterable[str]
+    exc: Exception,
+    settings: Settings,
+    env: Mapping[str, str],
+    key_names: Iterable[str],
+    host: str | None = None,
 ) -> Retry | RunError:
     """Timeouts and connection faults are retried; anything else (an unreadable response, an
-    SDK surprise) ends the run as `model_error` with the exception named, keys removed."""
+    SDK surprise) ends the run as `model_error` with the exception named, keys removed.
+    `host` (never with credentials: see `service_host`) makes the message say where."""
+    where = f" at {host}" if host else ""
     if is_timeout(exc):
         return timeout_failure(settings)
     if is_transient(exc):
         return Retry(
-            RunError("model_error", f"Could not reach the model service ({type(exc).__name__}).")
+            RunError(
+                "model_error",
+                f"Could not reach the model service{where} ({type(exc).__name__}); check the "
+                "network and the 'baseUrl' setting.",
+            )
         )
     return RunError(
         "model_error",
-        "The model's response could not be read "
-        f"({type(exc).__name__}: {redact(str(exc), env, key_names)[:200]}).",
+        f"The answer of the model service{where} could not be read "
+        f"({type(exc).__name__}: {readable(redact(str(exc), env, key_names), 200)}); if "
+        "something other than the model's API answered, check the 'baseUrl' setting.",
     )
 
 
@@ -206,6 +217,19 @@ def service_host(base_url: str | None, default: str) -> str:
     if not parts.hostname:
         return "the configured baseUrl"
     return f"{parts.hostname}:{parts.port}" if parts.port else parts.hostname
+
+
+def readable(detail: str, limit: int = 300) -> str:
+    """A service's error text fit for a one-line message: an HTML page (a proxy or gateway
+    answered instead of the API) is named rather than quoted; whitespace is collapsed."""
+    lowered = detail.lstrip()[:200].lower()
+    if lowered.startswith(("<!doctype html", "<html")) or "<html" in lowered:
+        return (
+            "an HTML page instead of an API error (a proxy or gateway answered; "
+            "check the 'baseUrl' setting and the network)"
+        )
+    flat = " ".join(detail.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
 def sentence(text: str) -> str:

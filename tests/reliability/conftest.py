@@ -1,0 +1,62 @@
+"""Fixtures for the fault catalogue.
+
+The pytest-lsp editor harness of ``tests/e2e`` is reused as is (its fixtures are re-exported
+here, so this directory gets its own pool of server processes); ``rawlsp`` covers what that
+harness cannot send (raw bytes, odd capabilities, slow progress creation).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+
+import pytest
+
+from tests.conftest import TEST_KEY
+from tests.e2e.conftest import editor, lsp_pool, make_editor, vscode
+from tests.fakes.anthropic_emulator import AnthropicEmulator
+from tests.fakes.gemini_emulator import GeminiEmulator
+from tests.fakes.openai_emulator import OpenAIEmulator
+from tests.reliability.rawlsp import RawLspClient, server_env
+
+__all__ = ["editor", "lsp_pool", "make_editor", "vscode"]
+
+StartRaw = Callable[..., Awaitable[RawLspClient]]
+
+
+@pytest.fixture(scope="session")
+def openai_server() -> Iterator[OpenAIEmulator]:
+    with OpenAIEmulator() as emu:
+        yield emu
+
+
+@pytest.fixture(scope="session")
+def anthropic_server() -> Iterator[AnthropicEmulator]:
+    with AnthropicEmulator() as emu:
+        yield emu
+
+
+@pytest.fixture
+async def raw_clients(emulator: GeminiEmulator) -> AsyncIterator[list[RawLspClient]]:
+    """Servers of their own, driven byte by byte; closed (then killed) after the test."""
+    started: list[RawLspClient] = []
+    yield started
+    for client in started:
+        await client.close()
+
+
+@pytest.fixture
+def start_raw(raw_clients: list[RawLspClient], emulator: GeminiEmulator) -> StartRaw:
+    """`await start_raw(capabilities=None, env=None, key=TEST_KEY)`: an initialized server."""
+
+    async def start(
+        capabilities: dict[str, object] | None = None,
+        *,
+        env: dict[str, str] | None = None,
+        key: str = TEST_KEY,
+    ) -> RawLspClient:
+        client = await RawLspClient.spawn(server_env(emulator.base_url, key, env))
+        raw_clients.append(client)
+        await client.initialize(capabilities)
+        return client
+
+    return start

@@ -1,0 +1,99 @@
+"""Running one session in-process against a provider's wire emulator (helpers shared by the
+transport and model-output fault tests)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from server.events import SessionEvent
+from server.outcome import SessionOutcome
+from server.providers.select import ProviderHub
+from server.session import EditRequest, run_session
+from server.settings import Settings
+from tests.conftest import TEST_KEY
+from tests.fakes.anthropic_emulator import AnthropicEmulator
+from tests.fakes.gemini_emulator import GeminiEmulator
+from tests.fakes.openai_emulator import OpenAIEmulator
+from tests.session.scripts import KEY_VARIABLE, PROVIDERS, Harness, harness
+
+CONTRACT_REASONS = {
+    "task_failed",
+    "max_turns",
+    "model_error",
+    "auth",
+    "quota",
+    "blocked",
+    "document_changed",
+    "client_rejected",
+    "cancelled",
+    "busy",
+    "invalid_request",
+    "too_large",
+    "config",
+}
+
+
+@pytest.fixture(params=PROVIDERS)
+def model(
+    request: pytest.FixtureRequest,
+    emulator: GeminiEmulator,
+    openai_server: OpenAIEmulator,
+    anthropic_server: AnthropicEmulator,
+) -> Iterator[Harness]:
+    chosen = harness(
+        request.param,
+        gemini_emulator=emulator,
+        openai_emulator=openai_server,
+        anthropic_emulator=anthropic_server,
+    )
+    chosen.reset()
+    yield chosen
+    chosen.reset()
+
+
+_HUBS: dict[str, ProviderHub] = {}
+
+
+def hub_for(provider: str) -> ProviderHub:
+    """One hub per provider for the whole run (SDK clients are slow to build)."""
+    if provider not in _HUBS:
+        _HUBS[provider] = ProviderHub({KEY_VARIABLE[provider]: TEST_KEY})
+    return _HUBS[provider]
+
+
+async def run_model(
+    provider: str,
+    base_url: str,
+    text: str,
+    instruction: str = "edit it",
+    *,
+    events: list[SessionEvent] | None = None,
+    hub: ProviderHub | None = None,
+    **overrides: Any,
+) -> SessionOutcome:
+    layer = {
+        "provider": provider,
+        "baseUrl": base_url,
+        "requestTimeoutSeconds": 5,
+        "maxRetries": 2,
+        **overrides,
+    }
+    settings = Settings.from_layers({}, layer)
+    request = EditRequest(instruction=instruction, text=text, settings=settings)
+    sink = events.append if events is not None else (lambda _event: None)
+    return await run_session(request, hub or hub_for(provider), sink)
+
+
+def assert_failed_cleanly(outcome: SessionOutcome, reason: str | None = None) -> None:
+    """A failure with a contract reason and a readable message; nothing to apply."""
+    assert not outcome.success, outcome
+    assert outcome.final_text is None, "a failed run carries a result"
+    assert outcome.reason in CONTRACT_REASONS, outcome
+    if reason is not None:
+        assert outcome.reason == reason, outcome
+    assert outcome.error, outcome
+    assert TEST_KEY not in outcome.error
+    assert "Traceback" not in outcome.error
