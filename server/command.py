@@ -103,14 +103,14 @@ async def perform(
         text=snapshot.text,
         settings=settings,
         selection=_selection(args),
-        path_label=_label_for(uri),
+        path_label=label_for_uri(uri),
     )
     outcome = await run_session(request, command_env.provider, on_event)
     if not outcome.success or outcome.final_text is None:
         return EditResult.from_outcome(outcome)
 
     target = outcome.final_text
-    diff = unified_diff(snapshot.text, target, _label_for(uri))
+    diff = unified_diff(snapshot.text, target, label_for_uri(uri))
     result = EditResult.from_outcome(outcome).model_copy(update={"diff": diff})
     if target == snapshot.text:
         return result.model_copy(update={"message": (outcome.message or "") + " (no changes)"})
@@ -156,7 +156,7 @@ async def perform(
             live.version,
         )
 
-    label = "Complex Edit: " + _shorten(args.prompt, 60)
+    label = "Complex Edit: " + one_line(args.prompt, 60)
     try:
         answer = await editor.apply(live, changes, label, settings.apply_timeout_seconds)
     except StaleDocument:
@@ -240,10 +240,12 @@ def _selection(args: PerformArgs) -> LineRange | None:
     return LineRange(start_line=start + 1, end_line=end + 1)
 
 
-def _label_for(uri: str) -> str:
+def label_for_uri(uri: str) -> str:
+    """The last path segment of a URI, for labels and logs."""
     return uri.rsplit("/", 1)[-1] or uri
 
 
-def _shorten(text: str, limit: int) -> str:
+def one_line(text: str, limit: int) -> str:
+    """Whitespace collapsed and cut to `limit` characters with an ellipsis."""
     flat = " ".join(text.split())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"

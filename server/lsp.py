@@ -31,7 +31,7 @@ from pygls.protocol.language_server import lsp_method
 
 from server import __version__
 from server.arguments import InvalidArguments, parse_arguments
-from server.command import CommandEnv, perform
+from server.command import CommandEnv, label_for_uri, one_line, perform
 from server.documents import DocumentStore
 from server.events import SessionEvent, SessionFinished, describe
 from server.lsp_editor import LspEditor
@@ -371,7 +371,7 @@ def build_server(env: Mapping[str, str] | None = None) -> ComplexEditServer:
         except Exception as exc:
             # A bug, not a fault of the model or the editor. pygls would answer with the
             # exception text and a traceback; answer with the type only (no document text).
-            log.exception("performComplexEdit %s failed unexpectedly", _short_uri(uri))
+            log.exception("performComplexEdit %s failed unexpectedly", label_for_uri(uri))
             progress.end("Failed (internal error)")
             raise JsonRpcInternalError(
                 f"complex-edit hit an internal error ({type(exc).__name__}); the server log "
@@ -383,7 +383,7 @@ def build_server(env: Mapping[str, str] | None = None) -> ComplexEditServer:
                 del ls.running[uri]
         log.info(
             "performComplexEdit %s: %s%s (turns=%d, toolCalls=%d)",
-            _short_uri(uri),
+            label_for_uri(uri),
             "success" if result.success else "failed",
             "" if result.success else f" [{result.reason}]",
             result.turns,
@@ -426,7 +426,7 @@ class _Progress:
         ls.work_done_progress.begin(
             token,
             types.WorkDoneProgressBegin(
-                title="Complex Edit", message=_one_line(prompt, 80), cancellable=True
+                title="Complex Edit", message=one_line(prompt, 80), cancellable=True
             ),
         )
         return cls(ls, token)
@@ -528,12 +528,3 @@ def _final_message(result: EditResult) -> str:
     if result.success:
         return result.message or "Done"
     return f"Failed ({result.reason})"
-
-
-def _one_line(text: str, limit: int) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
-
-
-def _short_uri(uri: str) -> str:
-    return uri.rsplit("/", 1)[-1]
