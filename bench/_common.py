@@ -748,11 +748,16 @@ VSCODE_CAPS: dict[str, Any] = _vscode_caps()
 
 
 def server_command() -> list[str]:
-    """``complex-edit lsp``, or with ``--server proposed`` the same server with the changes
-    proposed in BENCHMARKS.md applied by monkeypatching (``bench/_proposed_server.py``)."""
+    """``complex-edit lsp``, or with ``--server-root DIR`` the server of another checkout
+    (e.g. ``git worktree add /tmp/before <commit>``), for before/after figures."""
     args = sys.argv[1:]
-    if "--server" in args and args[args.index("--server") + 1 :][:1] == ["proposed"]:
-        return [PYTHON, str(ROOT / "bench" / "_proposed_server.py")]
+    if "--server-root" in args:
+        root = args[args.index("--server-root") + 1]
+        start = (
+            f"import sys, runpy; sys.path.insert(0, {root!r}); "
+            "runpy.run_module('server', run_name='__main__')"
+        )
+        return [PYTHON, "-c", start, "lsp"]
     return list(OUR_COMMAND)
 
 

@@ -21,15 +21,12 @@ with ``promptTokenCount`` for the whole request. The session's ``usage`` (which 
 returns to the editor) must carry them through. "Prefix breaks" counts requests that did not
 begin with the whole previous request.
 
-``--proposed`` applies the session/provider change proposed in BENCHMARKS.md (see
-``_proposed.py``) to measure it. Run: ``.venv/bin/python bench/bench_context.py [--quick]
-[--proposed]``
+Run: ``.venv/bin/python bench/bench_context.py [--quick]``
 """
 
 from __future__ import annotations
 
 import json
-import sys
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -195,18 +192,12 @@ def scenarios(text: str) -> list[Scenario]:
 
 
 async def main(quick: bool) -> None:
-    proposed = "--proposed" in sys.argv[1:]
-    if proposed:
-        import _proposed
-
-        _proposed.apply()
     emu = BenchEmulator().start()
     try:
         provider = GeminiProvider({"GEMINI_API_KEY": BENCH_KEY})
         sizes = (200_000,) if quick else (200_000, 2_000_000)
         table = Table(
-            "Goal 4 — context per session (copies of the document per request; emulated cache)"
-            + (" — with the proposed session change" if proposed else ""),
+            "Goal 4 — context per session (copies of the document per request; emulated cache)",
             [
                 "document",
                 "session",

@@ -16,7 +16,7 @@ the answer.
 Runs alternate between the two servers; the table shows medians. Server CPU (all threads, from
 /proc) is shown too: it is far less sensitive to other load on the machine than wall time.
 
-Run: ``.venv/bin/python bench/bench_overhead.py [--quick] [--size BYTES]... [--server proposed]``
+Run: ``.venv/bin/python bench/bench_overhead.py [--quick] [--size BYTES]... [--server-root DIR]``
 """
 
 from __future__ import annotations

@@ -157,7 +157,8 @@ class _FullCopy:
 
 
 def _whole_document(params: GetDocumentParams, text: str) -> bool:
-    if params.start_line not in (None, 1):
+    """A view of every line of a non-empty text (an empty one is shorter than any note)."""
+    if not text or params.start_line not in (None, 1):
         return False
     return params.end_line is None or params.end_line == line_count(text)
 
@@ -175,8 +176,9 @@ class Toolbox:
         elide_repeated_views: bool = False,
     ) -> None:
         """`elide_repeated_views`: the model was shown `text` in full (the first message) and
-        keeps every full copy it is sent; a full get_document of a text it already has in full
-        then answers with a short note instead of another copy of the document."""
+        keeps the latest full copy it has (a full view, or the content it sent with
+        set_document); a full get_document of that very text then answers with a short note
+        instead of another copy of the document."""
         self._buffer = WorkingBuffer(text, max_history=max_history)
         self._max_argument_bytes = max_argument_bytes
         self._limits = tools.Limits(max_text_chars=max(max_text_chars, len(text)))

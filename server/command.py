@@ -7,14 +7,15 @@ module decides what happens and in which order.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from server.arguments import PerformArgs
 from server.documents import Snapshot
 from server.edits import TextChange, compute_edits, unified_diff
 from server.events import EventSink
+from server.outcome import SessionOutcome
 from server.providers.base import Provider
 from server.rebase import Conflict, compose_changes, rebase
 from server.result import EditResult
@@ -71,10 +72,14 @@ class StaleDocument(Exception):
     """The live document moved on between the last check and the send."""
 
 
+SessionRunner = Callable[[EditRequest, Provider, EventSink], Awaitable[SessionOutcome]]
+
+
 @dataclass(frozen=True)
 class CommandEnv:
     env: Mapping[str, str]
     provider: Provider
+    run_session: SessionRunner = field(default=run_session)
 
 
 async def perform(
@@ -105,7 +110,7 @@ async def perform(
         selection=_selection(args),
         path_label=label_for_uri(uri),
     )
-    outcome = await run_session(request, command_env.provider, on_event)
+    outcome = await command_env.run_session(request, command_env.provider, on_event)
     if not outcome.success or outcome.final_text is None:
         return EditResult.from_outcome(outcome)
 
@@ -211,7 +216,7 @@ def _nameable(text: str, changes: Sequence[TextChange], target: str) -> list[Tex
 
 def _check_document(text: str, settings: Settings) -> EditResult | None:
     try:
-        size = len(text.encode("utf-8"))
+        size = len(text) if text.isascii() else len(text.encode("utf-8"))
     except UnicodeEncodeError:
         return EditResult.failure(
             "invalid_request", "The document contains invalid Unicode (a lone surrogate)."

@@ -8,14 +8,14 @@ replaces pygls' built-in didOpen/didChange/didClose bookkeeping.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
-import re
 import sys
-import uuid
+import threading
 from collections.abc import Callable, Generator, Mapping
 from concurrent.futures import Future
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from lsprotocol import types
 from pygls.exceptions import (
@@ -30,125 +30,21 @@ from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
 
 from server import __version__
-from server.arguments import InvalidArguments, parse_arguments
-from server.command import CommandEnv, label_for_uri, one_line, perform
 from server.documents import DocumentStore
-from server.events import SessionEvent, SessionFinished, describe
-from server.lsp_editor import LspEditor
-from server.providers.select import ProviderHub, scrub
-from server.result import EditResult
-from server.settings import Settings, SettingsError
+from server.framing import FramedInput
+from server.progress import Progress
+from server.session_thread import SessionThread
+
+if TYPE_CHECKING:
+    from server.providers.select import ProviderHub
+    from server.result import EditResult
 
 COMMAND = "performComplexEdit"
 # Not part of the contract: a diagnostics request for soak tests and benchmarks (see `_stats`).
 STATS_METHOD = "complexEdit/_stats"
-# A frame larger than this is read and dropped instead of being parsed (a client bug or garbage;
-# a 10 MB document is ~20 MB of JSON even with every character escaped).
-MAX_MESSAGE_BYTES = 256 * 1024 * 1024
 log = logging.getLogger("complex_edit")
-# FramedInput runs in pygls' reader thread: its log must not be forwarded to the client (that
-# would write to stdout from a second thread), so it uses a logger outside "complex_edit".
-_input_log = logging.getLogger("complex_edit_input")
-
-
-class FramedInput:
-    """stdin as pygls reads it (`readline`, `read`), hardened against garbage frames.
-
-    pygls reads a header only when a line is exactly `Content-Length: N\\r\\n`, and trusts N.
-    Bytes without a line break before a header (a truncated or over-long body, binary noise)
-    then glue onto the next header and every later message is lost; a huge N crashes the
-    server or makes it wait forever. Here a header is recognised at the end of a line whatever
-    precedes it (so the stream resynchronises at the next frame) and spelled loosely; a body
-    over `MAX_MESSAGE_BYTES` is skipped in chunks, up to the next `Content-Length:` seen.
-    """
-
-    _HEADER = re.compile(rb"content-length[ \t]*:[ \t]*(\d+)[ \t]*\r?\n\Z", re.IGNORECASE)
-    _NEXT_HEADER = re.compile(rb"content-length[ \t]*:", re.IGNORECASE)
-    _LINE_LIMIT = 64 * 1024
-    _TAIL = 64
-    _CHUNK = 1024 * 1024
-
-    def __init__(self, raw: BinaryIO, max_message_bytes: int = MAX_MESSAGE_BYTES) -> None:
-        self._raw = raw
-        self._max = max_message_bytes
-        self._skip = 0
-        self._pushed = bytearray()
-
-    def readline(self) -> bytes:
-        tail = b""
-        while True:
-            chunk = self._readline_raw()
-            if not chunk:
-                return b""
-            if chunk.endswith(b"\n"):
-                return self._header(tail + chunk if tail else chunk)
-            tail = (tail + chunk)[-self._TAIL :]  # a very long line: only its end matters
-
-    def read(self, size: int) -> bytes:
-        if not self._pushed:
-            return self._raw.read(size)
-        head = bytes(self._pushed[:size])
-        del self._pushed[:size]
-        if len(head) < size:
-            head += self._raw.read(size - len(head))
-        return head
-
-    def _read_some(self, size: int) -> bytes:
-        """What is there (at least one byte, up to `size`): a pipe's `read(size)` would wait for
-        all of it, which never comes after a bogus length."""
-        if self._pushed:
-            return self.read(min(size, len(self._pushed)))
-        read1 = getattr(self._raw, "read1", None)
-        return bytes(read1(size)) if read1 is not None else self._raw.read(size)
-
-    def _readline_raw(self) -> bytes:
-        if not self._pushed:
-            return self._raw.readline(self._LINE_LIMIT)
-        end = self._pushed.find(b"\n")
-        if end >= 0:
-            line = bytes(self._pushed[: end + 1])
-            del self._pushed[: end + 1]
-            return line
-        head = bytes(self._pushed)
-        self._pushed.clear()
-        return head + self._raw.readline(self._LINE_LIMIT)
-
-    def _header(self, line: bytes) -> bytes:
-        if not line.strip():
-            if self._skip:
-                self._discard(self._skip)
-                self._skip = 0
-            return line
-        match = self._HEADER.search(line)
-        if match is None:
-            return line
-        digits = match.group(1)
-        size = int(digits) if len(digits) <= 18 else self._max + 1
-        if size > self._max:
-            _input_log.warning(
-                "Ignored a message of %s bytes from the editor (over the %d-byte limit).",
-                digits.decode("ascii")[:24],
-                self._max,
-            )
-            self._skip = size
-            return b"X-Complex-Edit-Ignored: too large\r\n"
-        return b"Content-Length: %d\r\n" % size
-
-    def _discard(self, size: int) -> None:
-        tail = b""
-        while size > 0:
-            chunk = self._read_some(min(size, self._CHUNK))
-            if not chunk:
-                return
-            size -= len(chunk)
-            window = tail + chunk
-            match = self._NEXT_HEADER.search(window)
-            if match is not None and match.end() > len(tail):
-                # The next frame starts here: give it back to the reader. (A body that is
-                # really this large and quotes a header is cut short; it was being dropped.)
-                self._pushed[:0] = window[match.start() :]
-                return
-            tail = window[-self._TAIL :]
+# A server started for one quick request (or a test) exits before it would pay for preloading.
+PRELOAD_DELAY_SECONDS = 0.5
 
 
 class ComplexEditProtocol(LanguageServerProtocol):
@@ -249,12 +145,41 @@ class ComplexEditServer(LanguageServer):
         )
         self.env = env
         self.documents = DocumentStore()
-        self.provider = ProviderHub(env)
+        self.sessions = SessionThread()
         self.init_options: Mapping[str, Any] | None = None
         self.pushed_settings: Mapping[str, Any] | None = None
         self.running: dict[str, asyncio.Task[EditResult]] = {}
+        # Commands whose edit is on its way to the editor: no longer cancelled by a close.
+        self.sending: set[asyncio.Task[EditResult]] = set()
         self.starting: set[str] = set()
         self._change_waiters: dict[str, list[asyncio.Future[bool]]] = {}
+        self._provider: ProviderHub | None = None
+        self._provider_lock = threading.Lock()
+        self._home: tuple[asyncio.AbstractEventLoop, int] | None = None
+
+    @property
+    def provider(self) -> ProviderHub:
+        """Built on first use: it imports pydantic and the provider modules, which the
+        start-up (up to `initialize` answered) does not need."""
+        with self._provider_lock:
+            if self._provider is None:
+                from server.providers.select import ProviderHub
+
+                self._provider = ProviderHub(self.env)
+            return self._provider
+
+    def bind_loop(self) -> None:
+        """Remember the running loop as the one protocol messages are written from."""
+        self._home = (asyncio.get_running_loop(), threading.get_ident())
+
+    def call_on_loop(self, callback: Callable[[], None]) -> None:
+        """Run `callback` on the server's loop: at once when already there (or before the
+        loop is known), else queued. pygls' writers are not thread-safe."""
+        if self._home is None or self._home[1] == threading.get_ident():
+            callback()
+            return
+        with contextlib.suppress(RuntimeError):  # closed: the server is exiting
+            self._home[0].call_soon_threadsafe(callback)
 
     def notify_changed(self, uri: str) -> None:
         for waiter in self._change_waiters.pop(uri, []):
@@ -266,7 +191,7 @@ class ComplexEditServer(LanguageServer):
             if not waiter.done():
                 waiter.set_result(False)
         task = self.running.get(uri)
-        if task is not None and not task.done():
+        if task is not None and not task.done() and task not in self.sending:
             task.cancel("closed")
 
     def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
@@ -303,13 +228,16 @@ def build_server(env: Mapping[str, str] | None = None) -> ComplexEditServer:
 
     @ls.feature(types.INITIALIZE)
     def on_initialize(params: types.InitializeParams) -> None:
+        ls.bind_loop()
         encoding = ls.protocol.workspace.position_encoding or "utf-16"
         ls.documents.encoding = str(getattr(encoding, "value", encoding))
         ls.init_options = _section(params.initialization_options)
-        try:
-            Settings.from_layers(environ, ls.init_options)
-        except SettingsError as exc:
-            log.warning("%s", exc)
+
+    @ls.feature(types.INITIALIZED)
+    def on_initialized(params: types.InitializedParams) -> None:
+        asyncio.get_running_loop().call_later(
+            PRELOAD_DELAY_SECONDS, lambda: ls.sessions.submit(lambda: _preload(ls))
+        )
 
     @ls.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     def on_configuration(params: types.DidChangeConfigurationParams) -> None:
@@ -317,6 +245,13 @@ def build_server(env: Mapping[str, str] | None = None) -> ComplexEditServer:
 
     @ls.command(COMMAND)
     async def perform_complex_edit(ls_: ComplexEditServer, *raw: Any) -> dict[str, Any]:
+        from server.arguments import InvalidArguments, parse_arguments
+        from server.command import CommandEnv, label_for_uri, one_line, perform
+        from server.lsp_editor import LspEditor
+        from server.providers.select import scrub
+        from server.result import EditResult
+        from server.settings import Settings, SettingsError
+
         msg_id = ls.protocol.msg_id
         try:
             args = parse_arguments(raw, Settings.from_layers(environ).max_prompt_bytes)
@@ -337,7 +272,7 @@ def build_server(env: Mapping[str, str] | None = None) -> ComplexEditServer:
         # second command on it is `busy` rather than running side by side.
         ls.starting.add(uri)
         try:
-            progress = await _Progress.start(ls, args.prompt)
+            progress = await Progress.start(ls, one_line(args.prompt, 80))
         finally:
             ls.starting.discard(uri)
         if _request_cancelled(ls, msg_id):
@@ -352,7 +287,12 @@ def build_server(env: Mapping[str, str] | None = None) -> ComplexEditServer:
                 "The document was closed before the edit started; nothing was applied.",
             ).to_wire()
         task = asyncio.create_task(
-            perform(args, editor, CommandEnv(environ, ls.provider), progress.report)
+            perform(
+                args,
+                editor,
+                CommandEnv(environ, ls.provider, ls.sessions.run_session),
+                progress.report,
+            )
         )
         ls.running[uri] = task
         unlink = _link_cancellation(ls, msg_id, progress, task)
@@ -379,6 +319,7 @@ def build_server(env: Mapping[str, str] | None = None) -> ComplexEditServer:
             ) from None
         finally:
             unlink()
+            ls.sending.discard(task)
             if ls.running.get(uri) is task:
                 del ls.running[uri]
         log.info(
@@ -403,59 +344,8 @@ def build_server(env: Mapping[str, str] | None = None) -> ComplexEditServer:
     return ls
 
 
-class _Progress:
-    """A cancellable work-done progress, or nothing when the client cannot show one."""
-
-    def __init__(self, ls: ComplexEditServer, token: str | None) -> None:
-        self._ls = ls
-        self.token = token
-        self._ended = False
-
-    @classmethod
-    async def start(cls, ls: ComplexEditServer, prompt: str) -> _Progress:
-        caps = ls.client_capabilities.window
-        if caps is None or not caps.work_done_progress:
-            return cls(ls, None)
-        token = f"complex-edit/{uuid.uuid4()}"
-        try:
-            async with asyncio.timeout(5):
-                await ls.work_done_progress.create_async(token)
-        except Exception as exc:
-            log.warning("could not create progress: %s", type(exc).__name__)
-            return cls(ls, None)
-        ls.work_done_progress.begin(
-            token,
-            types.WorkDoneProgressBegin(
-                title="Complex Edit", message=one_line(prompt, 80), cancellable=True
-            ),
-        )
-        return cls(ls, token)
-
-    def cancel_future(self) -> Future[Any] | None:
-        if self.token is None:
-            return None
-        return self._ls.work_done_progress.tokens.get(self.token)
-
-    def report(self, event: SessionEvent) -> None:
-        if self.token is None or self._ended or isinstance(event, SessionFinished):
-            return
-        message = self._ls.provider.scrub(describe(event))
-        self._ls.work_done_progress.report(
-            self.token, types.WorkDoneProgressReport(message=message)
-        )
-
-    def end(self, message: str) -> None:
-        if self.token is None or self._ended:
-            return
-        self._ended = True
-        self._ls.work_done_progress.end(
-            self.token, types.WorkDoneProgressEnd(message=self._ls.provider.scrub(message))
-        )
-        self._ls.work_done_progress.tokens.pop(self.token, None)
-
-
 def _link_cancellation(
-    ls: ComplexEditServer, msg_id: Any, progress: _Progress, task: asyncio.Task[Any]
+    ls: ComplexEditServer, msg_id: Any, progress: Progress, task: asyncio.Task[Any]
 ) -> Callable[[], None]:
     """Cancel `task` when the request is cancelled ($/cancelRequest, shutdown) or its progress
     is cancelled. pygls cancels only the request's own future, never the command's task."""
@@ -484,6 +374,8 @@ def _link_cancellation(
         nonlocal linked
         linked = False
         ls.protocol._request_futures.pop(msg_id, None)
+        if not task.done():
+            ls.sending.add(task)
 
     return unlink
 
@@ -522,6 +414,28 @@ def _section(value: Any) -> Mapping[str, Any] | None:
         return None
     inner = value.get("complexEdit")
     return inner if isinstance(inner, Mapping) else value
+
+
+def _preload(ls: ComplexEditServer) -> None:
+    """Runs on the session thread once the editor is idle after start-up: checks the settings
+    (a mistake is logged now, not at the first command) and opens a conversation, which imports
+    the provider's SDK and builds its client, so the first command does not pay ~0.6 s."""
+    from edit_tools.registry import Toolbox
+    from server.providers.base import ConversationRequest
+    from server.settings import Settings, SettingsError
+
+    try:
+        settings = Settings.from_layers(ls.env, ls.init_options)
+    except SettingsError as exc:
+        log.warning("%s", exc)
+        return
+    request = ConversationRequest(
+        system_instruction="", tools=Toolbox.declarations(), first_message="", settings=settings
+    )
+    try:
+        ls.provider.open(request)
+    except Exception as exc:
+        log.debug("preloading the provider failed (%s); the first command will", exc)
 
 
 def _final_message(result: EditResult) -> str:

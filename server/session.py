@@ -99,7 +99,12 @@ class _Loop:
         self.on_event = on_event
         self.max_turns = request.settings.max_turns
         limit = request.settings.max_document_bytes
-        self.toolbox = Toolbox(request.text, max_argument_bytes=limit, max_text_chars=limit)
+        self.toolbox = Toolbox(
+            request.text,
+            max_argument_bytes=limit,
+            max_text_chars=limit,
+            elide_repeated_views=True,
+        )
         self.turns = 0
         self.tool_calls = 0
         self.usage = Usage()
@@ -217,7 +222,7 @@ def _settle_completion(
                 }
             else:
                 completion = outcome.completion
-        results.append(ToolResult(call=call, ok=ok, response=response))
+        results.append(ToolResult(call=call, ok=ok, response=response, full_view=outcome.full_view))
     return results, completion
 
 

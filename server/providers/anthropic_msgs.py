@@ -17,6 +17,7 @@ from edit_tools import errors as tool_errors
 from server.outcome import RunError, Usage
 from server.providers.base import (
     ConversationRequest,
+    FullViews,
     ModelTurn,
     ToolCall,
     ToolResult,
@@ -119,6 +120,7 @@ class AnthropicConversation:
         self._budget = RetryBudget(request.settings)
         self._system = request.system_instruction
         self._messages: list[dict[str, Any]] = [{"role": "user", "content": request.first_message}]
+        self._views: FullViews[tuple[int, int]] = FullViews()
         self._tools = [
             {"name": tool.name, "description": tool.description, "input_schema": tool.parameters}
             for tool in request.tools
@@ -132,17 +134,13 @@ class AnthropicConversation:
         return turn
 
     def add_tool_results(self, results: Sequence[ToolResult]) -> None:
-        blocks: list[dict[str, Any]] = []
-        for result in results:
-            block: dict[str, Any] = {
-                "type": "tool_result",
-                "tool_use_id": result.call.id or "",
-                "content": result.text,
-            }
-            if not result.ok:
-                block["is_error"] = True
-            blocks.append(block)
-        self._messages.append({"role": "user", "content": blocks})
+        at = len(self._messages)
+        self._messages.append(
+            {"role": "user", "content": [_tool_result_block(result) for result in results]}
+        )
+        placed = [((at, index), result) for index, result in enumerate(results)]
+        for (message, block), stub in self._views.outdated(placed):
+            self._messages[message]["content"][block] = _tool_result_block(stub)
 
     async def _send(self) -> Message:
         extra: dict[str, Any] = {}
@@ -210,6 +208,17 @@ class AnthropicConversation:
                 "Check the 'model' and 'baseUrl' settings.",
             )
         return RunError("model_error", f"The server at {self._host} answered {label}: {detail}")
+
+
+def _tool_result_block(result: ToolResult) -> dict[str, Any]:
+    block: dict[str, Any] = {
+        "type": "tool_result",
+        "tool_use_id": result.call.id or "",
+        "content": result.text,
+    }
+    if not result.ok:
+        block["is_error"] = True
+    return block
 
 
 def _read_message(message: Message) -> tuple[ModelTurn, list[dict[str, Any]] | None]:

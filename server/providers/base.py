@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Generic, Protocol, TypeVar
 
 from edit_tools.registry import ToolDeclaration
 from server.outcome import Usage
@@ -30,9 +30,12 @@ class ToolCall:
 
 @dataclass(frozen=True)
 class ToolResult:
+    """`full_view`: the response shows the whole current document (a fresh full get_document)."""
+
     call: ToolCall
     ok: bool
     response: dict[str, Any]
+    full_view: bool = False
 
     @property
     def text(self) -> str:
@@ -70,7 +73,9 @@ class Conversation(Protocol):
         ...
 
     def add_tool_results(self, results: Sequence[ToolResult]) -> None:
-        """Append all function responses of one turn as one message."""
+        """Append all function responses of one turn as one message. When they hold a fresh
+        full view of the document, the older full views in the history become the
+        `STALE_VIEW` stub (see `FullViews`)."""
         ...
 
 
@@ -79,6 +84,39 @@ class Provider(Protocol):
         """Start a conversation. Raises `RunError('config', …)` before any request when the
         provider cannot be used (no API key, unknown provider)."""
         ...
+
+
+STALE_VIEW = (
+    "[An older full view of the document was here. It is out of date and was removed; "
+    "the latest full view is further down.]"
+)
+
+Slot = TypeVar("Slot")
+
+
+class FullViews(Generic[Slot]):
+    """Keeps at most one full view of the document among a conversation's tool responses.
+
+    A `Slot` is where the conversation put one response in its history (an index, or a pair
+    of indices). Only our own responses are ever replaced, never a model turn, and each
+    replacement keeps the call's id and name so the history stays valid for the API."""
+
+    def __init__(self) -> None:
+        self._latest: tuple[Slot, ToolCall] | None = None
+
+    def outdated(self, placed: Sequence[tuple[Slot, ToolResult]]) -> list[tuple[Slot, ToolResult]]:
+        """Record where one turn's results went; when one of them is a fresh full view,
+        return the stubs to put in place of every older full view (the previous turns' and
+        any earlier one in this turn)."""
+        views = [(slot, result.call) for slot, result in placed if result.full_view]
+        if not views:
+            return []
+        older = views[:-1] if self._latest is None else [self._latest, *views[:-1]]
+        self._latest = views[-1]
+        return [
+            (slot, ToolResult(call=call, ok=True, response={"result": STALE_VIEW}))
+            for slot, call in older
+        ]
 
 
 def effective_model(settings: Settings, provider_default: str) -> str:

@@ -12,7 +12,13 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from server.outcome import RunError, Usage
-from server.providers.base import ConversationRequest, ModelTurn, ToolCall, ToolResult
+from server.providers.base import (
+    ConversationRequest,
+    FullViews,
+    ModelTurn,
+    ToolCall,
+    ToolResult,
+)
 from server.providers.retry import (
     RETRYABLE_STATUS,
     Retry,
@@ -117,6 +123,7 @@ class GeminiConversation:
         self._history: list[types.Content] = [
             types.Content(role="user", parts=[types.Part(text=request.first_message)])
         ]
+        self._views: FullViews[tuple[int, int]] = FullViews()
         self._config = types.GenerateContentConfig(
             system_instruction=request.system_instruction,
             temperature=request.settings.temperature,
@@ -155,19 +162,15 @@ class GeminiConversation:
     def add_tool_results(self, results: Sequence[ToolResult]) -> None:
         from google.genai import types
 
+        at = len(self._history)
         self._history.append(
-            types.Content(
-                role="user",
-                parts=[
-                    types.Part(
-                        function_response=types.FunctionResponse(
-                            id=result.call.id, name=result.call.name, response=result.response
-                        )
-                    )
-                    for result in results
-                ],
-            )
+            types.Content(role="user", parts=[_function_response(result) for result in results])
         )
+        placed = [((at, index), result) for index, result in enumerate(results)]
+        for (content, part), stub in self._views.outdated(placed):
+            parts = self._history[content].parts
+            assert parts is not None  # a content of our own function responses
+            parts[part] = _function_response(stub)
 
     async def _generate(self) -> types.GenerateContentResponse:
         return await self._budget.call(
@@ -218,6 +221,16 @@ class GeminiConversation:
                 "Check the 'model' setting.",
             )
         return RunError("model_error", sentence(f"The Gemini API answered {label}: {detail}"))
+
+
+def _function_response(result: ToolResult) -> types.Part:
+    from google.genai import types
+
+    return types.Part(
+        function_response=types.FunctionResponse(
+            id=result.call.id, name=result.call.name, response=result.response
+        )
+    )
 
 
 def _read_response(

@@ -17,6 +17,7 @@ from edit_tools import errors as tool_errors
 from server.outcome import RunError, Usage
 from server.providers.base import (
     ConversationRequest,
+    FullViews,
     ModelTurn,
     ToolCall,
     ToolResult,
@@ -130,6 +131,7 @@ class OpenAIConversation:
             {"role": "system", "content": request.system_instruction},
             {"role": "user", "content": request.first_message},
         ]
+        self._views: FullViews[int] = FullViews()
         self._tools = [
             {
                 "type": "function",
@@ -150,10 +152,10 @@ class OpenAIConversation:
         return turn
 
     def add_tool_results(self, results: Sequence[ToolResult]) -> None:
-        for result in results:
-            self._messages.append(
-                {"role": "tool", "tool_call_id": result.call.id or "", "content": result.text}
-            )
+        start = len(self._messages)
+        self._messages.extend(_tool_message(result) for result in results)
+        for index, stub in self._views.outdated(list(enumerate(results, start))):
+            self._messages[index] = _tool_message(stub)
 
     async def _create(self) -> ChatCompletion:
         openai = _sdk()
@@ -284,6 +286,10 @@ class OpenAIConversation:
                 "Check the 'model' and 'baseUrl' settings.",
             )
         return RunError("model_error", f"The server at {self._host} answered {label}: {detail}")
+
+
+def _tool_message(result: ToolResult) -> dict[str, Any]:
+    return {"role": "tool", "tool_call_id": result.call.id or "", "content": result.text}
 
 
 def parse_arguments(name: str, raw: str | None) -> tuple[dict[str, Any], str | None]:

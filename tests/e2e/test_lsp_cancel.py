@@ -175,10 +175,28 @@ async def test_close_and_reopen_during_the_run_applies_nothing(
     await emulator.wait_for_requests_async(1)
     vscode.close(uri)
     vscode.open(DOC, uri=uri, version=1)
+    # The close must reach the server while the model is still thinking: released earlier,
+    # the run could finish and send its edit before the server reads the close.
+    await vscode.barrier()
     release.set()
     answer = await vscode.outcome(future, within=5)
     assert_stopped(answer)
     await assert_quiet_afterwards(vscode, emulator, uri, requests=1)
+
+
+async def test_a_close_after_the_edit_was_sent_does_not_turn_it_into_a_cancel(
+    vscode: EditorSession, emulator: GeminiEmulator
+) -> None:
+    """The editor closes the document while the edit is on its way and then reports it as
+    applied: the answer must say so, not "cancelled"."""
+    uri = vscode.open(DOC, version=1)
+    emulator.enqueue(calls(replace("import os", "import sys"), done()))
+    vscode.behaviour.mode = "drop"
+    vscode.behaviour.before_apply = lambda: vscode.close(uri)
+    vscode.behaviour.delay = 0.3
+    answer = await vscode.run(uri, "swap the import")
+    assert answer["applied"] is True, answer
+    assert len(vscode.applies) == 1
 
 
 async def test_shutdown_during_a_run_applies_nothing(emulator: GeminiEmulator) -> None:

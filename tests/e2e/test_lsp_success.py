@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from lsprotocol import types
 
 from tests.conftest import TEST_KEY
@@ -15,7 +17,7 @@ from tests.e2e.conftest import (
     first_message,
     replace,
 )
-from tests.fakes.gemini_emulator import GeminiEmulator
+from tests.fakes.gemini_emulator import GeminiEmulator, Reply
 
 DOC = "def greet(name):\n    return 'Hello, ' + name\n\n\nprint(greet('world'))\n"
 
@@ -150,12 +152,13 @@ async def test_range_is_passed_to_the_model(
     assert "lines 2-4" in first_message(emulator.requests[0])
 
 
-async def test_progress_shows_turns_and_tools_then_ends(
+async def test_progress_shows_each_turn_then_ends(
     editor: EditorSession, emulator: GeminiEmulator
 ) -> None:
     known = editor.progress_tokens()
     uri = editor.open(DOC)
-    emulator.enqueue(calls(replace("def greet", "def hello"), done("renamed it")))
+    emulator.enqueue(calls(replace("def greet", "def hello")))
+    emulator.enqueue(replace_with_delay(calls(done("renamed it")), 0.4))
     result = await editor.run(uri, "rename greet to hello")
     assert_success(result)
     token = await editor.new_progress_token(known)
@@ -165,9 +168,31 @@ async def test_progress_shows_turns_and_tools_then_ends(
     assert begin.cancellable is True
     assert isinstance(end, types.WorkDoneProgressEnd)
     messages = [r.message or "" for r in middle if isinstance(r, types.WorkDoneProgressReport)]
-    assert any("Turn 1/" in m for m in messages), messages
-    assert any("replace_text" in m for m in messages), messages
-    assert any("complete_task" in m for m in messages), messages
+    assert messages[0].startswith("Turn 1/"), messages
+    # While the model takes its time, the latest step shows (tool calls in between are
+    # coalesced: at most one report per 100 ms).
+    assert "Turn 2/8 · waiting for the model…" in messages, messages
+
+
+async def test_progress_reports_are_coalesced_when_tools_run_fast(
+    editor: EditorSession, emulator: GeminiEmulator
+) -> None:
+    known = editor.progress_tokens()
+    words = [f"item_{i:02d}_end" for i in range(40)]
+    uri = editor.open("\n".join(words) + "\n")
+    emulator.enqueue(calls(*(replace(w, w.upper()) for w in words), done("upper-cased")))
+    result = await editor.run(uri, "upper-case every word")
+    assert_success(result)
+    assert result["toolCalls"] == 41
+    token = await editor.new_progress_token(known)
+    reports = editor.client.progress_reports[token]
+    middle = [r for r in reports if isinstance(r, types.WorkDoneProgressReport)]
+    assert 1 <= len(middle) < 10, [r.message for r in middle]
+    assert isinstance(reports[-1], types.WorkDoneProgressEnd)
+
+
+def replace_with_delay(reply: Reply, seconds: float) -> Reply:
+    return dataclasses.replace(reply, delay=seconds)
 
 
 async def test_client_without_apply_edit_gets_a_clear_failure_or_a_dry_run(

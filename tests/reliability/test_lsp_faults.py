@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from server.lsp import FramedInput
+from server.framing import FramedInput
 from tests.conftest import TEST_KEY
 from tests.e2e.conftest import (
     CommandError,

@@ -147,7 +147,7 @@ async def test_the_system_prompt_and_key_stay_out_of_the_conversation(
 
     hub = ProviderHub({"GEMINI_API_KEY": CANARY})
     emulator.enqueue(
-        Reply.function_calls([("get_document", {})]),
+        Reply.function_calls([("get_document", {"start_line": 2})]),
         Reply.function_calls([("complete_task", {"success": True})]),
     )
     outcome = await run_model("gemini", emulator.base_url, INJECTED, hub=hub)

@@ -56,12 +56,15 @@ class Step:
 
 @dataclass(frozen=True)
 class Calls(Step):
-    """A model turn made of tool calls; `truncated`: cut off at the output-token limit."""
+    """A model turn made of tool calls; `truncated`: cut off at the output-token limit;
+    `thinking`: (text, signature) the model's reasoning, as a thought signature (Gemini) or a
+    thinking block (Anthropic); Chat Completions has no such thing."""
 
     calls: tuple[CallSpec, ...] = ()
     ids: tuple[str | None, ...] | None = None
     usage: tuple[int, int] = (100, 20)
     truncated: bool = False
+    thinking: tuple[str, str] | None = None
 
 
 @dataclass(frozen=True)
@@ -132,9 +135,13 @@ class TruncatedJson(Step):
 
 
 def calls(
-    *items: CallSpec, ids: Sequence[str | None] | None = None, usage: tuple[int, int] = (100, 20)
+    *items: CallSpec,
+    ids: Sequence[str | None] | None = None,
+    usage: tuple[int, int] = (100, 20),
+    thinking: tuple[str, str] | None = None,
 ) -> Calls:
-    return Calls(calls=items, ids=tuple(ids) if ids is not None else None, usage=usage)
+    chosen = tuple(ids) if ids is not None else None
+    return Calls(calls=items, ids=chosen, usage=usage, thinking=thinking)
 
 
 def truncated(*items: CallSpec) -> Calls:
@@ -216,6 +223,7 @@ def render_gemini(step: Step) -> gemini.Reply:
                 ids=step.ids,
                 usage=step.usage,
                 finish_reason="MAX_TOKENS" if step.truncated else "STOP",
+                thought_signature=step.thinking[1].encode() if step.thinking else None,
             )
         case TextOnly():
             reply = gemini.Reply.text(step.text)
@@ -297,6 +305,7 @@ def render_anthropic(step: Step) -> anthropic.Reply:
                 ids=step.ids,
                 usage=step.usage,
                 stop_reason="max_tokens" if step.truncated else "tool_use",
+                thinking=step.thinking,
             )
         case TextOnly():
             reply = anthropic.Reply.text(step.text)
@@ -338,6 +347,8 @@ class SentResult:
     text: str
     is_error: bool | None
     """None where the API has no error flag (Chat Completions)."""
+    name: str | None = None
+    """The tool's name, where the API sends it back (Gemini)."""
 
 
 class Harness(Protocol):
@@ -370,8 +381,20 @@ class Harness(Protocol):
         """The tool results sent in request `index` (the answer to the previous turn)."""
         ...
 
+    def history_results(self, index: int) -> list[SentResult]:
+        """Every tool result in the history of request `index`, oldest first."""
+        ...
+
     def model_turns(self, index: int) -> int:
         """How many model turns the history of request `index` holds."""
+        ...
+
+    def model_turn_bodies(self, index: int) -> list[Any]:
+        """The model turns of request `index` exactly as sent (parsed JSON)."""
+        ...
+
+    def request_bytes(self, index: int) -> bytes:
+        """The body of request `index` as it went over the wire."""
         ...
 
     async def wait_for_requests(self, n: int) -> None: ...
@@ -410,6 +433,9 @@ class _Base:
     def system_text(self, index: int) -> str:
         return str(self.emulator.requests[index].system_text)
 
+    def request_bytes(self, index: int) -> bytes:
+        return bytes(self.emulator.requests[index].raw_body)
+
     async def wait_for_requests(self, n: int) -> None:
         await self.emulator.wait_for_requests_async(n)
 
@@ -442,19 +468,28 @@ class GeminiHarness(_Base):
         return bool(config.get("functionCallingConfig", {}).get("mode") == "ANY")
 
     def results(self, index: int) -> list[SentResult]:
-        out = []
-        for response in self.emulator.requests[index].function_responses:
-            body = response.get("response", {})
-            is_error = "error" in body
-            out.append(
-                SentResult(
-                    response.get("id"), str(body.get("error" if is_error else "result")), is_error
-                )
-            )
-        return out
+        return [_gemini_result(r) for r in self.emulator.requests[index].function_responses]
+
+    def history_results(self, index: int) -> list[SentResult]:
+        return [
+            _gemini_result(part["functionResponse"])
+            for content in self.emulator.requests[index].contents
+            for part in content.get("parts", [])
+            if "functionResponse" in part
+        ]
 
     def model_turns(self, index: int) -> int:
-        return sum(1 for c in self.emulator.requests[index].contents if c.get("role") == "model")
+        return len(self.model_turn_bodies(index))
+
+    def model_turn_bodies(self, index: int) -> list[Any]:
+        return [c for c in self.emulator.requests[index].contents if c.get("role") == "model"]
+
+
+def _gemini_result(response: Mapping[str, Any]) -> SentResult:
+    body = response.get("response", {})
+    is_error = "error" in body
+    text = str(body.get("error" if is_error else "result"))
+    return SentResult(response.get("id"), text, is_error, response.get("name"))
 
 
 class OpenAIHarness(_Base):
@@ -477,14 +512,22 @@ class OpenAIHarness(_Base):
         return bool(self.emulator.requests[index].tool_choice == "required")
 
     def results(self, index: int) -> list[SentResult]:
-        return [
-            SentResult(m.get("tool_call_id"), str(m.get("content")), None)
-            for m in self.emulator.requests[index].tool_messages
-        ]
+        return [_openai_result(m) for m in self.emulator.requests[index].tool_messages]
+
+    def history_results(self, index: int) -> list[SentResult]:
+        messages = self.emulator.requests[index].messages
+        return [_openai_result(m) for m in messages if m.get("role") == "tool"]
 
     def model_turns(self, index: int) -> int:
+        return len(self.model_turn_bodies(index))
+
+    def model_turn_bodies(self, index: int) -> list[Any]:
         messages = self.emulator.requests[index].messages
-        return sum(1 for m in messages if m.get("role") == "assistant")
+        return [m for m in messages if m.get("role") == "assistant"]
+
+
+def _openai_result(message: Mapping[str, Any]) -> SentResult:
+    return SentResult(message.get("tool_call_id"), str(message.get("content")), None)
 
 
 class AnthropicHarness(_Base):
@@ -506,14 +549,29 @@ class AnthropicHarness(_Base):
         return bool(self.emulator.requests[index].tool_choice == {"type": "any"})
 
     def results(self, index: int) -> list[SentResult]:
+        return [_anthropic_result(b) for b in self.emulator.requests[index].tool_results]
+
+    def history_results(self, index: int) -> list[SentResult]:
         return [
-            SentResult(b.get("tool_use_id"), str(b.get("content")), bool(b.get("is_error")))
-            for b in self.emulator.requests[index].tool_results
+            _anthropic_result(block)
+            for message in self.emulator.requests[index].messages
+            if message.get("role") == "user" and isinstance(message.get("content"), list)
+            for block in message["content"]
+            if isinstance(block, dict) and block.get("type") == "tool_result"
         ]
 
     def model_turns(self, index: int) -> int:
+        return len(self.model_turn_bodies(index))
+
+    def model_turn_bodies(self, index: int) -> list[Any]:
         messages = self.emulator.requests[index].messages
-        return sum(1 for m in messages if m.get("role") == "assistant")
+        return [m for m in messages if m.get("role") == "assistant"]
+
+
+def _anthropic_result(block: Mapping[str, Any]) -> SentResult:
+    return SentResult(
+        block.get("tool_use_id"), str(block.get("content")), bool(block.get("is_error"))
+    )
 
 
 def harness(

@@ -21,7 +21,7 @@ from server.events import (
     describe,
 )
 from server.outcome import RunError, SessionOutcome
-from server.providers.base import ConversationRequest
+from server.providers.base import STALE_VIEW, ConversationRequest
 from server.providers.select import ProviderHub, scrub
 from server.session import EditRequest, LineRange, run_session
 from server.settings import Settings
@@ -412,6 +412,82 @@ async def test_cancel_aborts_the_request(run: RunFn, model: Harness) -> None:
 
 
 # ------------------------------------------------------------------------------------------
+# Context: besides the first message, at most one full copy of the document
+# ------------------------------------------------------------------------------------------
+
+MARKER = "MARKER_7f3a"  # a line of CONTEXT_DOC away from the edits: only full copies show it
+CONTEXT_DOC = f"def foo():\n    return 1\n\n\nx = 1\n# {MARKER}\nprint(foo())\n"
+
+
+def copies(model: Harness) -> list[int]:
+    """The full copies of the document in each request."""
+    return [model.request_bytes(i).count(MARKER.encode()) for i in range(model.request_count)]
+
+
+async def test_a_full_view_of_an_unchanged_document_is_a_note(run: RunFn, model: Harness) -> None:
+    model.script(
+        calls(("get_document", {})),
+        calls(replace("return 1", "return 2")),
+        calls(("get_document", {})),
+        calls(("get_document", {})),
+        calls(done()),
+    )
+    outcome, _ = await run(CONTEXT_DOC)
+    assert outcome.success, outcome
+    (first,) = model.results(1)
+    assert "has not changed since the copy in the first message" in first.text
+    assert MARKER not in first.text
+    (fresh,) = model.results(3)
+    assert MARKER in fresh.text
+    assert "return 2" in fresh.text
+    (again,) = model.results(4)
+    assert "has not changed since your last full get_document" in again.text
+    assert MARKER not in again.text
+    assert copies(model) == [1, 1, 1, 2, 2]
+
+
+async def test_set_document_then_get_document_holds_two_copies(run: RunFn, model: Harness) -> None:
+    rewritten = CONTEXT_DOC.replace("def foo", "def bar")
+    model.script(
+        calls(("set_document", {"content": rewritten})),
+        calls(("get_document", {})),
+        calls(replace("return 1", "return 2")),
+        calls(done()),
+    )
+    outcome, _ = await run(CONTEXT_DOC)
+    assert outcome.success, outcome
+    assert outcome.final_text == rewritten.replace("return 1", "return 2")
+    (view,) = model.results(2)
+    assert "has not changed since the content of your set_document" in view.text
+    assert copies(model) == [1, 2, 2, 2]
+
+
+async def test_an_older_full_view_becomes_a_stub(run: RunFn, model: Harness) -> None:
+    model.script(
+        calls(replace("return 1", "return 2"), ids=["e1"], thinking=("Edit.", "sig-1")),
+        calls(("get_document", {}), ids=["v1"], thinking=("Look.", "sig-2")),
+        calls(replace("return 2", "return 3"), ids=["e2"], thinking=("Edit.", "sig-3")),
+        calls(("get_document", {}), ids=["v2"], thinking=("Look again.", "sig-4")),
+        calls(done(), ids=["d"]),
+    )
+    outcome, _ = await run(CONTEXT_DOC)
+    assert outcome.success, outcome
+    before, after = model.history_results(3), model.history_results(4)
+    assert [r.id for r in after] == ["e1", "v1", "e2", "v2"]
+    assert "return 2" in before[1].text
+    assert MARKER in before[1].text
+    stub = after[1]
+    assert stub.text == STALE_VIEW
+    assert stub.is_error in (False, None)
+    assert stub.name in ("get_document", None)
+    assert "return 3" in after[3].text
+    assert MARKER in after[3].text
+    assert (after[0], after[2]) == (before[0], before[2])
+    assert model.model_turn_bodies(4)[:3] == model.model_turn_bodies(3)
+    assert copies(model) == [1, 1, 2, 2, 2]
+
+
+# ------------------------------------------------------------------------------------------
 # Provider-specific behaviour
 # ------------------------------------------------------------------------------------------
 
@@ -492,7 +568,7 @@ async def test_openai_double_encoded_and_empty_arguments_are_read(
     outcome = await run_openai()
     assert outcome.success, outcome
     assert "return 1" in model.results(1)[0].text
-    assert "print(foo())" in model.results(2)[0].text
+    assert model.results(2)[0].text.startswith("[lines 1-4 of 4]")
 
 
 async def test_openai_local_server_without_a_key_gets_a_placeholder(

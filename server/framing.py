@@ -1,0 +1,114 @@
+"""stdin as pygls reads it, hardened against garbage frames (see `FramedInput`)."""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import BinaryIO
+
+# A frame larger than this is read and dropped instead of being parsed (a client bug or garbage;
+# a 10 MB document is ~20 MB of JSON even with every character escaped).
+MAX_MESSAGE_BYTES = 256 * 1024 * 1024
+# FramedInput runs in pygls' reader thread: its log must not be forwarded to the client (that
+# would write to stdout from a second thread), so it uses a logger outside "complex_edit".
+_input_log = logging.getLogger("complex_edit_input")
+
+
+class FramedInput:
+    """stdin as pygls reads it (`readline`, `read`), hardened against garbage frames.
+
+    pygls reads a header only when a line is exactly `Content-Length: N\\r\\n`, and trusts N.
+    Bytes without a line break before a header (a truncated or over-long body, binary noise)
+    then glue onto the next header and every later message is lost; a huge N crashes the
+    server or makes it wait forever. Here a header is recognised at the end of a line whatever
+    precedes it (so the stream resynchronises at the next frame) and spelled loosely; a body
+    over `MAX_MESSAGE_BYTES` is skipped in chunks, up to the next `Content-Length:` seen.
+    """
+
+    _HEADER = re.compile(rb"content-length[ \t]*:[ \t]*(\d+)[ \t]*\r?\n\Z", re.IGNORECASE)
+    _NEXT_HEADER = re.compile(rb"content-length[ \t]*:", re.IGNORECASE)
+    _LINE_LIMIT = 64 * 1024
+    _TAIL = 64
+    _CHUNK = 1024 * 1024
+
+    def __init__(self, raw: BinaryIO, max_message_bytes: int = MAX_MESSAGE_BYTES) -> None:
+        self._raw = raw
+        self._max = max_message_bytes
+        self._skip = 0
+        self._pushed = bytearray()
+
+    def readline(self) -> bytes:
+        tail = b""
+        while True:
+            chunk = self._readline_raw()
+            if not chunk:
+                return b""
+            if chunk.endswith(b"\n"):
+                return self._header(tail + chunk if tail else chunk)
+            tail = (tail + chunk)[-self._TAIL :]  # a very long line: only its end matters
+
+    def read(self, size: int) -> bytes:
+        if not self._pushed:
+            return self._raw.read(size)
+        head = bytes(self._pushed[:size])
+        del self._pushed[:size]
+        if len(head) < size:
+            head += self._raw.read(size - len(head))
+        return head
+
+    def _read_some(self, size: int) -> bytes:
+        """What is there (at least one byte, up to `size`): a pipe's `read(size)` would wait for
+        all of it, which never comes after a bogus length."""
+        if self._pushed:
+            return self.read(min(size, len(self._pushed)))
+        read1 = getattr(self._raw, "read1", None)
+        return bytes(read1(size)) if read1 is not None else self._raw.read(size)
+
+    def _readline_raw(self) -> bytes:
+        if not self._pushed:
+            return self._raw.readline(self._LINE_LIMIT)
+        end = self._pushed.find(b"\n")
+        if end >= 0:
+            line = bytes(self._pushed[: end + 1])
+            del self._pushed[: end + 1]
+            return line
+        head = bytes(self._pushed)
+        self._pushed.clear()
+        return head + self._raw.readline(self._LINE_LIMIT)
+
+    def _header(self, line: bytes) -> bytes:
+        if not line.strip():
+            if self._skip:
+                self._discard(self._skip)
+                self._skip = 0
+            return line
+        match = self._HEADER.search(line)
+        if match is None:
+            return line
+        digits = match.group(1)
+        size = int(digits) if len(digits) <= 18 else self._max + 1
+        if size > self._max:
+            _input_log.warning(
+                "Ignored a message of %s bytes from the editor (over the %d-byte limit).",
+                digits.decode("ascii")[:24],
+                self._max,
+            )
+            self._skip = size
+            return b"X-Complex-Edit-Ignored: too large\r\n"
+        return b"Content-Length: %d\r\n" % size
+
+    def _discard(self, size: int) -> None:
+        tail = b""
+        while size > 0:
+            chunk = self._read_some(min(size, self._CHUNK))
+            if not chunk:
+                return
+            size -= len(chunk)
+            window = tail + chunk
+            match = self._NEXT_HEADER.search(window)
+            if match is not None and match.end() > len(tail):
+                # The next frame starts here: give it back to the reader. (A body that is
+                # really this large and quotes a header is cut short; it was being dropped.)
+                self._pushed[:0] = window[match.start() :]
+                return
+            tail = window[-self._TAIL :]
