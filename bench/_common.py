@@ -105,30 +105,46 @@ class Table:
 # ------------------------------------------------------------------------------------------
 
 
+def process_tree(pid: int) -> list[int]:
+    """``pid`` and its descendants (complex-edit runs its sessions in a child process)."""
+    found = [pid]
+    for parent in found:
+        for task in Path(f"/proc/{parent}/task").glob("*/children"):
+            with contextlib.suppress(OSError, ValueError):
+                found += [int(child) for child in task.read_text().split()]
+    return found
+
+
 def process_cpu_seconds(pid: int) -> float:
-    """CPU time of every thread of ``pid`` so far (ns resolution, from schedstat)."""
+    """CPU time of every thread of ``pid`` and its descendants so far (ns resolution, from
+    schedstat)."""
     total = 0
-    task_dir = Path(f"/proc/{pid}/task")
-    for task in task_dir.iterdir():
-        with contextlib.suppress(OSError, ValueError, IndexError):
-            total += int((task / "schedstat").read_text().split()[0])
+    for member in process_tree(pid):
+        for task in Path(f"/proc/{member}/task").glob("*"):
+            with contextlib.suppress(OSError, ValueError, IndexError):
+                total += int((task / "schedstat").read_text().split()[0])
     return total / 1e9
 
 
 def memory_kib(pid: int) -> dict[str, int]:
-    """VmRSS and VmHWM (peak RSS) of ``pid`` in KiB."""
-    out: dict[str, int] = {}
-    for row in Path(f"/proc/{pid}/status").read_text().splitlines():
-        key, _, value = row.partition(":")
-        if key in ("VmRSS", "VmHWM"):
-            out[key] = int(value.split()[0])
+    """VmRSS and VmHWM (peak RSS) in KiB, summed over ``pid`` and its descendants (the sum of
+    the peaks: an upper bound of the peak of the sum)."""
+    out: dict[str, int] = {"VmRSS": 0, "VmHWM": 0}
+    for member in process_tree(pid):
+        with contextlib.suppress(OSError):
+            for row in Path(f"/proc/{member}/status").read_text().splitlines():
+                key, _, value = row.partition(":")
+                if key in out:
+                    out[key] += int(value.split()[0])
     return out
 
 
 def reset_peak_rss(pid: int) -> bool:
-    """Reset VmHWM to the current RSS (Linux >= 4.0); False when not permitted."""
+    """Reset VmHWM to the current RSS (Linux >= 4.0) of ``pid`` and its descendants; False
+    when not permitted."""
     try:
-        Path(f"/proc/{pid}/clear_refs").write_text("5")
+        for member in process_tree(pid):
+            Path(f"/proc/{member}/clear_refs").write_text("5")
     except OSError:
         return False
     return True

@@ -150,9 +150,6 @@ def _run_lsp(args: argparse.Namespace) -> int:
     from server.lsp_log import attach_client_log
 
     configure_logging(args.log_level)
-    # Sessions run on a worker thread (server/session_thread.py): a 1 ms switch interval lets
-    # the protocol thread answer within milliseconds while they compute.
-    sys.setswitchinterval(0.001)
     server = build_server()
     attach_client_log(server)
     if args.tcp:

@@ -72,14 +72,39 @@ class StaleDocument(Exception):
     """The live document moved on between the last check and the send."""
 
 
-SessionRunner = Callable[[EditRequest, Provider, EventSink], Awaitable[SessionOutcome]]
+@dataclass(frozen=True)
+class SessionResult:
+    """A finished session and, for a success, what applying it needs: the diff and the edits
+    from the session's text to the result. Computed where the session ran, off the server's
+    event loop."""
+
+    outcome: SessionOutcome
+    diff: str = ""
+    changes: tuple[TextChange, ...] = ()
+
+
+async def run_and_diff(
+    request: EditRequest, provider: Provider, on_event: EventSink
+) -> SessionResult:
+    outcome = await run_session(request, provider, on_event)
+    target = outcome.final_text
+    if not outcome.success or target is None:
+        return SessionResult(outcome)
+    return SessionResult(
+        outcome,
+        unified_diff(request.text, target, request.path_label or ""),
+        tuple(compute_edits(request.text, target)),
+    )
+
+
+SessionRunner = Callable[[EditRequest, Provider, EventSink], Awaitable[SessionResult]]
 
 
 @dataclass(frozen=True)
 class CommandEnv:
     env: Mapping[str, str]
     provider: Provider
-    run_session: SessionRunner = field(default=run_session)
+    run_session: SessionRunner = field(default=run_and_diff)
 
 
 async def perform(
@@ -110,12 +135,13 @@ async def perform(
         selection=_selection(args),
         path_label=label_for_uri(uri),
     )
-    outcome = await command_env.run_session(request, command_env.provider, on_event)
+    finished = await command_env.run_session(request, command_env.provider, on_event)
+    outcome = finished.outcome
     if not outcome.success or outcome.final_text is None:
         return EditResult.from_outcome(outcome)
 
     target = outcome.final_text
-    diff = unified_diff(snapshot.text, target, label_for_uri(uri))
+    diff = finished.diff
     result = EditResult.from_outcome(outcome).model_copy(update={"diff": diff})
     if target == snapshot.text:
         return result.model_copy(update={"message": (outcome.message or "") + " (no changes)"})
@@ -128,7 +154,7 @@ async def perform(
         )
     live = editor.snapshot(uri)
     if live.version == snapshot.version and live.text == snapshot.text:
-        changes = compute_edits(snapshot.text, target)
+        changes = list(finished.changes)
     else:
         # A client that changed the text without a new version (or went backwards) leaves
         # the change log unusable: the changes are then worked out from the texts.

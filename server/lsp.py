@@ -33,7 +33,7 @@ from server import __version__
 from server.documents import DocumentStore
 from server.framing import FramedInput
 from server.progress import Progress
-from server.session_thread import SessionThread
+from server.session_process import SessionProcess
 
 if TYPE_CHECKING:
     from server.providers.select import ProviderHub
@@ -145,7 +145,8 @@ class ComplexEditServer(LanguageServer):
         )
         self.env = env
         self.documents = DocumentStore()
-        self.sessions = SessionThread()
+        self.sessions = SessionProcess(env)
+        self.background: set[asyncio.Task[Any]] = set()
         self.init_options: Mapping[str, Any] | None = None
         self.pushed_settings: Mapping[str, Any] | None = None
         self.running: dict[str, asyncio.Task[EditResult]] = {}
@@ -235,9 +236,7 @@ def build_server(env: Mapping[str, str] | None = None) -> ComplexEditServer:
 
     @ls.feature(types.INITIALIZED)
     def on_initialized(params: types.InitializedParams) -> None:
-        asyncio.get_running_loop().call_later(
-            PRELOAD_DELAY_SECONDS, lambda: ls.sessions.submit(lambda: _preload(ls))
-        )
+        asyncio.get_running_loop().call_later(PRELOAD_DELAY_SECONDS, _preload, ls)
 
     @ls.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     def on_configuration(params: types.DidChangeConfigurationParams) -> None:
@@ -386,7 +385,8 @@ def _request_cancelled(ls: ComplexEditServer, msg_id: Any) -> bool:
 
 def _stats(ls: ComplexEditServer) -> dict[str, Any]:
     """`complexEdit/_stats`: live counters for soak tests (`bench/soak.py`). Not part of the
-    contract; no document text, no settings. `rssBytes` is read from /proc (0 elsewhere)."""
+    contract; no document text, no settings. `rssBytes` is read from /proc (0 elsewhere);
+    `sessionProcessPid` is the child running sessions (null until it starts)."""
     return {
         "asyncioTasks": len(asyncio.all_tasks()),
         "runningCommands": len(ls.running),
@@ -395,6 +395,7 @@ def _stats(ls: ComplexEditServer) -> dict[str, Any]:
         "pendingRequests": len(ls.protocol._request_futures),
         "progressTokens": len(ls.work_done_progress.tokens),
         "rssBytes": _rss_bytes(),
+        "sessionProcessPid": ls.sessions.pid(),
     }
 
 
@@ -417,25 +418,31 @@ def _section(value: Any) -> Mapping[str, Any] | None:
 
 
 def _preload(ls: ComplexEditServer) -> None:
-    """Runs on the session thread once the editor is idle after start-up: checks the settings
-    (a mistake is logged now, not at the first command) and opens a conversation, which imports
-    the provider's SDK and builds its client, so the first command does not pay ~0.6 s."""
-    from edit_tools.registry import Toolbox
-    from server.providers.base import ConversationRequest
+    """Once the editor is idle after start-up: import what the first command needs, check the
+    settings (a mistake is logged now, not at the first command) and start the session
+    process, which imports the provider's SDK meanwhile."""
+    import server.arguments
+    import server.command
+    import server.lsp_editor
+    import server.result  # noqa: F401
     from server.settings import Settings, SettingsError
 
     try:
-        settings = Settings.from_layers(ls.env, ls.init_options)
+        Settings.from_layers(ls.env, ls.init_options)
     except SettingsError as exc:
         log.warning("%s", exc)
-        return
-    request = ConversationRequest(
-        system_instruction="", tools=Toolbox.declarations(), first_message="", settings=settings
-    )
-    try:
-        ls.provider.open(request)
-    except Exception as exc:
-        log.debug("preloading the provider failed (%s); the first command will", exc)
+    task = asyncio.ensure_future(ls.sessions.start())
+    ls.background.add(task)
+    task.add_done_callback(_forget(ls))
+
+
+def _forget(ls: ComplexEditServer) -> Callable[[asyncio.Task[Any]], None]:
+    def done(task: asyncio.Task[Any]) -> None:
+        ls.background.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.warning("could not start the session process: %s", task.exception())
+
+    return done
 
 
 def _final_message(result: EditResult) -> str:

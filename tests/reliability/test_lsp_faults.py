@@ -12,6 +12,8 @@ import asyncio
 import contextlib
 import io
 import json
+import os
+import signal
 from collections.abc import AsyncIterator
 
 import pytest
@@ -27,7 +29,7 @@ from tests.e2e.conftest import (
     done,
     replace,
 )
-from tests.fakes.gemini_emulator import GeminiEmulator
+from tests.fakes.gemini_emulator import GeminiEmulator, Reply
 from tests.reliability.conftest import StartRaw
 from tests.reliability.rawlsp import (
     EDITOR_CAPABILITIES,
@@ -41,6 +43,7 @@ MARKER = "RELIABILITY-DOC-MARKER-5521"
 DOC = "total = 0\nfor i in range(10):\n    total += i\nprint(total)\n"
 INVALID_PARAMS = -32602
 METHOD_NOT_FOUND = -32601
+INTERNAL_ERROR = -32603
 
 
 def _request(msg_id: int, method: str, params: object) -> dict[str, object]:
@@ -295,6 +298,40 @@ async def test_no_work_done_progress_capability_creates_no_progress(
     assert client.docs[uri].text == DOC.replace("total = 0", "total = 1")
     assert client.created_progress == []
     assert client.progress == []
+
+
+async def test_a_dead_session_process_fails_the_run_cleanly_and_is_replaced(
+    start_raw: StartRaw, emulator: GeminiEmulator
+) -> None:
+    """The child running sessions is killed mid-run: that command is an internal error with
+    nothing applied, and the next command runs in a new child."""
+    client = await start_raw(EDITOR_CAPABILITIES)
+    uri = "file:///reliability/dead-child.py"
+    client.open(uri, DOC)
+    emulator.enqueue(Reply.hang())
+    _, future = client.send_request(
+        "workspace/executeCommand",
+        {
+            "command": "performComplexEdit",
+            "arguments": [{"textDocument": {"uri": uri}, "prompt": "edit"}],
+        },
+    )
+    await emulator.wait_for_requests_async(1)
+    child = (await client.stats())["sessionProcessPid"]
+    assert isinstance(child, int)
+    os.kill(child, signal.SIGKILL)
+    with pytest.raises(RpcError) as caught:
+        await client.answer(future)
+    assert caught.value.code == INTERNAL_ERROR
+    assert "internal error" in caught.value.message
+    assert client.applies == []
+
+    emulator.reset()
+    emulator.enqueue(calls(replace("total = 0", "total = 1"), done()))
+    result = await run_command(client, uri)
+    assert result["success"] is True, result
+    assert client.docs[uri].text == DOC.replace("total = 0", "total = 1")
+    assert (await client.stats())["sessionProcessPid"] not in (None, child)
 
 
 async def run_command(client: RawLspClient, uri: str, **extra: object) -> dict[str, object]:

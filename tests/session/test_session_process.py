@@ -1,0 +1,101 @@
+"""Sessions in the child process (`server/session_process.py`, `server/session_worker.py`),
+against the emulator through the real SDK: results and events reach the caller's loop in
+order, cancelling the caller aborts the model request, and a dead child is replaced."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+from collections.abc import AsyncIterator
+
+import pytest
+
+from server.events import SessionEvent, SessionFinished, ToolFinished, TurnStarted
+from server.providers.select import ProviderHub
+from server.session import EditRequest
+from server.session_process import SessionProcess, SessionProcessError
+from server.settings import Settings
+from tests.conftest import TEST_KEY
+from tests.fakes.gemini_emulator import GeminiEmulator, Reply
+
+DOC = "alpha\nbeta\ngamma\n"
+ENV = {"GEMINI_API_KEY": TEST_KEY, "PATH": os.environ.get("PATH", "")}
+UPPER_BETA = Reply.function_calls(
+    [
+        ("replace_text", {"old_text": "beta", "new_text": "BETA"}),
+        ("complete_task", {"success": True, "message": "done"}),
+    ]
+)
+
+
+@pytest.fixture
+async def sessions() -> AsyncIterator[SessionProcess]:
+    process = SessionProcess(ENV)
+    yield process
+    await process.stop()
+
+
+def _request(emulator: GeminiEmulator) -> EditRequest:
+    settings = Settings.from_layers(
+        {}, {"baseUrl": emulator.base_url, "requestTimeoutSeconds": 5, "maxRetries": 0}
+    )
+    return EditRequest(
+        instruction="upper-case beta", text=DOC, settings=settings, path_label="doc.txt"
+    )
+
+
+async def test_a_session_runs_in_the_child_and_reports_in_order(
+    emulator: GeminiEmulator, sessions: SessionProcess
+) -> None:
+    emulator.enqueue(UPPER_BETA)
+    events: list[SessionEvent] = []
+
+    finished = await sessions.run_session(_request(emulator), ProviderHub(ENV), events.append)
+
+    assert finished.outcome.success
+    assert finished.outcome.final_text == DOC.replace("beta", "BETA")
+    assert "+BETA" in finished.diff
+    assert [(c.start, c.end, c.new_text) for c in finished.changes] == [(6, 10, "BETA")]
+    assert sessions.pid() not in (None, os.getpid())
+    assert isinstance(events[0], TurnStarted)
+    assert [e.name for e in events if isinstance(e, ToolFinished)] == [
+        "replace_text",
+        "complete_task",
+    ]
+    assert isinstance(events[-1], SessionFinished)
+
+
+async def test_cancelling_the_caller_aborts_the_model_request(
+    emulator: GeminiEmulator, sessions: SessionProcess
+) -> None:
+    emulator.enqueue(Reply.hang())
+    task = asyncio.ensure_future(
+        sessions.run_session(_request(emulator), ProviderHub(ENV), lambda _: None)
+    )
+    await emulator.wait_for_requests_async(1)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert await emulator.wait_for_disconnect_async()
+
+
+async def test_a_dead_child_fails_its_sessions_and_is_replaced(
+    emulator: GeminiEmulator, sessions: SessionProcess
+) -> None:
+    emulator.enqueue(Reply.hang())
+    task = asyncio.ensure_future(
+        sessions.run_session(_request(emulator), ProviderHub(ENV), lambda _: None)
+    )
+    await emulator.wait_for_requests_async(1)
+    first = sessions.pid()
+    assert first is not None
+    os.kill(first, signal.SIGKILL)
+    with pytest.raises(SessionProcessError, match="exited"):
+        await task
+
+    emulator.reset()
+    emulator.enqueue(UPPER_BETA)
+    finished = await sessions.run_session(_request(emulator), ProviderHub(ENV), lambda _: None)
+    assert finished.outcome.success
+    assert sessions.pid() not in (None, first)
