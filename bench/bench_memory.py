@@ -1,9 +1,12 @@
 """Goal 5: peak memory of a 20-edit session on a 10 MB document, above the idle server.
 
-``complex-edit lsp`` runs as a child process; its peak resident set (``VmHWM``) is reset
-(``/proc/PID/clear_refs``) once the server is idle and read again after the command. The idle
-server is measured after one small warm-up command, so the lazily imported SDK and its client
-count as part of idle (both figures are shown). Sessions:
+``complex-edit lsp`` runs as a child process and runs its sessions in a child of its own; the
+memory is the total of both. The peak of the total is sampled every millisecond from
+``/proc`` during the command; the sum of each process's own peak (``VmHWM``, reset through
+``/proc/PID/clear_refs`` before the command) is shown as an upper bound (the two processes
+peak at different moments). The idle server is measured after one small warm-up command, so
+the lazily imported SDK and its client count as part of idle (both figures are shown).
+Sessions:
 
 * 20 edits in one turn (20 ``replace_text`` calls, then ``complete_task``);
 * 20 edits over 20 turns (one per turn: the history and the request grow every turn);
@@ -19,6 +22,8 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import threading
+import time
 from typing import Any
 
 from _common import (
@@ -44,6 +49,30 @@ from _common import (
 
 GOAL_FACTOR = 10
 SIZE = 10_000_000
+
+
+class TotalRssSampler:
+    """The highest total RSS (server + session process) seen, sampled every millisecond on a
+    thread of its own. The server's processes peak at different moments, so the sum of their
+    peaks (VmHWM) only bounds the peak of the total from above."""
+
+    def __init__(self, pid: int) -> None:
+        self._pid = pid
+        self._done = threading.Event()
+        self.peak_kib = 0
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._done.is_set():
+            with contextlib.suppress(OSError, ValueError):
+                self.peak_kib = max(self.peak_kib, memory_kib(self._pid)["VmRSS"])
+            time.sleep(0.001)
+
+    def stop(self) -> int:
+        self._done.set()
+        self._thread.join()
+        return self.peak_kib
 
 
 def scripts(text: str) -> list[tuple[str, list[list[tuple[str, dict[str, Any]]]]]]:
@@ -88,9 +117,11 @@ async def main(quick: bool) -> None:
                 "session",
                 "turns",
                 "idle MB",
-                "peak MB",
+                "peak of the total MB (sampled)",
                 "peak − idle MB",
                 "× document (goal ≤ 10)",
+                "sum of the processes' peaks − idle MB",
+                "× document (upper bound)",
                 "after close MB",
                 "verdict",
             ],
@@ -103,9 +134,11 @@ async def main(quick: bool) -> None:
             for calls in script:
                 emu.enqueue(turn(*calls))
             uri = new_uri("memory")
+            sampler = TotalRssSampler(client.pid)
             client.open(uri, text)
             await client.drain()
             result = await client.run_command(command_args(uri), limit=900)
+            sampled = sampler.stop()
             if not result.get("success") or client.docs[uri].text != expected:
                 raise RuntimeError(f"{name}: {result}")
             peak = memory_kib(client.pid)["VmHWM"]
@@ -113,15 +146,18 @@ async def main(quick: bool) -> None:
             with contextlib.suppress(RpcError):
                 await client.request("bench/ping", None)
             after = memory_kib(client.pid)["VmRSS"]
-            growth = (peak - before) * 1024
+            growth = (sampled - before) * 1024
             factor = growth / SIZE
+            bound = (peak - before) * 1024
             table.add(
                 name,
                 len(script),
                 f"{before / 1024:.0f}",
-                f"{peak / 1024:.0f}",
+                f"{sampled / 1024:.0f}",
                 f"{growth / 1e6:.0f}",
                 f"{factor:.1f}",
+                f"{bound / 1e6:.0f}",
+                f"{bound / SIZE:.1f}",
                 f"{after / 1024:.0f}",
                 verdict(factor <= GOAL_FACTOR),
             )

@@ -13,7 +13,7 @@ from typing import Any, Literal, Protocol
 
 from server.arguments import PerformArgs
 from server.documents import Snapshot
-from server.edits import TextChange, compute_edits, unified_diff
+from server.edits import TextChange, apply_changes, compute_edits, unified_diff
 from server.events import EventSink
 from server.outcome import SessionOutcome
 from server.providers.base import Provider
@@ -75,12 +75,17 @@ class StaleDocument(Exception):
 @dataclass(frozen=True)
 class SessionResult:
     """A finished session and, for a success, what applying it needs: the diff and the edits
-    from the session's text to the result. Computed where the session ran, off the server's
-    event loop."""
+    from the session's text to the result, computed where the session ran (off the server's
+    event loop). The outcome's `final_text` is dropped: `changes` carry the result, so a
+    multi-megabyte text does not travel back from the session process."""
 
     outcome: SessionOutcome
     diff: str = ""
     changes: tuple[TextChange, ...] = ()
+
+    def target(self, text: str) -> str:
+        """The result: `changes` applied to `text`, the text the session was given."""
+        return apply_changes(text, self.changes)
 
 
 async def run_and_diff(
@@ -91,7 +96,7 @@ async def run_and_diff(
     if not outcome.success or target is None:
         return SessionResult(outcome)
     return SessionResult(
-        outcome,
+        outcome.model_copy(update={"final_text": None}),
         unified_diff(request.text, target, request.path_label or ""),
         tuple(compute_edits(request.text, target)),
     )
@@ -137,10 +142,10 @@ async def perform(
     )
     finished = await command_env.run_session(request, command_env.provider, on_event)
     outcome = finished.outcome
-    if not outcome.success or outcome.final_text is None:
+    if not outcome.success:
         return EditResult.from_outcome(outcome)
 
-    target = outcome.final_text
+    target = finished.target(snapshot.text)
     diff = finished.diff
     result = EditResult.from_outcome(outcome).model_copy(update={"diff": diff})
     if target == snapshot.text:

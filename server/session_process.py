@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from server.session_worker import encode_frame, read_frame
+from server.session_worker import CHUNK, read_frame, write_frame
 
 if TYPE_CHECKING:
     from server.command import SessionResult
@@ -34,7 +34,6 @@ log = logging.getLogger("complex_edit.sessions")
 # The child imports this checkout's packages, whatever the server's working directory holds.
 _ROOT = str(Path(__file__).resolve().parent.parent)
 _BOOT = f"import sys; sys.path.insert(0, {_ROOT!r}); from server.session_worker import main; main()"
-_READ_LIMIT = 2**24
 
 
 class SessionProcessError(RuntimeError):
@@ -46,7 +45,9 @@ class _Child:
         self.process = process
         self.pending: dict[int, tuple[asyncio.Future[SessionResult], EventSink]] = {}
         self.exited = False
+        self._outbox: asyncio.Queue[tuple[Any, ...]] = asyncio.Queue()
         self._reader = asyncio.create_task(self._read())
+        self._writer = asyncio.create_task(self._write())
 
     @classmethod
     async def spawn(cls, env: Mapping[str, str]) -> _Child:
@@ -58,16 +59,34 @@ class _Child:
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             env=dict(env),
-            limit=_READ_LIMIT,
+            limit=CHUNK,
         )
         log.debug("session process %s started", process.pid)
         return cls(process)
 
     def send(self, message: tuple[Any, ...]) -> None:
-        stdin = self.process.stdin
-        if self.exited or stdin is None or stdin.is_closing():
+        """Queue a frame; one task writes them in order (a large frame is written in chunks,
+        and nothing may come in between)."""
+        if self.exited:
             raise SessionProcessError("the session process is not running")
-        stdin.write(encode_frame(message))
+        self._outbox.put_nowait(message)
+
+    def close(self) -> None:
+        """Stop writing and close the child's stdin: it ends its sessions and exits."""
+        self._writer.cancel()
+        if self.process.stdin is not None:
+            self.process.stdin.close()
+
+    async def _write(self) -> None:
+        stdin = self.process.stdin
+        assert stdin is not None
+        try:
+            while True:
+                await write_frame(stdin, await self._outbox.get())
+        except (ConnectionError, RuntimeError) as exc:
+            log.warning("could not write to the session process: %s", type(exc).__name__)
+            if self.process.returncode is None:
+                self.process.kill()
 
     async def _read(self) -> None:
         stdout = self.process.stdout
@@ -79,6 +98,7 @@ class _Child:
             log.exception("unreadable message from the session process")
         finally:
             self.exited = True
+            self._writer.cancel()
             for future, _ in self.pending.values():
                 if not future.done():
                     future.set_exception(SessionProcessError("the session process exited"))
@@ -127,9 +147,9 @@ class SessionProcess:
     async def stop(self) -> None:
         """End the child (closing its stdin ends it) and wait for it."""
         child, self._child = self._child, None
-        if child is None or child.process.stdin is None:
+        if child is None:
             return
-        child.process.stdin.close()
+        child.close()
         try:
             async with asyncio.timeout(5):
                 await child.process.wait()

@@ -24,25 +24,47 @@ from server.events import SessionEvent
 
 log = logging.getLogger("complex_edit.session_worker")
 HEADER = struct.Struct(">I")
+CHUNK = 1 << 20
 
 
-def encode_frame(message: tuple[Any, ...]) -> bytes:
+def encode_frame(message: tuple[Any, ...]) -> tuple[bytes, bytes]:
+    """The header and the body, written one after the other (no copy of a large body)."""
     body = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
-    return HEADER.pack(len(body)) + body
+    return HEADER.pack(len(body)), body
 
 
 async def read_frame(reader: asyncio.StreamReader) -> tuple[Any, ...] | None:
-    """The next frame, or None at the end of the stream."""
+    """The next frame, or None at the end of the stream. The body is read in chunks into
+    one buffer, so a large frame costs one copy of it, not three."""
     try:
-        header = await reader.readexactly(HEADER.size)
-        (size,) = HEADER.unpack(header)
-        body = await reader.readexactly(size)
+        (size,) = HEADER.unpack(await reader.readexactly(HEADER.size))
     except asyncio.IncompleteReadError:
         return None
+    body = bytearray(size)
+    view = memoryview(body)
+    filled = 0
+    while filled < size:
+        chunk = await reader.read(min(CHUNK, size - filled))
+        if not chunk:
+            return None
+        view[filled : filled + len(chunk)] = chunk
+        filled += len(chunk)
+    view.release()
     message = pickle.loads(body)
     if not isinstance(message, tuple):
         raise TypeError(f"not a frame: {type(message).__name__}")
     return message
+
+
+async def write_frame(writer: asyncio.StreamWriter, message: tuple[Any, ...]) -> None:
+    """Write one frame in chunks, waiting for the reader, so the pipe's buffer stays small."""
+    header, body = encode_frame(message)
+    writer.write(header)
+    view = memoryview(body)
+    for start in range(0, len(body), CHUNK):
+        writer.write(view[start : start + CHUNK])
+        await writer.drain()
+    view.release()
 
 
 class _Worker:
@@ -55,7 +77,8 @@ class _Worker:
 
     def send(self, message: tuple[Any, ...]) -> None:
         if not self._writer.is_closing():
-            self._writer.write(encode_frame(message))
+            for piece in encode_frame(message):
+                self._writer.write(piece)
 
     def preload(self) -> None:
         """Import the SDK and build its client before the first command needs them."""
@@ -113,7 +136,7 @@ async def serve() -> None:
     # only end up in the log.
     frames_out = os.fdopen(os.dup(1), "wb", buffering=0)
     os.dup2(2, 1)
-    reader = asyncio.StreamReader(limit=2**31)
+    reader = asyncio.StreamReader(limit=CHUNK)
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
     transport, _ = await loop.connect_write_pipe(asyncio.Protocol, frames_out)
     worker = _Worker(transport)
