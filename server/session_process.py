@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from server.session_worker import CHUNK, read_frame, write_frame
+from server.frames import CHUNK, read_frame, write_frame
 
 if TYPE_CHECKING:
     from server.command import SessionResult
