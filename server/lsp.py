@@ -43,8 +43,6 @@ COMMAND = "performComplexEdit"
 # Not part of the contract: a diagnostics request for soak tests and benchmarks (see `_stats`).
 STATS_METHOD = "complexEdit/_stats"
 log = logging.getLogger("complex_edit")
-# A server started for one quick request (or a test) exits before it would pay for preloading.
-PRELOAD_DELAY_SECONDS = 0.5
 
 
 class ComplexEditProtocol(LanguageServerProtocol):
@@ -236,7 +234,7 @@ def build_server(env: Mapping[str, str] | None = None) -> ComplexEditServer:
 
     @ls.feature(types.INITIALIZED)
     def on_initialized(params: types.InitializedParams) -> None:
-        asyncio.get_running_loop().call_later(PRELOAD_DELAY_SECONDS, _preload, ls)
+        asyncio.get_running_loop().call_soon(_preload, ls)
 
     @ls.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     def on_configuration(params: types.DidChangeConfigurationParams) -> None:
@@ -418,9 +416,16 @@ def _section(value: Any) -> Mapping[str, Any] | None:
 
 
 def _preload(ls: ComplexEditServer) -> None:
-    """Once the editor is idle after start-up: import what the first command needs, check the
-    settings (a mistake is logged now, not at the first command) and start the session
-    process, which imports the provider's SDK meanwhile."""
+    """Right after `initialized`: start the session process (it imports the session's modules
+    and the provider's SDK on its own core meanwhile), then import what the first command
+    needs here and check the settings (a mistake is logged now, not at the first command)."""
+    task = asyncio.ensure_future(ls.sessions.start())
+    ls.background.add(task)
+    task.add_done_callback(_forget(ls))
+    asyncio.get_running_loop().call_soon(_import_and_check, ls)
+
+
+def _import_and_check(ls: ComplexEditServer) -> None:
     import server.arguments
     import server.command
     import server.lsp_editor
@@ -431,9 +436,6 @@ def _preload(ls: ComplexEditServer) -> None:
         Settings.from_layers(ls.env, ls.init_options)
     except SettingsError as exc:
         log.warning("%s", exc)
-    task = asyncio.ensure_future(ls.sessions.start())
-    ls.background.add(task)
-    task.add_done_callback(_forget(ls))
 
 
 def _forget(ls: ComplexEditServer) -> Callable[[asyncio.Task[Any]], None]:
