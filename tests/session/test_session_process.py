@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
+from server.command import SessionResult
 from server.events import SessionEvent, SessionFinished, ToolFinished, TurnStarted
 from server.providers.select import ProviderHub
 from server.session import EditRequest
@@ -45,6 +46,17 @@ def _request(emulator: GeminiEmulator) -> EditRequest:
     )
 
 
+async def _start_waiting_on_the_model(
+    emulator: GeminiEmulator, sessions: SessionProcess
+) -> asyncio.Future[SessionResult]:
+    emulator.enqueue(Reply.hang())
+    task = asyncio.ensure_future(
+        sessions.run_session(_request(emulator), ProviderHub(ENV), lambda _: None)
+    )
+    await emulator.wait_for_requests_async(1)
+    return task
+
+
 async def test_a_session_runs_in_the_child_and_reports_in_order(
     emulator: GeminiEmulator, sessions: SessionProcess
 ) -> None:
@@ -69,11 +81,7 @@ async def test_a_session_runs_in_the_child_and_reports_in_order(
 async def test_cancelling_the_caller_aborts_the_model_request(
     emulator: GeminiEmulator, sessions: SessionProcess
 ) -> None:
-    emulator.enqueue(Reply.hang())
-    task = asyncio.ensure_future(
-        sessions.run_session(_request(emulator), ProviderHub(ENV), lambda _: None)
-    )
-    await emulator.wait_for_requests_async(1)
+    task = await _start_waiting_on_the_model(emulator, sessions)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
@@ -83,11 +91,7 @@ async def test_cancelling_the_caller_aborts_the_model_request(
 async def test_a_dead_child_fails_its_sessions_and_is_replaced(
     emulator: GeminiEmulator, sessions: SessionProcess
 ) -> None:
-    emulator.enqueue(Reply.hang())
-    task = asyncio.ensure_future(
-        sessions.run_session(_request(emulator), ProviderHub(ENV), lambda _: None)
-    )
-    await emulator.wait_for_requests_async(1)
+    task = await _start_waiting_on_the_model(emulator, sessions)
     first = sessions.pid()
     assert first is not None
     os.kill(first, signal.SIGKILL)
