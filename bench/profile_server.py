@@ -1,5 +1,7 @@
 """Diagnosis helper: run ``complex-edit lsp`` under cProfile for a few commands and print the
 functions that cost the most (the profile also holds start-up; look at the command's parts).
+Only the server's own process is profiled: sessions run in its child process (profile them
+in-process with ``breakdown.py``).
 
 Run: ``.venv/bin/python bench/profile_server.py [--size BYTES] [--changes N] [--runs N]
 [--turns N] [--sort tottime|cumulative] [--limit N] [--out FILE]``

@@ -384,7 +384,9 @@ def _request_cancelled(ls: ComplexEditServer, msg_id: Any) -> bool:
 def _stats(ls: ComplexEditServer) -> dict[str, Any]:
     """`complexEdit/_stats`: live counters for soak tests (`bench/soak.py`). Not part of the
     contract; no document text, no settings. `rssBytes` is read from /proc (0 elsewhere);
-    `sessionProcessPid` is the child running sessions (null until it starts)."""
+    `sessionProcessPid` is the child running sessions (null until it starts), and
+    `sessionProcessRssBytes` its resident memory."""
+    child = ls.sessions.pid()
     return {
         "asyncioTasks": len(asyncio.all_tasks()),
         "runningCommands": len(ls.running),
@@ -393,13 +395,14 @@ def _stats(ls: ComplexEditServer) -> dict[str, Any]:
         "pendingRequests": len(ls.protocol._request_futures),
         "progressTokens": len(ls.work_done_progress.tokens),
         "rssBytes": _rss_bytes(),
-        "sessionProcessPid": ls.sessions.pid(),
+        "sessionProcessPid": child,
+        "sessionProcessRssBytes": _rss_bytes(child) if child is not None else 0,
     }
 
 
-def _rss_bytes() -> int:
+def _rss_bytes(pid: int | str = "self") -> int:
     try:
-        with open("/proc/self/status", encoding="ascii") as status:
+        with open(f"/proc/{pid}/status", encoding="ascii") as status:
             for line in status:
                 if line.startswith("VmRSS:"):
                     return int(line.split()[1]) * 1024

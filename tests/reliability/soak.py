@@ -34,7 +34,7 @@ KINDS = ("edit", "edit", "edit", "edit", "edit", "dry-run", "fresh-document", "g
 class Sample:
     command: int
     seconds: float
-    rss_bytes: int
+    rss_bytes: int  # the server and its session process
     asyncio_tasks: int
     pending_requests: int
     change_waiters: int
@@ -219,7 +219,7 @@ async def _sample(
     sample = Sample(
         command=number,
         seconds=round(time.monotonic() - started, 2),
-        rss_bytes=int(stats["rssBytes"]),
+        rss_bytes=int(stats["rssBytes"]) + int(stats.get("sessionProcessRssBytes", 0)),
         asyncio_tasks=int(stats["asyncioTasks"]),
         pending_requests=int(stats["pendingRequests"]),
         change_waiters=int(stats["changeWaiters"]),
