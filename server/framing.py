@@ -1,9 +1,14 @@
-"""stdin as pygls reads it, hardened against garbage frames (see `FramedInput`)."""
+"""stdin as pygls reads it: hardened against garbage frames (`FramedInput`) and read ahead on
+one thread (`PrefetchingReader`)."""
 
 from __future__ import annotations
 
+import asyncio
+import collections
+import contextlib
 import logging
 import re
+import threading
 from typing import BinaryIO
 
 # A frame larger than this is read and dropped instead of being parsed (a client bug or garbage;
@@ -112,3 +117,95 @@ class FramedInput:
                 self._pushed[:0] = window[match.start() :]
                 return
             tail = window[-self._TAIL :]
+
+
+class PrefetchingReader:
+    """What pygls' message loop awaits (`readline`, `readexactly`), fed by one thread that
+    reads whole messages ahead from a blocking stream.
+
+    pygls' own stdin reader sends every header line and every body to a thread pool and back,
+    three or four hand-offs per message. Here the thread reads a message's header lines and
+    body in one go and hands them over together; the loop then takes them without waiting.
+    The thread reads the way pygls' loop does (the body after the blank line that follows a
+    `Content-Length` header), so both stay in step.
+    """
+
+    _CONTENT_LENGTH = re.compile(rb"^Content-Length: (\d+)\r\n$")
+
+    def __init__(self, stream: FramedInput | BinaryIO) -> None:
+        self._stream = stream
+        self._items: collections.deque[bytes] = collections.deque()
+        self._lock = threading.Lock()
+        self._waiter: asyncio.Future[None] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._taken = 0
+        self._ended = False
+
+    def start(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+        threading.Thread(target=self._run, name="complex-edit-stdin", daemon=True).start()
+
+    async def readline(self) -> bytes:
+        return await self._next()
+
+    async def readexactly(self, size: int) -> bytes:
+        return await self._next()
+
+    async def _next(self) -> bytes:
+        while True:
+            with self._lock:
+                if self._items:
+                    item = self._items.popleft()
+                    break
+                if self._ended:
+                    return b""
+                self._waiter = asyncio.get_running_loop().create_future()
+                waiter = self._waiter
+            await waiter
+        self._taken += 1
+        if self._taken % 64 == 0:
+            await asyncio.sleep(0)  # a long burst still lets other tasks run
+        return item
+
+    def _run(self) -> None:
+        try:
+            self._read_messages()
+        except (OSError, ValueError) as exc:  # stdin broken or closed: as good as its end
+            _input_log.warning("Reading from the editor failed (%s).", type(exc).__name__)
+            self._hand_over([b""], ended=True)
+
+    def _read_messages(self) -> None:
+        batch: list[bytes] = []
+        length = 0
+        while True:
+            line = self._stream.readline()
+            batch.append(line)
+            if not line:
+                self._hand_over(batch, ended=True)
+                return
+            if not length:
+                match = self._CONTENT_LENGTH.fullmatch(line)
+                if match:
+                    length = int(match.group(1))
+            if length and not line.strip():
+                body = self._stream.read(length)
+                batch.append(body)
+                length = 0
+                self._hand_over(batch, ended=not body)
+                batch = []
+                if not body:
+                    return
+
+    def _hand_over(self, batch: list[bytes], *, ended: bool = False) -> None:
+        with self._lock:
+            self._items.extend(batch)
+            self._ended = ended
+            waiter, self._waiter = self._waiter, None
+        if waiter is not None and self._loop is not None:
+            with contextlib.suppress(RuntimeError):  # the loop is closed: the server is exiting
+                self._loop.call_soon_threadsafe(_wake, waiter)
+
+
+def _wake(waiter: asyncio.Future[None]) -> None:
+    if not waiter.done():
+        waiter.set_result(None)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import io
 import logging
 import os
 import sys
@@ -25,13 +26,14 @@ from pygls.exceptions import (
     JsonRpcInvalidParams,
     JsonRpcRequestCancelled,
 )
+from pygls.io_ import StdoutWriter, run_async
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
 
 from server import __version__
 from server.documents import DocumentStore
-from server.framing import FramedInput
+from server.framing import FramedInput, PrefetchingReader
 from server.progress import Progress
 from server.session_process import SessionProcess
 
@@ -194,7 +196,34 @@ class ComplexEditServer(LanguageServer):
             task.cancel("closed")
 
     def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
-        super().start_io(FramedInput(stdin or sys.stdin.buffer), stdout)  # type: ignore[arg-type]
+        """pygls' stdio server, reading through `FramedInput` and `PrefetchingReader`."""
+        if stdin is None:
+            # A stream of our own on a copy of fd 0: the reading thread may still be blocked
+            # in it when the interpreter exits, and closing sys.stdin must not wait for it.
+            stdin = io.BufferedReader(io.FileIO(os.dup(sys.stdin.fileno()), "rb"))
+        reader = PrefetchingReader(FramedInput(stdin))
+        self._stop_event = threading.Event()
+        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+
+        async def serve() -> None:
+            reader.start(asyncio.get_running_loop())
+            assert self._stop_event is not None
+            await run_async(
+                stop_event=self._stop_event,
+                reader=reader,
+                protocol=self.protocol,
+                logger=logging.getLogger("pygls.server"),  # filtered in server/lsp_log.py
+                error_handler=self.report_server_error,
+            )
+
+        try:
+            asyncio.run(serve())
+        except BrokenPipeError:
+            log.error("The connection to the editor is lost; shutting down.")
+        except (KeyboardInterrupt, SystemExit):
+            pass
+        finally:
+            self.shutdown()  # type: ignore[no-untyped-call]
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         """pygls shows every unreadable message to the user as a pop-up quoting the error;
