@@ -14,7 +14,7 @@ from typing import BinaryIO
 # A frame larger than this is read and dropped instead of being parsed (a client bug or garbage;
 # a 10 MB document is ~20 MB of JSON even with every character escaped).
 MAX_MESSAGE_BYTES = 256 * 1024 * 1024
-# FramedInput runs in pygls' reader thread: its log must not be forwarded to the client (that
+# FramedInput runs in the stdin reading thread: its log must not be forwarded to the client (that
 # would write to stdout from a second thread), so it uses a logger outside "complex_edit".
 _input_log = logging.getLogger("complex_edit_input")
 

@@ -8,7 +8,6 @@ replaces pygls' built-in didOpen/didChange/didClose bookkeeping.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import io
 import logging
 import os
@@ -146,7 +145,6 @@ class ComplexEditServer(LanguageServer):
         self.env = env
         self.documents = DocumentStore()
         self.sessions = SessionProcess(env)
-        self.background: set[asyncio.Task[Any]] = set()
         self.init_options: Mapping[str, Any] | None = None
         self.pushed_settings: Mapping[str, Any] | None = None
         self.running: dict[str, asyncio.Task[EditResult]] = {}
@@ -155,32 +153,16 @@ class ComplexEditServer(LanguageServer):
         self.starting: set[str] = set()
         self._change_waiters: dict[str, list[asyncio.Future[bool]]] = {}
         self._provider: ProviderHub | None = None
-        self._provider_lock = threading.Lock()
-        self._home: tuple[asyncio.AbstractEventLoop, int] | None = None
 
     @property
     def provider(self) -> ProviderHub:
         """Built on first use: it imports pydantic and the provider modules, which the
         start-up (up to `initialize` answered) does not need."""
-        with self._provider_lock:
-            if self._provider is None:
-                from server.providers.select import ProviderHub
+        if self._provider is None:
+            from server.providers.select import ProviderHub
 
-                self._provider = ProviderHub(self.env)
-            return self._provider
-
-    def bind_loop(self) -> None:
-        """Remember the running loop as the one protocol messages are written from."""
-        self._home = (asyncio.get_running_loop(), threading.get_ident())
-
-    def call_on_loop(self, callback: Callable[[], None]) -> None:
-        """Run `callback` on the server's loop: at once when already there (or before the
-        loop is known), else queued. pygls' writers are not thread-safe."""
-        if self._home is None or self._home[1] == threading.get_ident():
-            callback()
-            return
-        with contextlib.suppress(RuntimeError):  # closed: the server is exiting
-            self._home[0].call_soon_threadsafe(callback)
+            self._provider = ProviderHub(self.env)
+        return self._provider
 
     def notify_changed(self, uri: str) -> None:
         for waiter in self._change_waiters.pop(uri, []):
@@ -256,7 +238,6 @@ def build_server(env: Mapping[str, str] | None = None) -> ComplexEditServer:
 
     @ls.feature(types.INITIALIZE)
     def on_initialize(params: types.InitializeParams) -> None:
-        ls.bind_loop()
         encoding = ls.protocol.workspace.position_encoding or "utf-16"
         ls.documents.encoding = str(getattr(encoding, "value", encoding))
         ls.init_options = _section(params.initialization_options)
@@ -451,9 +432,7 @@ def _preload(ls: ComplexEditServer) -> None:
     """Right after `initialized`: start the session process (it imports the session's modules
     and the provider's SDK on its own core meanwhile), then import what the first command
     needs here and check the settings (a mistake is logged now, not at the first command)."""
-    task = asyncio.ensure_future(ls.sessions.start())
-    ls.background.add(task)
-    task.add_done_callback(_forget(ls))
+    ls.sessions.start_soon()
     asyncio.get_running_loop().call_soon(_import_and_check, ls)
 
 
@@ -468,15 +447,6 @@ def _import_and_check(ls: ComplexEditServer) -> None:
         Settings.from_layers(ls.env, ls.init_options)
     except SettingsError as exc:
         log.warning("%s", exc)
-
-
-def _forget(ls: ComplexEditServer) -> Callable[[asyncio.Task[Any]], None]:
-    def done(task: asyncio.Task[Any]) -> None:
-        ls.background.discard(task)
-        if not task.cancelled() and task.exception() is not None:
-            log.warning("could not start the session process: %s", task.exception())
-
-    return done
 
 
 def _final_message(result: EditResult) -> str:

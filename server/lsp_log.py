@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams, JsonRpcRequestCancelled
-
-if TYPE_CHECKING:
-    from server.lsp import ComplexEditServer
+from pygls.lsp.server import LanguageServer
 
 _LEVELS = {
     logging.ERROR: types.MessageType.Error,
@@ -20,9 +17,7 @@ _LEVELS = {
 
 
 class ClientLogHandler(logging.Handler):
-    """Records from any thread (sessions run on their own) are sent from the server's loop."""
-
-    def __init__(self, server: ComplexEditServer) -> None:
+    def __init__(self, server: LanguageServer) -> None:
         super().__init__(logging.INFO)
         self._server = server
 
@@ -31,17 +26,11 @@ class ClientLogHandler(logging.Handler):
             return
         kind = _LEVELS.get(record.levelno, types.MessageType.Log)
         try:
-            params = types.LogMessageParams(type=kind, message=self.format(record))
+            self._server.window_log_message(
+                types.LogMessageParams(type=kind, message=self.format(record))
+            )
         except Exception:
             self.handleError(record)
-            return
-        self._server.call_on_loop(lambda: self._send(params))
-
-    def _send(self, params: types.LogMessageParams) -> None:
-        try:
-            self._server.window_log_message(params)
-        except Exception:
-            logging.getLogger("complex_edit_input").debug("could not forward a log record")
 
 
 class ExpectedRpcErrors(logging.Filter):
@@ -74,7 +63,7 @@ class MessageContentFilter(logging.Filter):
         return True
 
 
-def attach_client_log(server: ComplexEditServer) -> None:
+def attach_client_log(server: LanguageServer) -> None:
     logging.getLogger("pygls.protocol.json_rpc").addFilter(ExpectedRpcErrors())
     for name in ("pygls.protocol.json_rpc", "pygls.server"):
         logging.getLogger(name).addFilter(MessageContentFilter())

@@ -131,10 +131,16 @@ class SessionProcess:
         self._child: _Child | None = None
         self._lock: asyncio.Lock | None = None
         self._ids = itertools.count(1)
+        self._starting: asyncio.Future[_Child] | None = None
 
     async def start(self) -> None:
         """Start the child now (it imports the SDK meanwhile) rather than on first use."""
         await self._running_child()
+
+    def start_soon(self) -> None:
+        """`start` in the background; a failure is logged (the first command retries)."""
+        self._starting = asyncio.ensure_future(self._running_child())
+        self._starting.add_done_callback(_log_failure)
 
     async def _running_child(self) -> _Child:
         if self._lock is None:
@@ -181,3 +187,8 @@ class SessionProcess:
             raise
         finally:
             child.pending.pop(run_id, None)
+
+
+def _log_failure(started: asyncio.Future[_Child]) -> None:
+    if not started.cancelled() and started.exception() is not None:
+        log.warning("could not start the session process: %s", started.exception())
