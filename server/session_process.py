@@ -133,12 +133,9 @@ class SessionProcess:
         self._ids = itertools.count(1)
         self._starting: asyncio.Future[_Child] | None = None
 
-    async def start(self) -> None:
-        """Start the child now (it imports the SDK meanwhile) rather than on first use."""
-        await self._running_child()
-
     def start_soon(self) -> None:
-        """`start` in the background; a failure is logged (the first command retries)."""
+        """Start the child in the background now (it imports the SDK meanwhile) rather than
+        on first use; a failure is logged (the first command tries again)."""
         self._starting = asyncio.ensure_future(self._running_child())
         self._starting.add_done_callback(_log_failure)
 

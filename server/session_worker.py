@@ -18,16 +18,16 @@ import os
 import sys
 from typing import Any
 
+from server.command import run_and_diff
 from server.events import SessionEvent
 from server.frames import CHUNK, encode_frame, read_frame
+from server.providers.select import ProviderHub
 
 log = logging.getLogger("complex_edit.session_worker")
 
 
 class _Worker:
     def __init__(self, writer: asyncio.WriteTransport) -> None:
-        from server.providers.select import ProviderHub
-
         self._writer = writer
         self._hub = ProviderHub(os.environ)
         self._tasks: dict[int, asyncio.Task[None]] = {}
@@ -38,9 +38,7 @@ class _Worker:
                 self._writer.write(piece)
 
     def preload(self) -> None:
-        """Import the session's modules and the SDK, and build its client, before the first
-        command needs them."""
-        import server.command  # noqa: F401  (unpickling a request needs it: ~0.5 s)
+        """Import the SDK and build its client before the first command needs them."""
         from edit_tools.registry import Toolbox
         from server.providers.base import ConversationRequest
         from server.settings import Settings
@@ -71,8 +69,6 @@ class _Worker:
             task.cancel()
 
     async def _run(self, run_id: int, request: Any) -> None:
-        from server.command import run_and_diff
-
         def forward(event: SessionEvent) -> None:
             self.send(("event", run_id, event))
 
