@@ -4,49 +4,14 @@ provider's real SDK to its local wire emulator."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from tests.conftest import TEST_KEY
 from tests.e2e.conftest import EditorSession, SessionFactory, assert_minimal_edit, assert_success
-from tests.fakes.anthropic_emulator import AnthropicEmulator
-from tests.fakes.gemini_emulator import GeminiEmulator
-from tests.fakes.openai_emulator import OpenAIEmulator
-from tests.session.scripts import KEY_VARIABLE, PROVIDERS, Harness, calls, done, harness, replace
+from tests.session.scripts import KEY_VARIABLE, Harness, calls, done, replace
 
 DOC = "def greet(name):\n    return 'Hello, ' + name\n\n\nprint(greet('world'))\n"
 MODEL = {"gemini": "gemini-e2e", "openai": "local-model-7b", "anthropic": "claude-e2e"}
-
-
-@pytest.fixture(scope="session")
-def openai_server() -> Iterator[OpenAIEmulator]:
-    with OpenAIEmulator() as emu:
-        yield emu
-
-
-@pytest.fixture(scope="session")
-def anthropic_server() -> Iterator[AnthropicEmulator]:
-    with AnthropicEmulator() as emu:
-        yield emu
-
-
-@pytest.fixture(params=PROVIDERS)
-def model(
-    request: pytest.FixtureRequest,
-    emulator: GeminiEmulator,
-    openai_server: OpenAIEmulator,
-    anthropic_server: AnthropicEmulator,
-) -> Iterator[Harness]:
-    chosen = harness(
-        request.param,
-        gemini_emulator=emulator,
-        openai_emulator=openai_server,
-        anthropic_emulator=anthropic_server,
-    )
-    chosen.reset()
-    yield chosen
-    chosen.reset()
 
 
 @pytest.fixture

@@ -7,32 +7,18 @@ harness cannot send (raw bytes, odd capabilities, slow progress creation).
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 import pytest
 
 from tests.conftest import TEST_KEY
 from tests.e2e.conftest import editor, lsp_pool, make_editor, vscode
-from tests.fakes.anthropic_emulator import AnthropicEmulator
 from tests.fakes.gemini_emulator import GeminiEmulator
-from tests.fakes.openai_emulator import OpenAIEmulator
 from tests.reliability.rawlsp import RawLspClient, server_env
 
 __all__ = ["editor", "lsp_pool", "make_editor", "vscode"]
 
 StartRaw = Callable[..., Awaitable[RawLspClient]]
-
-
-@pytest.fixture(scope="session")
-def openai_server() -> Iterator[OpenAIEmulator]:
-    with OpenAIEmulator() as emu:
-        yield emu
-
-
-@pytest.fixture(scope="session")
-def anthropic_server() -> Iterator[AnthropicEmulator]:
-    with AnthropicEmulator() as emu:
-        yield emu
 
 
 @pytest.fixture

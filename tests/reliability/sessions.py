@@ -3,10 +3,7 @@ transport and model-output fault tests)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
-
-import pytest
 
 from server.events import SessionEvent
 from server.outcome import SessionOutcome
@@ -14,10 +11,7 @@ from server.providers.select import ProviderHub
 from server.session import EditRequest, run_session
 from server.settings import Settings
 from tests.conftest import TEST_KEY
-from tests.fakes.anthropic_emulator import AnthropicEmulator
-from tests.fakes.gemini_emulator import GeminiEmulator
-from tests.fakes.openai_emulator import OpenAIEmulator
-from tests.session.scripts import KEY_VARIABLE, PROVIDERS, Harness, harness
+from tests.session.scripts import KEY_VARIABLE
 
 CONTRACT_REASONS = {
     "task_failed",
@@ -34,24 +28,6 @@ CONTRACT_REASONS = {
     "too_large",
     "config",
 }
-
-
-@pytest.fixture(params=PROVIDERS)
-def model(
-    request: pytest.FixtureRequest,
-    emulator: GeminiEmulator,
-    openai_server: OpenAIEmulator,
-    anthropic_server: AnthropicEmulator,
-) -> Iterator[Harness]:
-    chosen = harness(
-        request.param,
-        gemini_emulator=emulator,
-        openai_emulator=openai_server,
-        anthropic_emulator=anthropic_server,
-    )
-    chosen.reset()
-    yield chosen
-    chosen.reset()
 
 
 _HUBS: dict[str, ProviderHub] = {}

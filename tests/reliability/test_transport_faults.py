@@ -15,10 +15,8 @@ from tests.fakes import anthropic_emulator as anthropic
 from tests.fakes import gemini_emulator as gemini
 from tests.fakes import openai_emulator as openai
 from tests.fakes.gemini_emulator import GeminiEmulator
-from tests.reliability.sessions import assert_failed_cleanly, model, run_model
+from tests.reliability.sessions import assert_failed_cleanly, run_model
 from tests.session.scripts import Harness, calls, done, rate_limited, replace, server_error
-
-__all__ = ["model"]
 
 DOC = "def foo():\n    return 1\n\nprint(foo())\n"
 

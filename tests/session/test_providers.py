@@ -63,37 +63,6 @@ OpenAIRunFn = Callable[..., Awaitable[SessionOutcome]]
 
 
 @pytest.fixture(scope="session")
-def openai_server() -> Iterator[OpenAIEmulator]:
-    with OpenAIEmulator() as emu:
-        yield emu
-
-
-@pytest.fixture(scope="session")
-def anthropic_server() -> Iterator[AnthropicEmulator]:
-    with AnthropicEmulator() as emu:
-        yield emu
-
-
-@pytest.fixture(params=PROVIDERS)
-def model(
-    request: pytest.FixtureRequest,
-    emulator: GeminiEmulator,
-    openai_server: OpenAIEmulator,
-    anthropic_server: AnthropicEmulator,
-) -> Iterator[Harness]:
-    """The scripted model of one provider, reset around the test."""
-    chosen = harness(
-        request.param,
-        gemini_emulator=emulator,
-        openai_emulator=openai_server,
-        anthropic_emulator=anthropic_server,
-    )
-    chosen.reset()
-    yield chosen
-    chosen.reset()
-
-
-@pytest.fixture(scope="session")
 def hubs() -> dict[str, ProviderHub]:
     """One hub per provider for the whole run: SDK clients take ~150 ms each to build."""
     return {name: ProviderHub({KEY_VARIABLE[name]: TEST_KEY}) for name in PROVIDERS}
