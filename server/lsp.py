@@ -150,7 +150,8 @@ class ComplexEditServer(LanguageServer):
         self.running: dict[str, asyncio.Task[EditResult]] = {}
         # Commands whose edit is on its way to the editor: no longer cancelled by a close.
         self.sending: set[asyncio.Task[EditResult]] = set()
-        self.starting: set[str] = set()
+        # Commands creating their progress, by document (the value identifies the command).
+        self.starting: dict[str, object] = {}
         self._change_waiters: dict[str, list[asyncio.Future[bool]]] = {}
         self._provider: ProviderHub | None = None
 
@@ -276,12 +277,22 @@ def build_server(env: Mapping[str, str] | None = None) -> ComplexEditServer:
 
         editor = LspEditor(ls)
         # Creating the progress waits for the client: hold the document meanwhile, so that a
-        # second command on it is `busy` rather than running side by side.
-        ls.starting.add(uri)
+        # second command on it is `busy` rather than running side by side. A cancel frees it
+        # at once: the client has its -32800 and may send the next command straight away.
+        hold = object()
+        ls.starting[uri] = hold
+
+        def release(_: object = None) -> None:
+            if ls.starting.get(uri) is hold:
+                del ls.starting[uri]
+
+        request_future = _request_future(ls, msg_id)
+        if request_future is not None:
+            request_future.add_done_callback(release)
         try:
             progress = await Progress.start(ls, one_line(args.prompt, 80))
         finally:
-            ls.starting.discard(uri)
+            release()
         if _request_cancelled(ls, msg_id):
             # Cancelled while the progress was created: pygls has answered -32800 already,
             # and the run must not start (nothing links this request to a task yet).
@@ -368,7 +379,7 @@ def _link_cancellation(
                 if running is task:
                     del ls.running[uri]
 
-    request_future = ls.protocol._request_futures.get(msg_id)
+    request_future = _request_future(ls, msg_id)
     if request_future is not None:
         request_future.add_done_callback(on_done)
     progress_future = progress.cancel_future()
@@ -385,6 +396,11 @@ def _link_cancellation(
             ls.sending.add(task)
 
     return unlink
+
+
+def _request_future(ls: ComplexEditServer, msg_id: Any) -> Future[Any] | None:
+    """The future pygls answers the request from (gone once answered or cancelled)."""
+    return ls.protocol._request_futures.get(msg_id)
 
 
 def _request_cancelled(ls: ComplexEditServer, msg_id: Any) -> bool:

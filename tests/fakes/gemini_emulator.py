@@ -1001,6 +1001,12 @@ class GeminiEmulator:
         with self._lock:
             return copy.deepcopy(self._records)
 
+    @property
+    def request_count(self) -> int:
+        """How many requests arrived (cheaper than `requests`, which copies them)."""
+        with self._lock:
+            return len(self._records)
+
     def wait_for_requests(self, n: int, timeout: float = 5.0) -> list[RecordedRequest]:
         """Block until at least ``n`` requests arrived; raise TimeoutError otherwise."""
         with self._changed:

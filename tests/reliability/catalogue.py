@@ -141,6 +141,9 @@ CATALOGUE: tuple[Fault, ...] = (
             E2E + "test_lsp_cancel.py::test_cancel_the_progress",
             E2E + "test_lsp_cancel.py::test_cancel_after_the_answer_changes_nothing",
             REL + "test_lsp_faults.py::test_cancel_while_progress_is_created_never_runs_the_model",
+            REL
+            + "test_lsp_faults.py::"
+            + "test_a_command_cancelled_while_its_progress_is_created_frees_the_document",
             E2E + "test_nvim_plugin.py::test_cancel_stops_the_running_edit",
             E2E + "test_mcp.py::test_cancellation_stops_the_model_call_and_writes_nothing",
             SES + "test_providers.py::test_cancel_aborts_the_request",

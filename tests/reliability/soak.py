@@ -152,6 +152,7 @@ async def _command(
     client: RawLspClient, emulator: GeminiEmulator, uri: str, kind: str, result: SoakResult
 ) -> str:
     before = client.docs[uri].text
+    seen = emulator.request_count
     arguments: dict[str, Any] = {"textDocument": {"uri": uri}, "prompt": f"soak-kind:{kind}"}
     if kind == "dry-run":
         arguments["dryRun"] = True
@@ -162,7 +163,9 @@ async def _command(
     applies = len(client.applies)
     cancelled_at = 0.0
     if kind == "cancel":
-        await _until(lambda: emulator.in_flight > 0)  # the model holds the request
+        # The model holds this command's request (`in_flight` alone can still count the
+        # previous command's request, answered but not yet closed by the emulator).
+        await _until(lambda: emulator.request_count > seen and emulator.in_flight > 0)
         cancelled_at = time.monotonic()
         client.notify("$/cancelRequest", {"id": msg_id})
         await client.drain()

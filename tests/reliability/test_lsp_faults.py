@@ -558,6 +558,42 @@ async def test_cancel_while_progress_is_created_never_runs_the_model(
     assert (await run_command(client, uri))["success"] is True
 
 
+async def test_a_command_cancelled_while_its_progress_is_created_frees_the_document(
+    start_raw: StartRaw, emulator: GeminiEmulator
+) -> None:
+    """The client has its -32800 at once and may send the next command straight away: that
+    command runs (it is not `busy`), and the cancelled one, whose progress is created later,
+    neither runs the model nor disturbs the next one."""
+    client = await start_raw(EDITOR_CAPABILITIES)
+    client.progress_create_delay = 1.0
+    uri = "file:///reliability/cancel-then-run.py"
+    client.open(uri, DOC)
+    emulator.enqueue(calls(replace("total = 0", "total = 2"), done()))
+    msg_id, future = client.send_request(
+        "workspace/executeCommand",
+        {
+            "command": "performComplexEdit",
+            "arguments": [{"textDocument": {"uri": uri}, "prompt": "start at 1"}],
+        },
+    )
+    await client.drain()
+    await asyncio.sleep(0.3)
+    client.notify("$/cancelRequest", {"id": msg_id})
+    await client.drain()
+    with pytest.raises(RpcError) as caught:
+        await client.answer(future, within=5)
+    assert caught.value.code == -32800
+    client.progress_create_delay = 0
+    second = await run_command(client, uri)
+    assert second["success"] is True, second
+    await asyncio.sleep(1.0)  # the first command's progress is created meanwhile
+    assert len(emulator.requests) == 1
+    assert client.docs[uri].text == DOC.replace("total = 0", "total = 2")
+    stats = await client.stats()
+    assert stats["runningCommands"] == 0
+    assert stats["progressTokens"] == 0, stats
+
+
 async def test_handled_messages_leave_nothing_behind(
     start_raw: StartRaw, emulator: GeminiEmulator
 ) -> None:
