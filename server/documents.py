@@ -206,6 +206,12 @@ class DocumentStore:
             raise DocumentNotOpenError(uri)
         return document.index
 
+    def prepare(self, uri: str) -> None:
+        """Build the line index of ``uri`` now, if it is open (otherwise its first use does)."""
+        document = self._documents.get(uri)
+        if document is not None:
+            document.index.build()
+
     def changes_since(self, uri: str, version: int) -> list[TextChange] | None:
         """The changes received after the document was at ``version``, oldest first.
 

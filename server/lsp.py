@@ -37,6 +37,7 @@ from server.progress import Progress
 from server.session_process import SessionProcess
 
 if TYPE_CHECKING:
+    from server.events import SessionEvent
     from server.providers.select import ProviderHub
     from server.result import EditResult
 
@@ -304,12 +305,19 @@ def build_server(env: Mapping[str, str] | None = None) -> ComplexEditServer:
                 "document_changed",
                 "The document was closed before the edit started; nothing was applied.",
             ).to_wire()
+
+        def on_event(event: SessionEvent) -> None:
+            progress.report(event)
+            # The session is under way in its own process: meanwhile, scan the lines that
+            # turning its result into edits and reading their echo will need.
+            ls.documents.prepare(uri)
+
         task = asyncio.create_task(
             perform(
                 args,
                 editor,
                 CommandEnv(environ, ls.provider, ls.sessions.run_session),
-                progress.report,
+                on_event,
             )
         )
         ls.running[uri] = task

@@ -150,15 +150,27 @@ def _shifted(starts: array[int], begin: int, end: int, delta: int) -> array[int]
 class LineIndex:
     """Line start offsets of one immutable text, for fast position <-> offset conversion.
 
-    Build one per text version (``O(n)`` in C, no per-character Python loop); conversion works
-    on the one line involved. ``replaced`` derives the index of an edited text cheaply.
+    Build one per text version (``O(n)`` in C, no per-character Python loop, on first use);
+    conversion works on the one line involved. ``replaced`` derives the index of an edited
+    text cheaply.
     """
 
-    __slots__ = ("_starts", "_text")
+    __slots__ = ("_built", "_text")
 
     def __init__(self, text: str, *, _starts: array[int] | None = None) -> None:
         self._text = text
-        self._starts = _line_starts(text) if _starts is None else _starts
+        self._built = _starts
+
+    def build(self) -> None:
+        """Scan the text now; otherwise the first lookup does (a megabyte takes ~3 ms)."""
+        if self._built is None:
+            self._built = _line_starts(self._text)
+
+    @property
+    def _starts(self) -> array[int]:
+        if self._built is None:
+            self._built = _line_starts(self._text)
+        return self._built
 
     @property
     def text(self) -> str:

@@ -19,7 +19,7 @@ import sys
 from typing import Any
 
 from server.command import run_and_diff
-from server.events import SessionEvent
+from server.events import SessionEvent, SessionFinished
 from server.frames import CHUNK, encode_frame, read_frame
 from server.providers.select import ProviderHub
 
@@ -70,6 +70,9 @@ class _Worker:
 
     async def _run(self, run_id: int, request: Any) -> None:
         def forward(event: SessionEvent) -> None:
+            if isinstance(event, SessionFinished) and event.outcome.final_text is not None:
+                # The result goes back in the `done` frame as changes, not as a second copy.
+                event = SessionFinished(event.outcome.model_copy(update={"final_text": None}))
             self.send(("event", run_id, event))
 
         try:

@@ -522,16 +522,12 @@ async def test_whole_document_changes_during_a_run(
     assert client.docs[uri].text == typed.replace("line_6 = 6", "line_6 = 66")
 
 
-async def test_cancel_while_progress_is_created_never_runs_the_model(
-    start_raw: StartRaw, emulator: GeminiEmulator
-) -> None:
-    """`$/cancelRequest` before the command's task exists (the client is slow to create the
-    progress): -32800, and then no model call and no edit, ever."""
+async def _cancel_while_progress_is_created(start_raw: StartRaw, uri: str) -> RawLspClient:
+    """Open `uri`, start a command whose progress the client creates only after a second,
+    cancel it meanwhile and check its -32800; the client then creates progress at once."""
     client = await start_raw(EDITOR_CAPABILITIES)
     client.progress_create_delay = 1.0
-    uri = "file:///reliability/cancel-early.py"
     client.open(uri, DOC)
-    emulator.enqueue(calls(replace("total = 0", "total = 1"), done()))
     msg_id, future = client.send_request(
         "workspace/executeCommand",
         {
@@ -546,6 +542,18 @@ async def test_cancel_while_progress_is_created_never_runs_the_model(
     with pytest.raises(RpcError) as caught:
         await client.answer(future, within=5)
     assert caught.value.code == -32800
+    client.progress_create_delay = 0
+    return client
+
+
+async def test_cancel_while_progress_is_created_never_runs_the_model(
+    start_raw: StartRaw, emulator: GeminiEmulator
+) -> None:
+    """`$/cancelRequest` before the command's task exists (the client is slow to create the
+    progress): -32800, and then no model call and no edit, ever."""
+    uri = "file:///reliability/cancel-early.py"
+    emulator.enqueue(calls(replace("total = 0", "total = 1"), done()))
+    client = await _cancel_while_progress_is_created(start_raw, uri)
     await asyncio.sleep(1.5)  # past the progress creation
     assert emulator.requests == [], "the model was called after the cancel"
     assert client.applies == []
@@ -553,7 +561,6 @@ async def test_cancel_while_progress_is_created_never_runs_the_model(
     stats = await client.stats()
     assert stats["runningCommands"] == 0
     # the document is free for the next command
-    client.progress_create_delay = 0
     emulator.enqueue(calls(replace("total = 0", "total = 2"), done()))
     assert (await run_command(client, uri))["success"] is True
 
@@ -564,26 +571,9 @@ async def test_a_command_cancelled_while_its_progress_is_created_frees_the_docum
     """The client has its -32800 at once and may send the next command straight away: that
     command runs (it is not `busy`), and the cancelled one, whose progress is created later,
     neither runs the model nor disturbs the next one."""
-    client = await start_raw(EDITOR_CAPABILITIES)
-    client.progress_create_delay = 1.0
     uri = "file:///reliability/cancel-then-run.py"
-    client.open(uri, DOC)
     emulator.enqueue(calls(replace("total = 0", "total = 2"), done()))
-    msg_id, future = client.send_request(
-        "workspace/executeCommand",
-        {
-            "command": "performComplexEdit",
-            "arguments": [{"textDocument": {"uri": uri}, "prompt": "start at 1"}],
-        },
-    )
-    await client.drain()
-    await asyncio.sleep(0.3)
-    client.notify("$/cancelRequest", {"id": msg_id})
-    await client.drain()
-    with pytest.raises(RpcError) as caught:
-        await client.answer(future, within=5)
-    assert caught.value.code == -32800
-    client.progress_create_delay = 0
+    client = await _cancel_while_progress_is_created(start_raw, uri)
     second = await run_command(client, uri)
     assert second["success"] is True, second
     await asyncio.sleep(1.0)  # the first command's progress is created meanwhile

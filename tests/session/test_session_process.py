@@ -76,6 +76,10 @@ async def test_a_session_runs_in_the_child_and_reports_in_order(
         "complete_task",
     ]
     assert isinstance(events[-1], SessionFinished)
+    assert events[-1].outcome.success
+    # The result travels once, as changes: not a second time inside the last event.
+    assert finished.outcome.final_text is None
+    assert events[-1].outcome.final_text is None
 
 
 async def test_cancelling_the_caller_aborts_the_model_request(

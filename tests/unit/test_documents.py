@@ -281,3 +281,11 @@ def test_line_index_follows_the_text() -> None:
     assert index.text == store.snapshot(URI).text == "a\nx\r\ny\rzb\n"
     assert index.line_count == 5
     assert index.line_text(3) == "zb"
+
+
+def test_prepare_builds_the_line_index_of_open_documents_only() -> None:
+    store = DocumentStore()
+    store.open("file:///a.py", "one\ntwo\n", 1)
+    store.prepare("file:///a.py")
+    store.prepare("file:///closed.py")  # not open: nothing to do, no error
+    assert store.line_index("file:///a.py").line_count == 3

@@ -231,3 +231,17 @@ def test_large_document_index_is_built_without_per_character_work() -> None:
     assert index.line_count == 400_001
     assert index.offset_of(399_999, 5) == 399_999 * 23 + 5
     assert elapsed < 2.0
+
+
+@pytest.mark.parametrize("text", ["a\r\nb\rc\nd", "one\ntwo\n", "", "x\r\n\r\ny"])
+def test_an_index_built_on_first_use_answers_like_one_built_up_front(text: str) -> None:
+    lazy, eager = LineIndex(text), LineIndex(text)
+    eager.build()
+    eager.build()  # a second call keeps the table
+    assert lazy.line_count == eager.line_count
+    for offset in range(len(text) + 1):
+        assert lazy.line_character_of(offset) == eager.line_character_of(offset)
+    changed = [(0, min(1, len(text)), "z\n")]
+    assert (
+        LineIndex(text).replaced_many(changed).line_count == eager.replaced_many(changed).line_count
+    )
