@@ -35,7 +35,7 @@ import operator
 import re
 from array import array
 from collections.abc import Sequence
-from itertools import accumulate, repeat
+from itertools import accumulate, islice, repeat
 from typing import Final, Literal
 
 from lsprotocol.types import Position, Range
@@ -52,6 +52,7 @@ Encoding = Literal["utf-8", "utf-16", "utf-32"]
 ENCODINGS: Final[tuple[Encoding, ...]] = ("utf-8", "utf-16", "utf-32")
 
 LINE_BREAK: Final = re.compile(r"\r\n|\r|\n")
+_SCAN_WINDOW: Final = 1 << 16
 _SURROGATE: Final = re.compile("[\ud800-\udfff]")
 
 
@@ -129,22 +130,36 @@ def _line_starts(text: str) -> array[int]:
             separator = "\r\n"
         else:
             return array("q", [0, *(match.end() for match in LINE_BREAK.finditer(text))])
-    if separator not in text:
-        return array("q", (0,))
-    parts = text.split(separator)
-    parts.pop()
+    starts = array("q", (0,))
     step = len(separator)
-    # Cumulative (len(part) + len(separator)) over every part but the last, all in C; an
-    # array is built fastest from a list.
-    return array("q", list(accumulate(map(operator.add, map(len, parts), repeat(step)), initial=0)))
+    begin = 0
+    # A window at a time, cut just after a separator: the lines of a window exist as strings
+    # only while it is scanned (a 10 MB text would otherwise hold ~25 MB of them at once).
+    while True:
+        cut = text.rfind(separator, begin, begin + _SCAN_WINDOW)
+        if cut < 0:
+            cut = text.find(separator, begin)  # a line longer than the window
+            if cut < 0:
+                return starts
+        end = cut + step
+        parts = text[begin:end].split(separator)
+        parts.pop()
+        # Cumulative (len(part) + len(separator)), all in C, from this window's first start
+        # (already in `starts`) on.
+        lengths = map(operator.add, map(len, parts), repeat(step))
+        starts.extend(islice(accumulate(lengths, initial=begin), 1, None))
+        begin = end
 
 
 def _shifted(starts: array[int], begin: int, end: int, delta: int) -> array[int]:
-    """``starts[begin:end]``, each moved by ``delta``."""
+    """``starts[begin:end]``, each moved by ``delta`` (a window at a time, as above)."""
     part = starts[begin:end]
     if not delta or not part:
         return part
-    return array("q", [offset + delta for offset in part.tolist()])
+    moved = array("q")
+    for low in range(0, len(part), _SCAN_WINDOW):
+        moved.extend([offset + delta for offset in part[low : low + _SCAN_WINDOW].tolist()])
+    return moved
 
 
 class LineIndex:

@@ -245,3 +245,15 @@ def test_an_index_built_on_first_use_answers_like_one_built_up_front(text: str) 
     assert (
         LineIndex(text).replaced_many(changed).line_count == eager.replaced_many(changed).line_count
     )
+
+
+@pytest.mark.parametrize("separator", ["\n", "\r\n", "\r"])
+def test_line_starts_of_a_text_longer_than_one_scan_window(separator: str) -> None:
+    lines = [f"line {n} " + "x" * (n % 700) for n in range(400)]
+    lines[200] = "y" * 70_000  # one line longer than a whole window
+    text = separator.join(lines) + separator + "last"
+    index = LineIndex(text)
+    assert index.line_count == len(lines) + 1
+    for number in (0, 199, 200, 201, 399, 400):
+        expected = (lines + ["last"])[number]
+        assert index.line_text(number) == expected
