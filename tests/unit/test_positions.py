@@ -255,5 +255,5 @@ def test_line_starts_of_a_text_longer_than_one_scan_window(separator: str) -> No
     index = LineIndex(text)
     assert index.line_count == len(lines) + 1
     for number in (0, 199, 200, 201, 399, 400):
-        expected = (lines + ["last"])[number]
+        expected = [*lines, "last"][number]
         assert index.line_text(number) == expected
