@@ -395,6 +395,16 @@ async def test_close_while_progress_is_created(
 # -- a result that deletes most of the document --------------------------------------------
 
 BIG_DOC = "".join(f"line_{n} = {n}\n" for n in range(40))
+# An editor that can ask the user to confirm an annotated edit (VS Code's capabilities).
+ANNOTATING_EDITOR = {
+    "workspace": {
+        "applyEdit": True,
+        "workspaceEdit": {
+            "documentChanges": True,
+            "changeAnnotationSupport": {"groupsOnLabel": True},
+        },
+    }
+}
 
 
 @pytest.mark.parametrize("annotations", [True, False], ids=["vscode-like", "neovim-like"])
@@ -426,16 +436,7 @@ async def test_deleting_most_of_the_document_asks_for_confirmation(
 async def test_small_changes_need_no_confirmation(
     start_raw: StartRaw, emulator: GeminiEmulator
 ) -> None:
-    caps = {
-        "workspace": {
-            "applyEdit": True,
-            "workspaceEdit": {
-                "documentChanges": True,
-                "changeAnnotationSupport": {"groupsOnLabel": True},
-            },
-        }
-    }
-    client = await start_raw(caps)
+    client = await start_raw(ANNOTATING_EDITOR)
     uri = "file:///reliability/small.py"
     client.open(uri, BIG_DOC)
     emulator.enqueue(calls(replace("line_3 = 3\n", ""), done()))
@@ -448,16 +449,7 @@ async def test_small_changes_need_no_confirmation(
 async def test_declined_confirmation_is_client_rejected(
     start_raw: StartRaw, emulator: GeminiEmulator
 ) -> None:
-    caps = {
-        "workspace": {
-            "applyEdit": True,
-            "workspaceEdit": {
-                "documentChanges": True,
-                "changeAnnotationSupport": {"groupsOnLabel": True},
-            },
-        }
-    }
-    client = await start_raw(caps)
+    client = await start_raw(ANNOTATING_EDITOR)
     client.apply_mode = "reject"
     uri = "file:///reliability/declined.py"
     client.open(uri, BIG_DOC)
