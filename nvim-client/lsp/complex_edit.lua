@@ -7,9 +7,11 @@
 ---
 --- Install the server (Python 3.11+) so that `complex-edit` is on your PATH, and give it a key:
 --- ```sh
---- pipx install /path/to/complex-edit     # or: pip install -e . in a venv
+--- pipx install /path/to/complex-edit     # or: pip install -e . in a venv (see below)
 --- export GEMINI_API_KEY=...              # or GOOGLE_API_KEY; read by the server, never sent here
 --- ```
+--- A venv's `complex-edit` is on PATH only while the venv is activated: otherwise set
+--- `vim.g.complex_edit_cmd = '/path/to/complex-edit/.venv/bin/complex-edit'`.
 ---
 --- The command is `{ 'complex-edit', 'lsp' }`. Point it elsewhere before the first buffer opens
 --- with `vim.g.complex_edit_cmd` (a list is the whole command; a string is the path of the

@@ -21,3 +21,10 @@ end, {
   nargs = 0,
   desc = 'Complex Edit: cancel the edit running on the current buffer',
 })
+
+vim.api.nvim_create_user_command('ComplexEditLast', function()
+  require('complex_edit').show_last()
+end, {
+  nargs = 0,
+  desc = 'Complex Edit: show the latest result or error in full (also kept in :messages)',
+})

@@ -417,3 +417,136 @@ def test_config_defaults_and_no_client_messages(
     assert "No complex_edit client is running" in health, health
     assert TEST_KEY not in health
     assert emulator.requests == []
+
+
+# --- issue 13: the effective provider's keys, the result message, the statusline and hooks --
+
+
+def test_checkhealth_checks_the_effective_providers_key(
+    nvim: str, emulator: GeminiEmulator, tmp_path: Path
+) -> None:
+    path = write(tmp_path, "doc.py", ORIGINAL)
+    local = {"provider": "openai", "baseUrl": "http://127.0.0.1:9/v1", "model": "qwen"}
+    cases = [
+        {"name": "openai_local", "settings": local},
+        {
+            "name": "openai_env_url",
+            "settings": {"provider": "openai"},
+            "env": {"OPENAI_BASE_URL": "http://127.0.0.1:9/v1"},
+        },
+        {"name": "openai_remote", "settings": {"provider": "openai"}},
+        {
+            "name": "anthropic_env",
+            "env": {"COMPLEX_EDIT_PROVIDER": "anthropic", "ANTHROPIC_API_KEY": TEST_KEY},
+        },
+        {
+            "name": "vertex",
+            "env": {
+                "GOOGLE_GENAI_USE_VERTEXAI": "true",
+                "GOOGLE_CLOUD_PROJECT": "p",
+                "GOOGLE_CLOUD_LOCATION": "us-central1",
+            },
+        },
+        {"name": "gemini_url_no_key", "settings": {"baseUrl": "http://127.0.0.1:9"}},
+        {"name": "unknown", "settings": {"provider": "mistral"}},
+    ]
+
+    report = run_script(nvim, "health_providers", tmp_path, emulator, file=str(path), cases=cases)
+
+    explain = report["explain"]
+    got = {name: "\n".join(lines) for name, lines in report["cases"].items()}
+    assert TEST_KEY not in "".join(got.values()), explain
+    # A keyless local server: no warning, and it says why no key is needed.
+    openai_local = got["openai_local"]
+    assert "Provider: openai (from settings.complexEdit.provider)" in openai_local, explain
+    assert "settings.complexEdit.baseUrl is set" in openai_local, explain
+    assert "No OPENAI_API_KEY: not needed with a base URL" in openai_local, explain
+    assert "WARNING" not in openai_local, explain
+    assert "ERROR" not in openai_local, explain
+    assert "GEMINI" not in openai_local, explain
+    assert "127.0.0.1" not in openai_local, explain  # names where it came from, not the value
+    assert (
+        "No OPENAI_API_KEY: not needed with a base URL (OPENAI_BASE_URL)" in got["openai_env_url"]
+    ), explain
+    assert "WARNING No API key: OPENAI_API_KEY is not set" in got["openai_remote"], explain
+    anthropic = got["anthropic_env"]
+    assert "Provider: anthropic (from COMPLEX_EDIT_PROVIDER)" in anthropic, explain
+    assert "OK API key set: ANTHROPIC_API_KEY" in anthropic, explain
+    assert "WARNING" not in anthropic, explain
+    vertex = got["vertex"]
+    assert "Provider: gemini (default)" in vertex, explain
+    assert "OK Vertex AI selected (GOOGLE_GENAI_USE_VERTEXAI); no API key needed" in vertex
+    assert "WARNING" not in vertex, explain
+    # Gemini needs its key even with a base URL (the server refuses without one).
+    assert "WARNING No API key: neither GEMINI_API_KEY" in got["gemini_url_no_key"], explain
+    assert 'ERROR Unknown provider "mistral"' in got["unknown"], explain
+
+
+LONG_ERROR = (
+    "the callers of foo live in three modules and two of them pass keyword arguments that "
+    "the new signature would break, so nothing was changed"
+)
+LONG_SUMMARY = (
+    "renamed foo to bar in the definition and at its only call site, keeping the behaviour, "
+    "the formatting and the comments exactly as they were"
+)
+
+
+def test_long_messages_fit_and_the_statusline_and_hooks_follow_the_edit(
+    nvim: str, emulator: GeminiEmulator, tmp_path: Path
+) -> None:
+    path = write(tmp_path, "doc.py", ORIGINAL)
+    emulator.enqueue(
+        calls(("complete_task", {"success": False, "error": LONG_ERROR})),
+        calls(replace("foo", "bar", replace_all=True), done(LONG_SUMMARY)),
+    )
+
+    report = run_script(
+        nvim,
+        "messages",
+        tmp_path,
+        emulator,
+        file=str(path),
+        columns=60,
+        steps=["ComplexEdit rename foo to bar", "ComplexEdit rename foo to bar, again"],
+    )
+
+    explain = report["explain"]
+    echospace = report["echospace"]
+    failure, success = report["results"]
+    expected = [
+        (failure, ERROR, f"Complex Edit: failed (task_failed): {LONG_ERROR}", "failed"),
+        (success, INFO, f"Complex Edit: {LONG_SUMMARY}", "done"),
+    ]
+    for result, level, full, outcome in expected:
+        note = result["notification"]
+        # One line that fits the command line: no hit-enter prompt.
+        assert note["level"] == level, explain
+        assert result["width"] < echospace, explain
+        assert note["msg"].endswith("… :ComplexEditLast"), explain
+        assert full.startswith(note["msg"].removesuffix("… :ComplexEditLast")), explain
+        # The whole text: require('complex_edit').last(), :ComplexEditLast and :messages.
+        assert result["last"]["message"] == full, explain
+        assert result["last"]["level"] == level, explain
+        assert result["last_echo"] == full, explain
+        assert full in result["in_messages"], explain
+        # The statusline showed the running edit and was redrawn when it ended.
+        assert result["statuslines"][-1] == "", explain
+        assert any(line != "" for line in result["statuslines"]), explain
+        # One Start and one Done per edit, with the result.
+        start, finish = result["hooks"]
+        assert result["hooks_after"] == 2, explain
+        assert start["event"] == "ComplexEditStart", explain
+        assert start["running"] is True, explain
+        assert start["data"]["prompt"].startswith("rename foo to bar"), explain
+        assert finish["event"] == "ComplexEditDone", explain
+        assert finish["running"] is False, explain
+        assert finish["statusline"] == "", explain  # redrawn before the hook runs
+        data = finish["data"]
+        assert data["outcome"] == outcome, explain
+        assert data["request_id"] == start["data"]["request_id"], explain
+        assert data["bufnr"] == start["data"]["bufnr"], explain
+        assert full.endswith(data["message"]), explain
+    assert failure["hooks"][1]["data"]["result"]["reason"] == "task_failed", explain
+    assert success["hooks"][1]["data"]["result"]["success"] is True, explain
+    assert success["last"]["result"]["success"] is True, explain

@@ -161,8 +161,11 @@ try {
   log("the proposal is open in the diff view");
   await page.screenshot({ path: previewScreenshot });
   if (readFileSync(file, "utf8") !== expected) throw new Error("the preview changed the file before Apply");
-  await proposal.locator(".monaco-button", { hasText: /^Apply$/ }).click();
+  // The toast's Apply is a link in its text (a progress notification: it stays up while the
+  // proposal is open and goes away with it).
+  await proposal.locator("a", { hasText: /^Apply$/ }).click();
   await page.locator(".tab", { hasText: "Complex Edit proposal" }).first().waitFor({ state: "detached", timeout: 15000 });
+  await proposal.waitFor({ state: "detached", timeout: 15000 });
   await page.locator(".monaco-editor .view-lines", { hasText: "print(welcome('world'))" }).first().waitFor({ timeout: 10000 });
   await editor.click();
   await runCommand(page, "File: Save");

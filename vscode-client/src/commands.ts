@@ -131,7 +131,7 @@ export async function previewEdit(ctx: CommandContext): Promise<void> {
     });
     return;
   }
-  await ctx.preview.open(document, version, instruction, result);
+  await ctx.preview.open(document, version, result);
 }
 
 export async function setApiKey(ctx: CommandContext): Promise<void> {

@@ -12,17 +12,22 @@ import {
 } from "./commands";
 import { LaunchError } from "./core/launch";
 import { InstructionHistory } from "./instruction";
-import { DiffDocuments, PreviewManager } from "./preview";
+import { APPLY_COMMAND, DISCARD_COMMAND, DiffDocuments, PreviewManager, type ProposalRef } from "./preview";
 import { ComplexEditServer } from "./server";
 import { registerTool } from "./tools";
 
 let server: ComplexEditServer | undefined;
 
+/** The editor title passes the diff's URI; a toast link passes the proposal's id. */
+function proposalRef(arg: unknown): ProposalRef {
+  return arg instanceof vscode.Uri || typeof arg === "string" ? arg : undefined;
+}
+
 export function activate(context: vscode.ExtensionContext): void {
   const output = vscode.window.createOutputChannel("Complex Edit");
   const traceOutput = vscode.window.createOutputChannel("Complex Edit Trace");
   server = new ComplexEditServer(context.secrets, output, traceOutput);
-  const preview = new PreviewManager();
+  const preview = new PreviewManager((line) => output.appendLine(line));
   const diffs = new DiffDocuments();
   const ctx: CommandContext = {
     server,
@@ -41,8 +46,8 @@ export function activate(context: vscode.ExtensionContext): void {
     diffs,
     command("complexEdit.editWithInstruction", () => editWithInstruction(ctx)),
     command("complexEdit.preview", () => previewEdit(ctx)),
-    command("complexEdit.applyPreview", (uri) => preview.apply(uri instanceof vscode.Uri ? uri : undefined)),
-    command("complexEdit.discardPreview", (uri) => preview.discard(uri instanceof vscode.Uri ? uri : undefined)),
+    command(APPLY_COMMAND, (ref) => preview.apply(proposalRef(ref))),
+    command(DISCARD_COMMAND, (ref) => preview.discard(proposalRef(ref))),
     command("complexEdit.setApiKey", () => setApiKey(ctx)),
     command("complexEdit.clearApiKey", () => clearApiKey(ctx)),
     command("complexEdit.restartServer", () => restartServer(ctx)),

@@ -1,37 +1,55 @@
-/** "Complex Edit: Preview…": the dry run's change in VS Code's diff view, with Apply / Discard. */
+/**
+ * "Complex Edit: Preview…": the dry run's change in VS Code's diff view, with Apply / Discard.
+ *
+ * One proposal, one state (core/proposals): it is open until it is applied, discarded, its diff
+ * tab is closed or its document changes; then its toast, its diff tab (with the title buttons)
+ * and the palette entries all go away.
+ */
 
 import * as vscode from "vscode";
 import { DiffError, type OffsetEdit, applyEdits, diffToEdits } from "./core/diff";
+import { type ProposalEnd, Proposals, proposalEndLine, proposalText } from "./core/proposals";
 import type { EditResult } from "./core/protocol";
 import { counts } from "./core/render";
 
 export const PREVIEW_SCHEME = "complex-edit-preview";
 const CONTEXT_KEY = "complexEdit.previewOpen";
+export const APPLY_COMMAND = "complexEdit.applyPreview";
+export const DISCARD_COMMAND = "complexEdit.discardPreview";
 
 interface Preview {
   document: vscode.TextDocument;
   version: number;
   edits: OffsetEdit[];
   proposed: string;
-  instruction: string;
+  uri: vscode.Uri;
+  name: string;
 }
 
+/** A proposal named by a command: its id (a toast link), or its diff's URI (the editor title). */
+export type ProposalRef = string | vscode.Uri | undefined;
+
 export class PreviewManager implements vscode.TextDocumentContentProvider, vscode.Disposable {
-  private readonly previews = new Map<string, Preview>();
+  private readonly proposals = new Proposals<Preview>();
   private readonly changed = new vscode.EventEmitter<vscode.Uri>();
   readonly onDidChange = this.changed.event;
   private counter = 0;
-  private readonly registration: vscode.Disposable;
+  private readonly disposables: vscode.Disposable[];
 
-  constructor() {
-    this.registration = vscode.workspace.registerTextDocumentContentProvider(PREVIEW_SCHEME, this);
+  constructor(private readonly log: (line: string) => void = () => undefined) {
+    this.disposables = [
+      vscode.workspace.registerTextDocumentContentProvider(PREVIEW_SCHEME, this),
+      vscode.window.tabGroups.onDidChangeTabs((event) => this.tabsClosed(event.closed)),
+      vscode.workspace.onDidChangeTextDocument((event) => this.documentChanged(event)),
+    ];
   }
 
   provideTextDocumentContent(uri: vscode.Uri): string {
-    return this.previews.get(uri.toString())?.proposed ?? "";
+    const id = this.idOf(uri);
+    return (id === undefined ? undefined : this.proposals.get(id)?.proposed) ?? "";
   }
 
-  async open(document: vscode.TextDocument, version: number, instruction: string, result: EditResult): Promise<void> {
+  async open(document: vscode.TextDocument, version: number, result: EditResult): Promise<void> {
     const summary = result.message ?? "Done.";
     if ((result.diff ?? "") === "") {
       void vscode.window.showInformationMessage(`Complex Edit (preview): ${summary} — no change proposed.`);
@@ -51,48 +69,41 @@ export class PreviewManager implements vscode.TextDocumentContentProvider, vscod
       return;
     }
     const name = document.uri.path.split("/").pop() ?? "document";
-    const uri = vscode.Uri.from({ scheme: PREVIEW_SCHEME, path: `/${name}`, query: `id=${++this.counter}` });
-    this.previews.set(uri.toString(), { document, version, edits, proposed: applyEdits(text, edits), instruction });
-    await vscode.commands.executeCommand("setContext", CONTEXT_KEY, true);
+    const id = String(++this.counter);
+    const uri = vscode.Uri.from({ scheme: PREVIEW_SCHEME, path: `/${name}`, query: `id=${id}` });
+    this.proposals.add(id, { document, version, edits, proposed: applyEdits(text, edits), uri, name });
+    this.proposals.onEnd(id, (why) => this.ended(uri, name, why));
+    await this.updateContext();
+    // Not a preview tab: opening another file must not replace (and so discard) the proposal.
     await vscode.commands.executeCommand("vscode.diff", document.uri, uri, `${name} ↔ Complex Edit proposal`, {
-      preview: true,
+      preview: false,
     });
-    const detail = counts(result);
-    const choice = await vscode.window.showInformationMessage(
-      `Complex Edit proposal: ${summary}${detail === "" ? "" : ` (${detail})`}`,
-      "Apply",
-      "Discard",
-    );
-    if (choice === "Apply") {
-      await this.apply(uri);
-    } else if (choice === "Discard") {
-      await this.discard(uri);
-    }
+    this.showToast(id, proposalText(summary, counts(result), id, { apply: APPLY_COMMAND, discard: DISCARD_COMMAND }));
   }
 
-  /** The preview a command is about: its argument, the active diff editor, else the latest. */
-  private target(uri: vscode.Uri | undefined): vscode.Uri | undefined {
-    if (uri instanceof vscode.Uri && this.previews.has(uri.toString())) {
-      return uri;
-    }
-    const active = vscode.window.activeTextEditor?.document.uri;
-    if (active !== undefined && this.previews.has(active.toString())) {
-      return active;
-    }
-    const keys = [...this.previews.keys()];
-    const last = keys[keys.length - 1];
-    return last === undefined ? undefined : vscode.Uri.parse(last);
+  /**
+   * The toast offering Apply / Discard. A progress notification is the one kind that stays up
+   * while it is needed (a message hides itself after a few seconds) and that the extension can
+   * take down: it lasts exactly as long as the proposal.
+   */
+  private showToast(id: string, text: string): void {
+    void vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: text }, (progress) => {
+      progress.report({ increment: 100 }); // a full bar: nothing is running, the proposal waits
+      return new Promise<void>((resolve) => this.proposals.onEnd(id, () => resolve()));
+    });
   }
 
-  async apply(uri?: vscode.Uri): Promise<void> {
-    const target = this.target(uri);
-    const preview = target === undefined ? undefined : this.previews.get(target.toString());
-    if (target === undefined || preview === undefined) {
+  async apply(ref?: ProposalRef): Promise<void> {
+    const id = this.target(ref);
+    // Taking the proposal ends it: a second Apply (from another control) finds nothing.
+    const preview = id === undefined ? undefined : this.proposals.end(id, "applied");
+    if (preview === undefined) {
       void vscode.window.showWarningMessage("Complex Edit: there is no proposal to apply.");
       return;
     }
     const { document } = preview;
     if (document.isClosed || document.version !== preview.version) {
+      this.log(proposalEndLine(preview.name, "stale"));
       void vscode.window.showWarningMessage(
         "Complex Edit: the document changed since the preview; nothing was applied. Run Preview again.",
       );
@@ -103,7 +114,7 @@ export class PreviewManager implements vscode.TextDocumentContentProvider, vscod
       edit.replace(document.uri, new vscode.Range(document.positionAt(change.start), document.positionAt(change.end)), change.newText);
     }
     const applied = await vscode.workspace.applyEdit(edit, { isRefactoring: false });
-    await this.close(target);
+    this.log(applied ? proposalEndLine(preview.name, "applied") : `[client] proposal for ${preview.name}: VS Code did not apply it`);
     if (applied) {
       void vscode.window.showInformationMessage("Complex Edit: the proposal was applied.");
     } else {
@@ -111,28 +122,88 @@ export class PreviewManager implements vscode.TextDocumentContentProvider, vscod
     }
   }
 
-  async discard(uri?: vscode.Uri): Promise<void> {
-    const target = this.target(uri);
-    if (target !== undefined) {
-      await this.close(target);
+  discard(ref?: ProposalRef): Promise<void> {
+    const id = this.target(ref);
+    if (id !== undefined) {
+      this.proposals.end(id, "discarded");
     }
+    return Promise.resolve();
   }
 
-  private async close(uri: vscode.Uri): Promise<void> {
-    this.previews.delete(uri.toString());
+  /** The proposal a command is about: the one it names, else the active diff's, else the latest. */
+  private target(ref: ProposalRef): string | undefined {
+    const named = ref instanceof vscode.Uri ? this.idOf(ref) : ref;
+    const active = vscode.window.activeTextEditor?.document.uri;
+    return this.proposals.target(named, active === undefined ? undefined : this.idOf(active));
+  }
+
+  private idOf(uri: vscode.Uri): string | undefined {
+    if (uri.scheme !== PREVIEW_SCHEME) {
+      return undefined;
+    }
+    return new URLSearchParams(uri.query).get("id") ?? undefined;
+  }
+
+  /** Every control of an ended proposal goes: its diff tab, the context key; its toast listens. */
+  private ended(uri: vscode.Uri, name: string, why: ProposalEnd): void {
+    if (why !== "applied") {
+      this.log(proposalEndLine(name, why)); // apply() logs how the apply went
+    }
+    if (why === "stale") {
+      void vscode.window.showWarningMessage(
+        `Complex Edit: ${name} changed, so the proposal no longer applies; it was discarded. Run Preview again.`,
+      );
+    }
+    void this.closeTabs(uri).then(() => this.updateContext());
+  }
+
+  private async closeTabs(uri: vscode.Uri): Promise<void> {
     const tabs = vscode.window.tabGroups.all
       .flatMap((group) => group.tabs)
       .filter((tab) => tab.input instanceof vscode.TabInputTextDiff && tab.input.modified.toString() === uri.toString());
     if (tabs.length > 0) {
       await vscode.window.tabGroups.close(tabs);
     }
-    await vscode.commands.executeCommand("setContext", CONTEXT_KEY, this.previews.size > 0);
+  }
+
+  private updateContext(): Thenable<unknown> {
+    return vscode.commands.executeCommand("setContext", CONTEXT_KEY, this.proposals.size > 0);
+  }
+
+  /** Closing a proposal's last diff tab discards it. */
+  private tabsClosed(closed: readonly vscode.Tab[]): void {
+    const open = new Set(
+      vscode.window.tabGroups.all
+        .flatMap((group) => group.tabs)
+        .map((tab) => (tab.input instanceof vscode.TabInputTextDiff ? this.idOf(tab.input.modified) : undefined)),
+    );
+    for (const tab of closed) {
+      const id = tab.input instanceof vscode.TabInputTextDiff ? this.idOf(tab.input.modified) : undefined;
+      if (id !== undefined && !open.has(id)) {
+        this.proposals.end(id, "closed");
+      }
+    }
+  }
+
+  /** A proposal is computed against one version of its document: any edit makes it stale. */
+  private documentChanged(event: vscode.TextDocumentChangeEvent): void {
+    if (event.contentChanges.length === 0) {
+      return; // only the dirty state changed (a save)
+    }
+    const changed = event.document.uri.toString();
+    for (const id of this.proposals.ids()) {
+      if (this.proposals.get(id)?.document.uri.toString() === changed) {
+        this.proposals.end(id, "stale");
+      }
+    }
   }
 
   dispose(): void {
-    this.registration.dispose();
+    this.proposals.endAll("disposed");
+    for (const disposable of this.disposables) {
+      disposable.dispose();
+    }
     this.changed.dispose();
-    this.previews.clear();
   }
 }
 

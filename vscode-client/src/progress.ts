@@ -9,6 +9,7 @@
  */
 
 import * as vscode from "vscode";
+import type { RunLog } from "./core/runLog";
 import {
   type BaseLanguageClient,
   type ClientCapabilities,
@@ -30,6 +31,7 @@ class NotificationProgress {
   constructor(
     private readonly client: BaseLanguageClient,
     private readonly token: string | number,
+    private readonly log: RunLog,
     private readonly onEnd: (part: NotificationProgress) => void,
   ) {
     this.subscription = client.onProgress(WorkDoneProgress.type, token, (value) => {
@@ -38,6 +40,7 @@ class NotificationProgress {
           this.begin(value);
           break;
         case "report":
+          this.log.progress(value.message);
           this.report(value);
           break;
         case "end":
@@ -60,6 +63,7 @@ class NotificationProgress {
         this.progress = progress;
         cancellation.onCancellationRequested(() => {
           if (!this.ended) {
+            this.log.cancelRequested("the progress notification");
             void this.client.sendNotification(WorkDoneProgressCancelNotification.type, { token: this.token });
           }
         });
@@ -91,7 +95,10 @@ class NotificationProgress {
 export class NotificationProgressFeature implements StaticFeature {
   private readonly parts = new Set<NotificationProgress>();
 
-  constructor(private readonly client: BaseLanguageClient) {}
+  constructor(
+    private readonly client: BaseLanguageClient,
+    private readonly log: RunLog,
+  ) {}
 
   getState(): FeatureState {
     return { kind: "static" };
@@ -103,7 +110,7 @@ export class NotificationProgressFeature implements StaticFeature {
 
   initialize(): void {
     this.client.onRequest(WorkDoneProgressCreateRequest.type, (params) => {
-      this.parts.add(new NotificationProgress(this.client, params.token, (part) => this.parts.delete(part)));
+      this.parts.add(new NotificationProgress(this.client, params.token, this.log, (part) => this.parts.delete(part)));
     });
   }
 

@@ -14,12 +14,16 @@ import {
 import { LanguageClient, type ServerOptions } from "vscode-languageclient/node";
 import { type ArgumentInput, buildArguments } from "./core/arguments";
 import { type Launch, LaunchError, findOnPath, resolveLaunch, serverEnvironment } from "./core/launch";
-import { COMMAND, type EditResult, INVALID_PARAMS, asEditResult } from "./core/protocol";
+import { COMMAND, type EditResult, INVALID_PARAMS, REQUEST_CANCELLED, asEditResult } from "./core/protocol";
+import { errorCode } from "./core/render";
+import { RunLog } from "./core/runLog";
 import { RESTART_SETTINGS } from "./core/settings";
 import { NotificationProgressFeature } from "./progress";
 import { SECTION, launchSettings, serverSettings } from "./settings";
 
 export const API_KEY_SECRET = "complexEdit.geminiApiKey";
+/** Tries of a command on a document the server has not seen opened yet. */
+const NOT_OPEN_RETRIES = 5;
 
 export interface EditRequest extends Omit<ArgumentInput, "uri"> {
   document: vscode.Uri;
@@ -60,6 +64,7 @@ export class ComplexEditServer implements vscode.Disposable {
   private starting: Promise<LanguageClient> | undefined;
   private readonly disposables: vscode.Disposable[] = [];
   private readonly running = new Set<vscode.CancellationTokenSource>();
+  private readonly runLog: RunLog;
   /** The stored key the running server was given (undefined: none, it uses the environment). */
   private keyInUse: string | undefined;
   private keyCheck: Promise<void> = Promise.resolve();
@@ -69,6 +74,7 @@ export class ComplexEditServer implements vscode.Disposable {
     readonly output: vscode.OutputChannel,
     private readonly traceOutput: vscode.OutputChannel,
   ) {
+    this.runLog = new RunLog((line) => this.output.appendLine(line));
     this.disposables.push(
       vscode.workspace.onDidChangeConfiguration((event) => {
         if (RESTART_SETTINGS.some((name) => event.affectsConfiguration(name))) {
@@ -195,7 +201,7 @@ export class ComplexEditServer implements vscode.Disposable {
       },
     };
     const client = new LanguageClient("complexEdit", "Complex Edit", serverOptions, clientOptions);
-    client.registerFeature(new NotificationProgressFeature(client));
+    client.registerFeature(new NotificationProgressFeature(client, this.runLog));
     this.client = client;
     try {
       await client.start();
@@ -210,6 +216,9 @@ export class ComplexEditServer implements vscode.Disposable {
   private async stopClient(): Promise<void> {
     const client = this.client;
     this.client = undefined;
+    if (this.running.size > 0) {
+      this.runLog.cancelRequested("a server restart", `${this.running.size} running edit(s)`);
+    }
     for (const source of this.running) {
       source.cancel();
     }
@@ -236,10 +245,17 @@ export class ComplexEditServer implements vscode.Disposable {
    */
   async perform(request: EditRequest, token?: vscode.CancellationToken): Promise<EditResult> {
     const client = await this.ensureStarted();
+    const what = request.document.path.split("/").pop() || request.document.toString();
     const source = new vscode.CancellationTokenSource();
-    const link = token?.onCancellationRequested(() => source.cancel());
+    const cancel = (): void => {
+      if (!source.token.isCancellationRequested) {
+        this.runLog.cancelRequested("the caller", what);
+        source.cancel();
+      }
+    };
+    const link = token?.onCancellationRequested(cancel);
     if (token?.isCancellationRequested === true) {
-      source.cancel();
+      cancel();
     }
     this.running.add(source);
     try {
@@ -255,12 +271,19 @@ export class ComplexEditServer implements vscode.Disposable {
           if (result === undefined) {
             throw new Error(`The server answered ${COMMAND} with something that is not a result: ${JSON.stringify(answer)}`);
           }
+          if (!result.success && result.reason === "cancelled") {
+            this.runLog.cancelled(what);
+          }
           return result;
         } catch (error) {
           // A document opened a moment ago may not have reached the server yet.
-          if (notOpenYet(error) && attempt < 5 && !source.token.isCancellationRequested) {
+          if (notOpenYet(error) && attempt < NOT_OPEN_RETRIES && !source.token.isCancellationRequested) {
+            this.runLog.notOpenYet(what, attempt + 1, NOT_OPEN_RETRIES);
             await new Promise((resolve) => setTimeout(resolve, 100 * (attempt + 1)));
             continue;
+          }
+          if (errorCode(error) === REQUEST_CANCELLED) {
+            this.runLog.cancelled(what);
           }
           throw error;
         }

@@ -1,11 +1,11 @@
---- `:checkhealth complex_edit`: Neovim version, the server command, the API key's presence.
+--- `:checkhealth complex_edit`: Neovim version, the server command, and the effective provider's
+--- key (present, missing, or not needed).
 --- Never prints the value of a key or of any other environment variable.
 
 local M = {}
 
 local NAME = 'complex_edit'
 local VERSION_TIMEOUT_MS = 3000
-local KEY_VARIABLES = { 'GEMINI_API_KEY', 'GOOGLE_API_KEY' }
 
 local function check_neovim()
   vim.health.start('complex-edit: Neovim')
@@ -111,7 +111,8 @@ local function check_server()
       check_version(config.cmd, env)
     else
       vim.health.error(('Command %s: %q is not executable'):format(shown, exe), {
-        'Install the server so that `complex-edit` is on PATH (pip install -e . in the repo).',
+        'Install the server so that `complex-edit` is on PATH (pipx install . in the repo).',
+        "A venv's complex-edit is on PATH only when the venv was activated before Neovim started.",
         "Or set vim.g.complex_edit_cmd = '/path/to/complex-edit' before the first buffer opens.",
         "Or vim.lsp.config('complex_edit', { cmd = { '/path/to/complex-edit', 'lsp' } }).",
       })
@@ -136,44 +137,154 @@ local function check_server()
   return config
 end
 
-local function is_set(env, name)
+local function env_value(env, name)
   local value = env and env[name]
   if value == nil then
     value = vim.env[name]
   end
-  return type(value) == 'string' and value ~= ''
+  if type(value) == 'string' and value ~= '' then
+    return value
+  end
+  return nil
+end
+
+local function is_set(env, name)
+  return env_value(env, name) ~= nil
+end
+
+local function truthy(value)
+  return value ~= nil and vim.list_contains({ '1', 'true', 'yes' }, value:lower())
+end
+
+--- Each provider's key variables, base-URL variable and whether a base URL makes the key
+--- optional (the server's rules: server/providers/*.py, docs/providers.md).
+local PROVIDERS = {
+  gemini = {
+    keys = { 'GEMINI_API_KEY', 'GOOGLE_API_KEY' },
+    base_url = 'GOOGLE_GEMINI_BASE_URL',
+    key_optional_with_base_url = false,
+  },
+  openai = {
+    keys = { 'OPENAI_API_KEY' },
+    base_url = 'OPENAI_BASE_URL',
+    key_optional_with_base_url = true,
+  },
+  anthropic = {
+    keys = { 'ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN' },
+    base_url = 'ANTHROPIC_BASE_URL',
+    key_optional_with_base_url = true,
+  },
+}
+
+--- The `complexEdit` section of an editor settings object (or the object itself, as the server
+--- reads initializationOptions), or nil.
+local function section_of(value)
+  if type(value) ~= 'table' then
+    return nil
+  end
+  return type(value.complexEdit) == 'table' and value.complexEdit or value
+end
+
+--- A server setting as the server resolves it (the later layer wins): `COMPLEX_EDIT_*` in the
+--- environment, initializationOptions, then the settings sent through workspace/configuration
+--- (those of a running client first). Returns the value and where it came from.
+---@return string?, string?
+local function setting(config, name, variable)
+  local client = vim.lsp.get_clients({ name = NAME })[1]
+  local settings = (client and client.settings) or (config and config.settings)
+  local layers = {
+    { settings and settings.complexEdit, 'settings.complexEdit.' .. name },
+    { section_of(config and config.init_options), 'init_options ' .. name },
+  }
+  for _, layer in ipairs(layers) do
+    local value = type(layer[1]) == 'table' and layer[1][name] or nil
+    if type(value) == 'string' and vim.trim(value) ~= '' then
+      return vim.trim(value), layer[2]
+    end
+  end
+  local value = env_value(config and config.cmd_env, variable)
+  if value then
+    return vim.trim(value), variable
+  end
+  return nil, nil
+end
+
+local function check_gemini_key(env, keys_set)
+  if #keys_set > 1 then
+    vim.health.info('Both are set; the Gemini SDK uses GOOGLE_API_KEY.')
+  end
+  if #keys_set > 0 then
+    return
+  end
+  if truthy(env_value(env, 'GOOGLE_GENAI_USE_VERTEXAI')) then
+    vim.health.ok('Vertex AI selected (GOOGLE_GENAI_USE_VERTEXAI); no API key needed')
+    for _, name in ipairs({ 'GOOGLE_CLOUD_PROJECT', 'GOOGLE_CLOUD_LOCATION' }) do
+      if not is_set(env, name) then
+        vim.health.warn(name .. ' is not set: Vertex AI needs a project and a location')
+      end
+    end
+    return
+  end
+  vim.health.warn('No API key: neither GEMINI_API_KEY nor GOOGLE_API_KEY is set', {
+    "Set one in the environment Neovim starts the server with, or in the config's cmd_env.",
+    'Or use Vertex AI: GOOGLE_GENAI_USE_VERTEXAI=true, GOOGLE_CLOUD_PROJECT, GOOGLE_CLOUD_LOCATION.',
+    "Without a key every edit fails with reason 'config'.",
+  })
 end
 
 local function check_model_access(config)
   vim.health.start('complex-edit: model access')
   local env = config and config.cmd_env or nil
-  local set = {}
-  for _, name in ipairs(KEY_VARIABLES) do
-    if is_set(env, name) then
-      table.insert(set, name)
-    end
+  local provider, provider_from = setting(config, 'provider', 'COMPLEX_EDIT_PROVIDER')
+  provider = provider and provider:lower() or 'gemini'
+  local spec = PROVIDERS[provider]
+  if not spec then
+    vim.health.error(
+      ('Unknown provider %q (from %s)'):format(provider, provider_from),
+      { "Use 'gemini', 'openai' or 'anthropic'; every edit fails with reason 'config'." }
+    )
+    return
   end
-  local vertex = is_set(env, 'GOOGLE_GENAI_USE_VERTEXAI')
-  if #set > 0 then
-    -- Names only: the value is never shown.
-    vim.health.ok('API key set: ' .. table.concat(set, ', '))
-    if #set > 1 then
-      vim.health.info('Both are set; the Gemini SDK uses GOOGLE_API_KEY.')
-    end
-  elseif vertex then
-    vim.health.ok('Vertex AI selected (GOOGLE_GENAI_USE_VERTEXAI); no API key needed')
-  else
-    vim.health.warn('No API key: neither GEMINI_API_KEY nor GOOGLE_API_KEY is set', {
-      "Set one in the environment Neovim starts the server with, or in the config's cmd_env.",
+  vim.health.info(
+    ('Provider: %s (%s)'):format(provider, provider_from and ('from ' .. provider_from) or 'default')
+  )
+
+  -- Names only: the values of keys and URLs are never shown.
+  local base_url_from = select(2, setting(config, 'baseUrl', 'COMPLEX_EDIT_BASE_URL'))
+  if not base_url_from and is_set(env, spec.base_url) then
+    base_url_from = spec.base_url
+  end
+  if base_url_from then
+    vim.health.info(base_url_from .. ' is set: requests go to a custom endpoint')
+  end
+
+  local keys_set = vim.tbl_filter(function(name)
+    return is_set(env, name)
+  end, spec.keys)
+  if #keys_set > 0 then
+    vim.health.ok('API key set: ' .. table.concat(keys_set, ', '))
+  end
+  if provider == 'gemini' then
+    check_gemini_key(env, keys_set)
+  elseif #keys_set == 0 and base_url_from and spec.key_optional_with_base_url then
+    local key = spec.keys[1]
+    vim.health.info(
+      ('No %s: not needed with a base URL (%s), local servers usually need none. '):format(
+        key,
+        base_url_from
+      ) .. ('If yours asks for one, set %s.'):format(key)
+    )
+  elseif #keys_set == 0 then
+    vim.health.warn(('No API key: %s is not set'):format(table.concat(spec.keys, ' or ')), {
+      "Set it in the environment Neovim starts the server with, or in the config's cmd_env.",
+      ('Or point baseUrl (or %s) at a local server that needs no key.'):format(spec.base_url),
       "Without a key every edit fails with reason 'config'.",
     })
   end
-  for _, name in ipairs({ 'GOOGLE_GEMINI_BASE_URL', 'COMPLEX_EDIT_BASE_URL' }) do
-    if is_set(env, name) then
-      vim.health.info(name .. ' is set: requests go to a custom endpoint')
-    end
-  end
-  local settings = config and config.settings and config.settings.complexEdit
+
+  local client = vim.lsp.get_clients({ name = NAME })[1]
+  local all = (client and client.settings) or (config and config.settings)
+  local settings = type(all) == 'table' and all.complexEdit or nil
   if type(settings) == 'table' and next(settings) then
     local keys = vim.tbl_keys(settings)
     table.sort(keys)

@@ -8,6 +8,11 @@
 ---   require('complex_edit').cancel(bufnr)
 ---   require('complex_edit').is_running(bufnr)
 ---   require('complex_edit').status(bufnr)      -- latest progress message, for a statusline
+---   require('complex_edit').last()             -- the latest message in full (:ComplexEditLast)
+---
+--- Autocommands for statuslines and progress plugins: `User ComplexEditStart` (data: bufnr,
+--- request_id, prompt) and `User ComplexEditDone` (data: bufnr, request_id, outcome, result,
+--- err, message), fired once per edit.
 
 local M = {}
 
@@ -34,6 +39,7 @@ local levels = vim.log.levels
 ---@field progress string? the latest progress message
 ---@field cancelling boolean? `:ComplexEditCancel` sent `$/cancelRequest`
 ---@field settled boolean? reported (only once)
+---@field finished boolean? the buffer was freed and `User ComplexEditDone` fired (only once)
 ---@field timer uv.uv_timer_t?
 ---@field on_done fun(err: table?, result: table?)?
 
@@ -45,34 +51,72 @@ local started = 0
 --- here after it leaves `jobs` because the server was slow to answer (see M.cancel).
 ---@type table<string, complex_edit.Job>
 local cancelling = {}
+--- The latest message the plugin reported, in full; notifications are shortened to fit.
+---@type { message: string, level: integer, result: table? }?
+local last = nil
 
 local function request_key(client_id, request_id)
   return client_id .. ':' .. tostring(request_id)
 end
 
-local function notify(message, level)
-  vim.notify(TITLE .. ': ' .. message, level or levels.INFO, { title = TITLE })
-end
-
-local function notify_busy()
-  notify(
-    'an edit is already running on this buffer; wait for it or stop it with :ComplexEditCancel.',
-    levels.WARN
-  )
-end
-
---- One line that fits the command line, so a long message never asks to press Enter.
-local function fit(text)
-  text = text:gsub('%s+', ' ')
-  local width = math.max((vim.v.echospace or 80) - 1, 20)
+--- Fits `text` on the command line (one line, `v:echospace` cells, more with 'cmdheight' > 1),
+--- so it never asks to press Enter. A shortened text ends with `…` and `suffix`.
+local function fit(text, suffix)
+  text = vim.trim((text:gsub('%s+', ' ')))
+  suffix = suffix or ''
+  local rows = math.max(vim.o.cmdheight - 1, 0)
+  local width = math.max((vim.v.echospace or 80) + rows * vim.o.columns - 1, 20)
   if vim.fn.strdisplaywidth(text) <= width then
     return text
   end
+  local room = width - 1 - vim.fn.strdisplaywidth(suffix)
   local chars = vim.fn.strchars(text)
-  while chars > 0 and vim.fn.strdisplaywidth(vim.fn.strcharpart(text, 0, chars)) > width - 1 do
+  while chars > 0 and vim.fn.strdisplaywidth(vim.fn.strcharpart(text, 0, chars)) > room do
     chars = chars - 1
   end
-  return vim.fn.strcharpart(text, 0, chars) .. '…'
+  return vim.trim(vim.fn.strcharpart(text, 0, chars)) .. '…' .. suffix
+end
+
+--- Reports `message` shortened to fit the command line; `:ComplexEditLast` shows all of it.
+local function notify(message, level, result)
+  level = level or levels.INFO
+  local text = TITLE .. ': ' .. message
+  last = { message = text, level = level, result = result }
+  vim.notify(fit(text, ' :ComplexEditLast'), level, { title = TITLE })
+end
+
+local function notify_busy()
+  notify('an edit is already running here (:ComplexEditCancel).', levels.WARN)
+end
+
+--- Redraws every statusline (and winbar), so `status()` shows what changed without waiting for
+--- the next cursor move.
+local function redraw_status()
+  pcall(vim.cmd, 'redrawstatus!')
+end
+
+--- Fires `User {event}`: hooks for statuslines and progress plugins. A failing hook is reported,
+--- never allowed to break the plugin's own bookkeeping.
+local function fire(event, data)
+  local ok, err = pcall(vim.api.nvim_exec_autocmds, 'User', {
+    pattern = event,
+    modeline = false,
+    data = data,
+  })
+  if not ok then
+    notify(('a User %s autocommand failed: %s'):format(event, tostring(err)), levels.WARN)
+  end
+end
+
+--- The buffer is free again: refresh statuslines and fire `User ComplexEditDone`, once per job.
+local function finish(job, data)
+  if job.finished then
+    return
+  end
+  job.finished = true
+  redraw_status()
+  data.bufnr, data.request_id = job.bufnr, job.request_id
+  fire('ComplexEditDone', data)
 end
 
 --- Shows a progress line on the command line without adding it to the message history.
@@ -101,34 +145,29 @@ end
 local function why_no_client(bufnr)
   local starting = vim.lsp.get_clients({ bufnr = bufnr, name = M.name, _uninitialized = true })
   if #starting > 0 then
-    return 'the complex_edit server is still starting; try again in a moment.'
+    return 'the server is still starting; try again in a moment.'
   end
   if not is_enabled() then
-    return 'no complex_edit language server is attached to this buffer. '
-      .. "Add vim.lsp.enable('complex_edit') to your config (see :help lsp-config)."
+    return "add vim.lsp.enable('complex_edit') to your config."
   end
   if vim.bo[bufnr].buftype ~= '' or vim.api.nvim_buf_get_name(bufnr) == '' then
-    return 'this buffer is not a file; the complex_edit server attaches to file buffers only.'
+    return 'not a file buffer; the server attaches to files only.'
   end
   local ok, config = pcall(function()
     return vim.lsp.config[M.name]
   end)
   config = ok and config or {}
   if type(config.cmd) == 'table' and vim.fn.executable(config.cmd[1]) == 0 then
-    return ('the server command %q is not executable, so the server did not start. '):format(
-      tostring(config.cmd[1])
-    ) .. 'Install complex-edit or set its path (see :checkhealth complex_edit).'
+    return ('%q is not executable; see :checkhealth complex_edit.'):format(tostring(config.cmd[1]))
   end
   local filetype = vim.bo[bufnr].filetype
   if filetype == '' then
-    return 'the server attaches when a buffer gets a filetype and this one has none; '
-      .. "set one (e.g. ':setfiletype text') and retry."
+    return 'no filetype, so no server; try :setfiletype text'
   end
   if config.filetypes and not vim.list_contains(config.filetypes, filetype) then
-    return ("filetype %q is not in the complex_edit config's filetypes."):format(filetype)
+    return ('filetype %q is not in the config\'s filetypes.'):format(filetype)
   end
-  return 'the complex_edit server is not attached to this buffer; '
-    .. 'see :checkhealth complex_edit and :checkhealth vim.lsp.'
+  return 'no server attached; see :checkhealth complex_edit.'
 end
 
 --- The initialized `complex_edit` client attached to `bufnr`, or nil and the reason.
@@ -169,7 +208,40 @@ local function stop_timer(job)
   end
 end
 
---- Ends `job` once: clears it, reports, and calls its `on_done`.
+--- What the user is told about an ended job: the message, its level and the outcome name
+--- (`done`, `failed`, `cancelled`, `lost`) that `User ComplexEditDone` carries.
+---@param outcome 'answer'|'cancelled'|'lost'
+---@return string, integer, string
+local function describe_end(job, outcome, err, result)
+  if outcome == 'cancelled' then
+    return 'cancelled; nothing was applied.', levels.WARN, 'cancelled'
+  elseif outcome == 'lost' then
+    return 'stopped: the server detached from the buffer.', levels.ERROR, 'lost'
+  elseif err then
+    return 'failed: ' .. tostring(err.message or err), levels.ERROR, 'failed'
+  elseif type(result) ~= 'table' then
+    return 'failed: the server sent an unexpected answer.', levels.ERROR, 'failed'
+  elseif result.success then
+    local message = result.message ~= nil and result.message ~= '' and result.message or 'done'
+    if result.applied == false then
+      message = message .. ' (not applied)'
+    end
+    if job.cancelling then
+      message = message .. ' (it finished before the cancel reached the server)'
+    end
+    return message, levels.INFO, 'done'
+  elseif result.reason == 'cancelled' then
+    return 'cancelled; nothing was applied.', levels.WARN, 'cancelled'
+  end
+  return ('failed (%s): %s'):format(
+    tostring(result.reason or 'error'),
+    tostring(result.error or 'no reason given')
+  ),
+    levels.ERROR,
+    'failed'
+end
+
+--- Ends `job` once: clears it, reports, fires `User ComplexEditDone` and calls its `on_done`.
 ---@param outcome 'answer'|'cancelled'|'lost'
 local function settle(job, outcome, err, result)
   if job.settled then
@@ -187,46 +259,19 @@ local function settle(job, outcome, err, result)
   if outcome == 'answer' and err and err.code == REQUEST_CANCELLED then
     outcome = 'cancelled'
   end
-  if outcome == 'cancelled' then
-    notify('cancelled; nothing was applied.', levels.WARN)
-  elseif outcome == 'lost' then
-    notify(
-      'stopped: the language server detached from the buffer (closed or shut down).',
-      levels.ERROR
-    )
-  elseif err then
-    notify('failed: ' .. tostring(err.message or err), levels.ERROR)
-  elseif type(result) ~= 'table' then
-    notify('failed: the server sent an unexpected answer.', levels.ERROR)
-  elseif result.success then
-    local message = result.message ~= nil and result.message ~= '' and result.message or 'done'
-    if result.applied == false then
-      message = message .. ' (not applied)'
-    end
-    if job.cancelling then
-      message = message .. ' (it finished before the cancel reached the server)'
-    end
-    notify(message, levels.INFO)
-  elseif result.reason == 'cancelled' then
-    notify('cancelled; nothing was applied.', levels.WARN)
-  else
-    notify(
-      ('failed (%s): %s'):format(
-        tostring(result.reason or 'error'),
-        tostring(result.error or 'no reason given')
-      ),
-      levels.ERROR
-    )
-  end
+  local answer = outcome == 'answer' and result or nil
+  local message, level, ended = describe_end(job, outcome, err, result)
+  notify(message, level, answer)
 
+  local cb_err = err
+  if outcome == 'cancelled' then
+    cb_err = { code = REQUEST_CANCELLED, message = 'cancelled' }
+  elseif outcome == 'lost' then
+    cb_err = { code = -32097, message = 'the language server detached from the buffer' }
+  end
+  finish(job, { outcome = ended, result = answer, err = cb_err, message = message })
   if job.on_done then
-    local cb_err = err
-    if outcome == 'cancelled' then
-      cb_err = { code = REQUEST_CANCELLED, message = 'cancelled' }
-    elseif outcome == 'lost' then
-      cb_err = { code = -32097, message = 'the language server detached from the buffer' }
-    end
-    job.on_done(cb_err, outcome == 'answer' and result or nil)
+    job.on_done(cb_err, answer)
   end
 end
 
@@ -280,6 +325,7 @@ local function ensure_autocmds()
         job.progress = value.message or value.title
         echo_progress(job.progress)
       end
+      redraw_status()
     end,
   })
 
@@ -382,11 +428,13 @@ function M.edit(opts)
   end, bufnr)
   if not ok or not request_id then
     jobs[bufnr] = nil
-    notify('could not send the request: the language server is shutting down.', levels.ERROR)
+    notify('not sent: the language server is shutting down.', levels.ERROR)
     return nil
   end
   job.request_id = request_id
   echo_progress(prompt)
+  redraw_status()
+  fire('ComplexEditStart', { bufnr = bufnr, request_id = request_id, prompt = prompt })
   return request_id
 end
 
@@ -402,6 +450,23 @@ function M.status(bufnr)
     return nil
   end
   return job.cancelling and 'cancelling…' or job.progress or 'running…'
+end
+
+--- The latest message the plugin reported, in full (`:ComplexEditLast`): `{ message, level,
+--- result }` (`result`: the server's answer when the message reported one), or nil.
+function M.last()
+  return last and vim.deepcopy(last) or nil
+end
+
+local HIGHLIGHTS = { [levels.ERROR] = 'ErrorMsg', [levels.WARN] = 'WarningMsg' }
+
+--- `:ComplexEditLast`: the latest message in full, also kept in `:messages`.
+function M.show_last()
+  if not last then
+    vim.notify(TITLE .. ': no message yet.', levels.INFO, { title = TITLE })
+    return
+  end
+  vim.api.nvim_echo({ { last.message, HIGHLIGHTS[last.level] } }, true, {})
 end
 
 --- Cancels the edit running on the buffer: `$/cancelRequest`, then the server answers
@@ -425,18 +490,18 @@ function M.cancel(bufnr)
   cancelling[request_key(job.client_id, job.request_id)] = job
   client:cancel_request(job.request_id)
   echo_progress('cancelling…')
+  redraw_status()
   -- A server that does not acknowledge must not leave the buffer "busy" forever: free it, and
   -- still report the answer if one comes later (it may be an edit that was already on its way).
   job.timer = vim.defer_fn(function()
     job.timer = nil
     if not job.settled and jobs[bufnr] == job then
       jobs[bufnr] = nil
-      notify(
-        ('the server has not confirmed the cancel after %d s; the buffer is free again.'):format(
-          CANCEL_GRACE_MS / 1000
-        ),
-        levels.WARN
+      local message = ('cancel unconfirmed after %d s; the buffer is free.'):format(
+        CANCEL_GRACE_MS / 1000
       )
+      notify(message, levels.WARN)
+      finish(job, { outcome = 'unconfirmed', message = message })
     end
   end, CANCEL_GRACE_MS)
 end
