@@ -7,6 +7,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic.alias_generators import to_camel
 
+from server.settings import SettingsLayer
+
 
 class InvalidArguments(ValueError):
     """The command's arguments are malformed; the message names the field."""
@@ -45,12 +47,16 @@ class PerformArgs(_Wire):
             raise ValueError("the instruction is empty")
         return value
 
-    def overrides(self) -> dict[str, Any]:
-        return {"maxTurns": self.max_turns, "model": self.model}
+    def overrides(self) -> SettingsLayer:
+        """The settings layer this command gives (the most specific one)."""
+        return SettingsLayer(
+            {"maxTurns": self.max_turns, "model": self.model}, "performComplexEdit argument "
+        )
 
 
-def parse_arguments(raw: tuple[Any, ...], max_prompt_bytes: int) -> PerformArgs:
-    """Validate `arguments: [ARGS]`; raises InvalidArguments with a readable message."""
+def parse_arguments(raw: tuple[Any, ...]) -> PerformArgs:
+    """Validate `arguments: [ARGS]`; raises InvalidArguments with a readable message. The
+    prompt's size is checked once the settings are known (`check_prompt_size`)."""
     if len(raw) != 1 or not isinstance(raw[0], dict):
         raise InvalidArguments(
             "performComplexEdit takes exactly one argument: an object with "
@@ -60,12 +66,17 @@ def parse_arguments(raw: tuple[Any, ...], max_prompt_bytes: int) -> PerformArgs:
         args = PerformArgs.model_validate(raw[0], strict=True)
     except ValidationError as exc:
         raise InvalidArguments(_describe(exc)) from None
+    return args
+
+
+def check_prompt_size(args: PerformArgs, max_prompt_bytes: int) -> None:
+    """Raises InvalidArguments when the prompt is over `max_prompt_bytes` in UTF-8."""
     size = len(args.prompt.encode("utf-8", "surrogatepass"))
     if size > max_prompt_bytes:
         raise InvalidArguments(
-            f"'prompt' is {size} bytes, over the limit of {max_prompt_bytes} bytes."
+            f"'prompt' is {size} bytes, over the limit of {max_prompt_bytes} bytes "
+            "(setting maxPromptBytes)."
         )
-    return args
 
 
 def _describe(exc: ValidationError) -> str:

@@ -16,6 +16,7 @@ from edit_tools.registry import Completion, Toolbox, ToolOutcome, render_documen
 from prompts.loader import load
 from server.events import (
     EventSink,
+    ModelRetrying,
     SessionEvent,
     SessionFinished,
     ToolFinished,
@@ -30,6 +31,7 @@ from server.providers.base import (
     ToolCall,
     ToolResult,
 )
+from server.providers.retry import RetryNotice
 from server.settings import Settings
 
 MAX_EMPTY_TURNS_IN_A_ROW = 2
@@ -126,6 +128,7 @@ class _Loop:
                 tools=Toolbox.declarations(),
                 first_message=build_first_message(self.request),
                 settings=self.request.settings,
+                on_retry=self._retrying,
             )
         )
         empty_in_a_row = 0
@@ -164,6 +167,18 @@ class _Loop:
             "max_turns",
             f"The model did not finish within {self.max_turns} turns (setting maxTurns); "
             "nothing was applied.",
+        )
+
+    def _retrying(self, notice: RetryNotice) -> None:
+        self.on_event(
+            ModelRetrying(
+                self.turns,
+                self.max_turns,
+                notice.why,
+                notice.retry,
+                notice.max_retries,
+                notice.delay,
+            )
         )
 
     def _execute(self, turn: ModelTurn) -> tuple[list[ToolResult], Completion | None]:

@@ -1,19 +1,22 @@
 """The one settings schema shared by every front end, and how its layers combine.
 
 Precedence, lowest first: built-in defaults, `COMPLEX_EDIT_*` environment variables, then the
-layers a front end passes (LSP: initializationOptions, then the `complexEdit` configuration
-section, then per-command overrides; CLI: flags).
+layers a front end passes (LSP: initializationOptions, then the pushed configuration, then the
+`complexEdit` section of `workspace/configuration`, then per-command overrides; CLI and MCP:
+flags). Every setting is read the same way from every layer, and a bad value is reported with
+the setting and the layer it came from (`setting 'maxTurns' (--max-turns): ...`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 
 ENV_PREFIX = "COMPLEX_EDIT_"
+SECTION = "complexEdit"
 DEFAULT_MODEL = "gemini-2.5-flash"
 
 Provider = Literal["gemini", "openai", "anthropic"]
@@ -21,6 +24,63 @@ Provider = Literal["gemini", "openai", "anthropic"]
 
 class SettingsError(ValueError):
     """A setting has a value that cannot be used; the message names the setting."""
+
+
+class SettingsLayer(Mapping[str, Any]):
+    """The values one source gives (camelCase or snake_case keys; `None` = not set here), and
+    where each came from, for messages: `names[key]` when given, else `prefix + key`
+    (`"workspace/configuration complexEdit." + "maxTurns"`)."""
+
+    def __init__(
+        self,
+        values: Mapping[str, Any] | None,
+        prefix: str = "",
+        names: Mapping[str, str] | None = None,
+    ) -> None:
+        self._values = dict(values or {})
+        self._prefix = prefix
+        self._names = dict(names or {})
+
+    @classmethod
+    def environment(cls, env: Mapping[str, str]) -> SettingsLayer:
+        """The `COMPLEX_EDIT_*` variables (an empty one counts as unset)."""
+        values = {
+            name: env[var]
+            for name in Settings.model_fields
+            if env.get(var := Settings.env_name(name))
+        }
+        return cls(values, names={name: Settings.env_name(name) for name in values})
+
+    @classmethod
+    def client(cls, source: str, value: Any) -> SettingsLayer:
+        """An editor's settings object: its `complexEdit` section when it has one, else the
+        object itself; anything but an object sets nothing."""
+        if not isinstance(value, Mapping):
+            return cls(None)
+        inner = value.get(SECTION)
+        if isinstance(inner, Mapping):
+            return cls(inner, f"{source} {SECTION}.")
+        return cls(value, f"{source} ")
+
+    @classmethod
+    def flags(cls, values: Mapping[str, Any], flags: Mapping[str, str]) -> SettingsLayer:
+        """Command-line flags: `values` and `flags` (the flag of each setting) by setting."""
+        return cls(values, names=flags)
+
+    def origin(self, key: str) -> str:
+        """Where the value of `key` came from ("" when the layer has no name)."""
+        if key in self._names:
+            return self._names[key]
+        return self._prefix + key if self._prefix else ""
+
+    def __getitem__(self, key: str) -> Any:
+        return self._values[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
 
 
 class Settings(BaseModel):
@@ -47,26 +107,26 @@ class Settings(BaseModel):
 
     @classmethod
     def from_layers(cls, env: Mapping[str, str], *layers: Mapping[str, Any] | None) -> Settings:
-        """Merge the environment and the given layers (camelCase or snake_case keys).
+        """Merge the environment and the given layers, later layers winning.
 
-        `None` values in a layer mean "not set here". Raises SettingsError naming the setting.
+        A layer is a `SettingsLayer` (its values are reported with their origin) or a plain
+        mapping. Raises SettingsError naming each bad setting and where its value came from.
         """
         merged: dict[str, Any] = {}
-        for name in cls.model_fields:
-            raw = env.get(cls.env_name(name))
-            if raw is not None and raw != "":
-                merged[name] = raw
-        for layer in layers:
+        origins: dict[str, str] = {}
+        for layer in (SettingsLayer.environment(env), *layers):
             if not layer:
                 continue
-            for key, value in layer.items():
+            named = layer if isinstance(layer, SettingsLayer) else SettingsLayer(layer)
+            for key, value in named.items():
                 field = _field_name(key)
                 if field is not None and value is not None:
                     merged[field] = value
+                    origins[field] = named.origin(key)
         try:
             return cls.model_validate(merged)
         except ValidationError as exc:
-            raise SettingsError(_describe(exc)) from None
+            raise SettingsError(_describe(exc, origins)) from None
 
     def public_dict(self) -> dict[str, Any]:
         return self.model_dump(by_alias=True)
@@ -79,10 +139,11 @@ def _field_name(key: str) -> str | None:
     return None
 
 
-def _describe(exc: ValidationError) -> str:
+def _describe(exc: ValidationError, origins: Mapping[str, str]) -> str:
     parts = []
     for error in exc.errors():
         loc = str(error["loc"][0]) if error["loc"] else "settings"
         alias = Settings.model_fields[loc].alias if loc in Settings.model_fields else loc
-        parts.append(f"setting '{alias}' ({Settings.env_name(loc)}): {error['msg']}")
+        where = origins.get(loc, "")
+        parts.append(f"setting '{alias}'{f' ({where})' if where else ''}: {error['msg']}")
     return "Invalid configuration: " + "; ".join(parts)

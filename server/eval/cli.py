@@ -174,7 +174,7 @@ def _run_suite(args: argparse.Namespace) -> int:
     from server.eval.runner import EvalOptions
     from server.eval.sandbox import Limits
     from server.eval.suite import SuiteError, load_suite
-    from server.settings import Settings, SettingsError
+    from server.settings import Settings, SettingsError, SettingsLayer
 
     env = os.environ
     try:
@@ -197,7 +197,10 @@ def _run_suite(args: argparse.Namespace) -> int:
         ),
         python=args.check_python,
     )
-    overrides = {setting: getattr(args, f"setting_{setting}") for _, setting, *_ in _SETTING_FLAGS}
+    overrides = SettingsLayer.flags(
+        {setting: getattr(args, f"setting_{setting}") for _, setting, *_ in _SETTING_FLAGS},
+        {setting: flag for flag, setting, *_ in _SETTING_FLAGS},
+    )
     if args.replay:
         given = [flag for flag, setting, _, _ in _SETTING_FLAGS if overrides[setting] is not None]
         if given:

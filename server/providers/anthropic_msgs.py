@@ -27,11 +27,13 @@ from server.providers.retry import (
     RETRYABLE_STATUS,
     Retry,
     RetryBudget,
+    connection_failure,
     readable,
     redact,
     retry_after_seconds,
     sentence,
     service_host,
+    status_retry,
     timeout_failure,
     transport_failure,
 )
@@ -117,7 +119,7 @@ class AnthropicConversation:
         self._keyless = keyless
         self._settings = request.settings
         self._model = effective_model(request.settings, DEFAULT_MODEL)
-        self._budget = RetryBudget(request.settings)
+        self._budget = RetryBudget(request.settings, on_retry=request.on_retry)
         self._system = request.system_instruction
         self._messages: list[dict[str, Any]] = [{"role": "user", "content": request.first_message}]
         self._views: FullViews[tuple[int, int]] = FullViews()
@@ -168,15 +170,14 @@ class AnthropicConversation:
         anthropic = _sdk()
         if isinstance(exc, anthropic.APIStatusError):
             failure = self._map_status(exc)
-            if int(exc.status_code) not in RETRYABLE_STATUS:
+            status = int(exc.status_code)
+            if status not in RETRYABLE_STATUS:
                 return failure
-            return Retry(failure, retry_after_seconds(exc.response.headers))
+            return status_retry(status, failure, retry_after_seconds(exc.response.headers))
         if isinstance(exc, anthropic.APITimeoutError):
             return timeout_failure(self._settings)
         if isinstance(exc, anthropic.APIConnectionError):
-            return Retry(
-                RunError("model_error", f"Could not reach the model service at {self._host}.")
-            )
+            return connection_failure(f"Could not reach the model service at {self._host}.")
         return transport_failure(exc, self._settings, self._env, KEY_VARIABLES)
 
     def _map_status(self, exc: Any) -> RunError:

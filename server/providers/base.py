@@ -13,6 +13,7 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from edit_tools.registry import ToolDeclaration
 from server.outcome import Usage
+from server.providers.retry import RetryListener
 from server.settings import DEFAULT_MODEL, Settings
 
 
@@ -58,10 +59,13 @@ class ModelTurn:
 
 @dataclass(frozen=True)
 class ConversationRequest:
+    """`on_retry` is told of each retry of a model request before its wait."""
+
     system_instruction: str
     tools: Sequence[ToolDeclaration]
     first_message: str
     settings: Settings
+    on_retry: RetryListener | None = None
 
 
 class Conversation(Protocol):

@@ -28,6 +28,7 @@ from server.providers.retry import (
     secret_values,
     sentence,
     service_host,
+    status_retry,
     transport_failure,
 )
 
@@ -119,7 +120,7 @@ class GeminiConversation:
         self._client = client
         self._env = env
         self._settings = request.settings
-        self._budget = RetryBudget(request.settings)
+        self._budget = RetryBudget(request.settings, on_retry=request.on_retry)
         self._history: list[types.Content] = [
             types.Content(role="user", parts=[types.Part(text=request.first_message)])
         ]
@@ -191,7 +192,7 @@ class GeminiConversation:
         failure = self._map_api_error(exc)
         if code not in RETRYABLE_STATUS:
             return failure
-        return Retry(failure, _retry_delay(exc.details) if code == 429 else None)
+        return status_retry(code, failure, _retry_delay(exc.details) if code == 429 else None)
 
     def _host(self) -> str:
         vertex = self._env.get("GOOGLE_GENAI_USE_VERTEXAI", "").lower() in ("1", "true", "yes")

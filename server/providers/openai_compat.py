@@ -27,11 +27,13 @@ from server.providers.retry import (
     RETRYABLE_STATUS,
     Retry,
     RetryBudget,
+    connection_failure,
     readable,
     redact,
     retry_after_seconds,
     sentence,
     service_host,
+    status_retry,
     timeout_failure,
     transport_failure,
 )
@@ -124,7 +126,7 @@ class OpenAIConversation:
         self._keyless = keyless
         self._settings = request.settings
         self._model = effective_model(request.settings, DEFAULT_MODEL)
-        self._budget = RetryBudget(request.settings)
+        self._budget = RetryBudget(request.settings, on_retry=request.on_retry)
         self._tool_choice = "required"
         self._made_ids = 0
         self._messages: list[dict[str, Any]] = [
@@ -249,13 +251,11 @@ class OpenAIConversation:
             code = int(exc.status_code)
             if code not in RETRYABLE_STATUS or _error_code(exc) in QUOTA_EXHAUSTED_CODES:
                 return failure
-            return Retry(failure, retry_after_seconds(exc.response.headers))
+            return status_retry(code, failure, retry_after_seconds(exc.response.headers))
         if isinstance(exc, openai.APITimeoutError):
             return timeout_failure(self._settings)
         if isinstance(exc, openai.APIConnectionError):
-            return Retry(
-                RunError("model_error", f"Could not reach the model service at {self._host}.")
-            )
+            return connection_failure(f"Could not reach the model service at {self._host}.")
         return transport_failure(exc, self._settings, self._env, KEY_VARIABLES)
 
     def _map_status(self, exc: Any) -> RunError:

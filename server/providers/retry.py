@@ -4,7 +4,8 @@ An adapter sends one request through `RetryBudget.call` with a classifier that t
 exception into either a `Retry` (a transient fault: 408, 429, 5xx, timeout, connection) or a
 `RunError` that ends the run at once. Retries are capped by `maxRetries` and by the run's wall-time
 budget; a server-given retry delay is honoured, and one longer than the remaining budget fails fast
-with that delay in the message. The SDKs' own retries are always switched off.
+with that delay in the message. Each retry is announced (`RetryNotice`) before its wait, so the
+user sees why the model is slow. The SDKs' own retries are always switched off.
 """
 
 from __future__ import annotations
@@ -50,13 +51,26 @@ TRANSIENT_ERROR_NAMES = frozenset(
 @dataclass(frozen=True)
 class Retry:
     """A transient failure: try again after `delay` seconds (the server's), or after the
-    backoff when `delay` is None. `failure` is what the run ends with if no retry is left."""
+    backoff when `delay` is None. `failure` is what the run ends with if no retry is left;
+    `why` says what happened in a few words, for progress lines ("rate limited")."""
 
     failure: RunError
     delay: float | None = None
+    why: str = "the request failed"
+
+
+@dataclass(frozen=True)
+class RetryNotice:
+    """Retry `retry` of `max_retries` is made after `delay` seconds, because of `why`."""
+
+    why: str
+    retry: int
+    max_retries: int
+    delay: float
 
 
 Classifier = Callable[[Exception], "Retry | RunError"]
+RetryListener = Callable[[RetryNotice], None]
 
 
 def backoff(attempt: int) -> float:
@@ -73,9 +87,11 @@ class RetryBudget:
         self,
         settings: Settings,
         *,
+        on_retry: RetryListener | None = None,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     ) -> None:
+        self._on_retry = on_retry
         self._clock = clock
         self._sleep = sleep
         self.max_retries = settings.max_retries
@@ -100,7 +116,8 @@ class RetryBudget:
             await self.wait(attempt, verdict)
 
     async def wait(self, attempt: int, retry: Retry) -> None:
-        """Sleep before attempt `attempt + 1`, or raise the failure when none is allowed."""
+        """Announce retry `attempt` and sleep before it, or raise the failure when none is
+        allowed. The sleep is cancellable."""
         failure = retry.failure
         if attempt > self.max_retries:
             tries = "1 attempt" if attempt == 1 else f"{attempt} attempts"
@@ -115,17 +132,36 @@ class RetryBudget:
         delay = retry.delay if retry.delay is not None else backoff(attempt)
         if delay >= remaining:
             raise RunError(failure.reason, f"{failure.message} Out of time for retries.")
+        if self._on_retry is not None:
+            self._on_retry(RetryNotice(retry.why, attempt, self.max_retries, delay))
         await self._sleep(delay)
 
 
+def status_retry(status: int, failure: RunError, delay: float | None = None) -> Retry:
+    """A retryable HTTP status (see RETRYABLE_STATUS), named for progress lines."""
+    if status == 429:
+        why = "rate limited"
+    elif status == 529:
+        why = "the service is overloaded (529)"
+    else:
+        why = f"the service answered {status}"
+    return Retry(failure, delay, why)
+
+
 def timeout_failure(settings: Settings) -> Retry:
+    seconds = settings.request_timeout_seconds
     return Retry(
         RunError(
             "model_error",
-            "The model did not answer within "
-            f"{settings.request_timeout_seconds:g} s (setting requestTimeoutSeconds).",
-        )
+            f"The model did not answer within {seconds:g} s (setting requestTimeoutSeconds).",
+        ),
+        why=f"no answer in {seconds:g} s",
     )
+
+
+def connection_failure(message: str) -> Retry:
+    """The service could not be reached: retried; `message` is the failure if it lasts."""
+    return Retry(RunError("model_error", message), why="could not reach the model service")
 
 
 def transport_failure(
@@ -142,12 +178,9 @@ def transport_failure(
     if is_timeout(exc):
         return timeout_failure(settings)
     if is_transient(exc):
-        return Retry(
-            RunError(
-                "model_error",
-                f"Could not reach the model service{where} ({type(exc).__name__}); check the "
-                "network and the 'baseUrl' setting.",
-            )
+        return connection_failure(
+            f"Could not reach the model service{where} ({type(exc).__name__}); check the "
+            "network and the 'baseUrl' setting."
         )
     return RunError(
         "model_error",

@@ -7,8 +7,10 @@ from collections.abc import AsyncIterator
 
 import pytest
 from lsprotocol import types
+from pydantic.alias_generators import to_snake
 
 from tests.e2e.conftest import (
+    CommandError,
     EditorSession,
     SessionFactory,
     assert_failure,
@@ -181,3 +183,114 @@ async def test_base_url_setting_and_the_sdk_variable(
     assert_success(result)
     assert editor.text(uri) == "value = 2\n"
     assert len(emulator.requests) == 1
+
+
+# -- one rule for every layer: each setting from each layer, a bad value named with its layer ---
+
+INVALID_PARAMS = -32602
+# 44 bytes: over the 16-byte limit the tests below set.
+LONG_PROMPT = "make every value in this file twice as large"
+
+
+async def configure(
+    layer: str, values: dict[str, object], make_editor: SessionFactory
+) -> EditorSession:
+    """A server given `values` through `layer` (env, init, pushed or workspace)."""
+    if layer == "env":
+        env = {f"COMPLEX_EDIT_{to_snake(key).upper()}": str(v) for key, v in values.items()}
+        return await make_editor("vscode", env=env)
+    if layer == "init":
+        return await make_editor("vscode", init_options={"complexEdit": values})
+    editor = await make_editor("vscode")
+    if layer == "pushed":
+        editor.client.workspace_did_change_configuration(
+            types.DidChangeConfigurationParams(settings={"complexEdit": values})
+        )
+    else:
+        editor.client.set_configuration({"complexEdit": values})
+    return editor
+
+
+async def unpush(editor: EditorSession) -> None:
+    editor.client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings={"complexEdit": {}})
+    )
+    await editor.barrier()
+
+
+@pytest.mark.parametrize("layer", ["env", "init", "pushed", "workspace"])
+async def test_max_prompt_bytes_applies_from_every_layer(
+    layer: str, make_editor: SessionFactory, emulator: GeminiEmulator
+) -> None:
+    editor = await configure(layer, {"maxPromptBytes": 16}, make_editor)
+    try:
+        uri = editor.open(DOC)
+        emulator.enqueue(calls(done()))
+        with pytest.raises(CommandError) as caught:
+            await editor.run(uri, LONG_PROMPT)
+        assert caught.value.code == INVALID_PARAMS, caught.value
+        assert "maxPromptBytes" in caught.value.message
+        assert emulator.requests == []
+        result = await editor.run(uri, "no change")  # within the limit
+        assert result["success"] is True, result
+        assert len(emulator.requests) == 1
+    finally:
+        await unpush(editor)
+
+
+@pytest.mark.parametrize(
+    ("layer", "values", "named"),
+    [
+        ("env", {"provider": "nobody"}, "setting 'provider' (COMPLEX_EDIT_PROVIDER)"),
+        ("env", {"maxTurns": "lots"}, "setting 'maxTurns' (COMPLEX_EDIT_MAX_TURNS)"),
+        (
+            "init",
+            {"maxPromptBytes": 0},
+            "setting 'maxPromptBytes' (initializationOptions complexEdit.maxPromptBytes)",
+        ),
+        (
+            "pushed",
+            {"maxTurns": "lots"},
+            "setting 'maxTurns' (workspace/didChangeConfiguration complexEdit.maxTurns)",
+        ),
+        (
+            "workspace",
+            {"maxTurns": "lots"},
+            "setting 'maxTurns' (workspace/configuration complexEdit.maxTurns)",
+        ),
+        (
+            "workspace",
+            {"maxPromptBytes": -1},
+            "setting 'maxPromptBytes' (workspace/configuration complexEdit.maxPromptBytes)",
+        ),
+    ],
+)
+async def test_a_bad_value_in_any_layer_is_a_config_failure_naming_setting_and_layer(
+    layer: str,
+    values: dict[str, object],
+    named: str,
+    make_editor: SessionFactory,
+    emulator: GeminiEmulator,
+) -> None:
+    editor = await configure(layer, values, make_editor)
+    try:
+        uri = editor.open(DOC)
+        emulator.enqueue(calls(done()))
+        result = await editor.run(uri, "anything")
+        assert_failure(result, "config")
+        assert named in result["error"], result["error"]
+        assert emulator.requests == []
+        assert editor.applies == []
+    finally:
+        await unpush(editor)
+
+
+async def test_flat_initialization_options_are_named_as_given(
+    make_editor: SessionFactory, emulator: GeminiEmulator
+) -> None:
+    editor = await make_editor("vscode", init_options={"maxTurns": 0})
+    uri = editor.open(DOC)
+    result = await editor.run(uri, "anything")
+    assert_failure(result, "config")
+    assert "setting 'maxTurns' (initializationOptions maxTurns)" in result["error"]
+    assert emulator.requests == []

@@ -9,14 +9,19 @@ from email.utils import format_datetime
 
 import pytest
 
+from server.events import ModelRetrying, describe
 from server.outcome import RunError
 from server.providers.retry import (
     Retry,
     RetryBudget,
+    RetryNotice,
     backoff,
+    connection_failure,
     redact,
     retry_after_seconds,
     service_host,
+    status_retry,
+    timeout_failure,
     transport_failure,
 )
 from server.settings import Settings
@@ -203,3 +208,81 @@ def test_redact_only_long_enough_values() -> None:
 )
 def test_service_host_never_shows_credentials(url: str | None, expected: str) -> None:
     assert service_host(url, "api.example.com") == expected
+
+
+# -- each retry is announced before its wait ------------------------------------------------
+
+
+async def test_each_retry_is_announced_before_its_wait() -> None:
+    fake = FakeTime()
+    notices: list[tuple[RetryNotice, int]] = []
+
+    def on_retry(notice: RetryNotice) -> None:
+        notices.append((notice, len(fake.sleeps)))  # how many waits came before it
+
+    _, send = failing(LookupError("3"), ConnectionError(), "ok")
+    run = RetryBudget(
+        Settings(max_retries=4), on_retry=on_retry, clock=fake.clock, sleep=fake.sleep
+    )
+    assert await run.call(send, transient) == "ok"
+    assert [(n.retry, n.max_retries, n.delay, before) for n, before in notices] == [
+        (1, 4, 3.0, 0),
+        (2, 4, fake.sleeps[1], 1),
+    ]
+    assert notices[0][0].why == "the request failed"  # the classifier above names nothing
+
+
+async def test_no_announcement_when_the_run_gives_up() -> None:
+    fake = FakeTime()
+    notices: list[RetryNotice] = []
+    _, send = failing(LookupError("3600"), ConnectionError(), ConnectionError())
+    run = RetryBudget(
+        Settings(wall_time_seconds=60), on_retry=notices.append, clock=fake.clock, sleep=fake.sleep
+    )
+    with pytest.raises(RunError):
+        await run.call(send, transient)
+    assert notices == []
+
+
+@pytest.mark.parametrize(
+    ("retry", "why"),
+    [
+        (status_retry(429, RunError("quota", "q"), 3.0), "rate limited"),
+        (status_retry(503, RunError("model_error", "m")), "the service answered 503"),
+        (status_retry(529, RunError("model_error", "m")), "the service is overloaded (529)"),
+        (timeout_failure(Settings(request_timeout_seconds=60)), "no answer in 60 s"),
+        (connection_failure("Could not reach it."), "could not reach the model service"),
+        (
+            transport_failure(ConnectionResetError(), Settings(), {}, ()),
+            "could not reach the model service",
+        ),
+    ],
+)
+def test_retries_say_why_in_a_few_words(retry: Retry | RunError, why: str) -> None:
+    assert isinstance(retry, Retry)
+    assert retry.why == why
+
+
+@pytest.mark.parametrize(
+    ("event", "line"),
+    [
+        (
+            ModelRetrying(2, 8, "rate limited", 2, 4, 3.0),
+            "Turn 2/8 · rate limited; retry 2/4 in 3 s",
+        ),
+        (
+            ModelRetrying(1, 8, "no answer in 60 s", 1, 3, 0.37),
+            "Turn 1/8 · no answer in 60 s; retry 1/3 in 0.4 s",
+        ),
+        (
+            ModelRetrying(1, 8, "rate limited", 1, 3, 45.2),
+            "Turn 1/8 · rate limited; retry 1/3 in 45 s",
+        ),
+        (
+            ModelRetrying(1, 8, "rate limited", 1, 3, 2.5),
+            "Turn 1/8 · rate limited; retry 1/3 in 2.5 s",
+        ),
+    ],
+)
+def test_the_retry_progress_line(event: ModelRetrying, line: str) -> None:
+    assert describe(event) == line

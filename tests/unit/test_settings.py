@@ -1,0 +1,150 @@
+"""The settings layers: precedence, every setting from every layer, and errors naming the
+setting and the layer its bad value came from."""
+
+from __future__ import annotations
+
+import pytest
+
+from server.arguments import InvalidArguments, PerformArgs, check_prompt_size
+from server.settings import Settings, SettingsError, SettingsLayer
+
+# A valid value of each setting, as text (the rest take "7").
+SAMPLES = {
+    "provider": "openai",
+    "model": "m",
+    "base_url": "http://127.0.0.1:9",
+    "temperature": "1.5",
+}
+
+
+def error_of(env: dict[str, str], *layers: SettingsLayer | dict[str, object]) -> str:
+    with pytest.raises(SettingsError) as caught:
+        Settings.from_layers(env, *layers)
+    return str(caught.value)
+
+
+def test_later_layers_win_over_the_environment() -> None:
+    settings = Settings.from_layers(
+        {"COMPLEX_EDIT_MAX_TURNS": "2", "COMPLEX_EDIT_MODEL": "from-env"},
+        SettingsLayer.client("initializationOptions", {"complexEdit": {"maxTurns": 3}}),
+        SettingsLayer.client("workspace/didChangeConfiguration", {"maxTurns": 4}),
+        SettingsLayer({"maxTurns": 5, "model": None}, "workspace/configuration complexEdit."),
+    )
+    assert settings.max_turns == 5
+    assert settings.model == "from-env"  # None means "not set in this layer"
+
+
+@pytest.mark.parametrize("name", sorted(Settings.model_fields))
+def test_every_setting_is_read_from_the_environment_and_from_a_client_layer(name: str) -> None:
+    alias = Settings.model_fields[name].alias
+    assert alias is not None
+    value = SAMPLES.get(name, "7")
+    from_env = Settings.from_layers({Settings.env_name(name): value})
+    from_client = Settings.from_layers(
+        {}, SettingsLayer.client("initializationOptions", {alias: value})
+    )
+    assert getattr(from_env, name) == getattr(from_client, name)
+    assert name in from_env.model_fields_set
+    assert name in from_client.model_fields_set
+
+
+def test_an_empty_environment_variable_is_unset() -> None:
+    assert Settings.from_layers({"COMPLEX_EDIT_MAX_TURNS": ""}).max_turns == 8
+
+
+@pytest.mark.parametrize(
+    ("layer", "named"),
+    [
+        (
+            SettingsLayer.client("initializationOptions", {"complexEdit": {"maxTurns": "x"}}),
+            "setting 'maxTurns' (initializationOptions complexEdit.maxTurns)",
+        ),
+        (
+            SettingsLayer.client("initializationOptions", {"max_turns": "x"}),
+            "setting 'maxTurns' (initializationOptions max_turns)",
+        ),
+        (
+            SettingsLayer.client(
+                "workspace/didChangeConfiguration", {"complexEdit": {"maxTurns": 0}}
+            ),
+            "setting 'maxTurns' (workspace/didChangeConfiguration complexEdit.maxTurns)",
+        ),
+        (
+            SettingsLayer({"maxTurns": "x"}, "workspace/configuration complexEdit."),
+            "setting 'maxTurns' (workspace/configuration complexEdit.maxTurns)",
+        ),
+        (
+            SettingsLayer.flags({"provider": "nobody"}, {"provider": "--provider"}),
+            "setting 'provider' (--provider)",
+        ),
+    ],
+)
+def test_a_bad_value_names_the_setting_and_its_layer(layer: SettingsLayer, named: str) -> None:
+    assert named in error_of({}, layer)
+
+
+def test_the_environment_is_named_by_its_variable() -> None:
+    message = error_of({"COMPLEX_EDIT_PROVIDER": "nobody"})
+    assert "setting 'provider' (COMPLEX_EDIT_PROVIDER)" in message
+
+
+def test_the_layer_that_set_the_bad_value_is_named_not_an_earlier_one() -> None:
+    message = error_of(
+        {"COMPLEX_EDIT_MAX_TURNS": "3"},
+        SettingsLayer.flags({"maxTurns": 0}, {"maxTurns": "--max-turns"}),
+    )
+    assert "setting 'maxTurns' (--max-turns)" in message
+    assert "COMPLEX_EDIT_MAX_TURNS" not in message
+
+
+def test_a_bad_value_overridden_by_a_later_layer_is_no_error() -> None:
+    settings = Settings.from_layers(
+        {"COMPLEX_EDIT_MAX_TURNS": "lots"}, SettingsLayer({"maxTurns": 2}, "x ")
+    )
+    assert settings.max_turns == 2
+
+
+def test_every_bad_setting_is_reported() -> None:
+    message = error_of(
+        {"COMPLEX_EDIT_TEMPERATURE": "hot"},
+        SettingsLayer({"maxTurns": 0}, "workspace/configuration complexEdit."),
+    )
+    assert "setting 'temperature' (COMPLEX_EDIT_TEMPERATURE)" in message
+    assert "setting 'maxTurns' (workspace/configuration complexEdit.maxTurns)" in message
+
+
+def test_a_plain_mapping_is_an_unnamed_layer() -> None:
+    assert "setting 'maxTurns': " in error_of({}, {"maxTurns": 0})
+
+
+def test_a_client_layer_that_is_not_an_object_sets_nothing() -> None:
+    assert (
+        Settings.from_layers({}, SettingsLayer.client("initializationOptions", [1])).max_turns == 8
+    )
+
+
+def test_command_arguments_are_the_most_specific_layer() -> None:
+    args = PerformArgs.model_validate(
+        {"textDocument": {"uri": "file:///a"}, "prompt": "p", "maxTurns": 4}
+    )
+    settings = Settings.from_layers(
+        {"COMPLEX_EDIT_MAX_TURNS": "2"}, SettingsLayer({"maxTurns": 3}, "x "), args.overrides()
+    )
+    assert settings.max_turns == 4
+
+
+def test_the_prompt_limit_comes_from_the_settings() -> None:
+    args = PerformArgs.model_validate({"textDocument": {"uri": "file:///a"}, "prompt": "é" * 8})
+    check_prompt_size(args, 16)
+    with pytest.raises(InvalidArguments, match="maxPromptBytes"):
+        check_prompt_size(args, 15)
+
+
+@pytest.mark.parametrize("command", [["edit", "f.py", "--prompt", "p"], ["mcp"]])
+def test_the_flags_of_edit_and_mcp_are_named_by_their_flag(command: list[str]) -> None:
+    from server.cli import _parser, setting_overrides
+
+    args = _parser().parse_args([*command, "--provider", "nobody", "--wall-time-seconds", "0"])
+    message = error_of({"COMPLEX_EDIT_PROVIDER": "openai"}, setting_overrides(args))
+    assert "setting 'provider' (--provider)" in message
+    assert "setting 'wallTimeSeconds' (--wall-time-seconds)" in message
