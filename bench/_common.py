@@ -10,25 +10,25 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
-import json
 import os
 import platform
 import re
 import statistics
 import sys
 import threading
-import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from tests.fakes import gemini_emulator as _emu  # noqa: E402
+from tests.fakes.exchange import Served  # noqa: E402
 from tests.fakes.gemini_emulator import GeminiEmulator, RecordedRequest, Reply  # noqa: E402
+from tests.fakes.rawlsp import RawLspClient, ambient_free_env, edit_groups  # noqa: E402
+from tests.fakes.rawlsp import RpcError as RpcError  # noqa: E402  (re-exported for the scripts)
 
 PYTHON = sys.executable
 OUR_COMMAND = [PYTHON, "-m", "server", "lsp"]
@@ -238,7 +238,7 @@ class ServedRequest:
 
 
 class BenchEmulator(GeminiEmulator):
-    """The project's Gemini emulator, measuring its own time per request.
+    """The project's Gemini emulator, measuring its own time per request (``on_served``).
 
     ``busy`` counts from the moment the request body has been read to the moment the reply has
     been written (JSON parsing, recording, scripting, serialising, writing), minus any scripted
@@ -246,14 +246,13 @@ class BenchEmulator(GeminiEmulator):
     """
 
     def __init__(self, *, keep_records: bool = True) -> None:
-        super().__init__()
+        super().__init__(on_served=self._account)
         self.served: list[ServedRequest] = []
         self._served_lock = threading.Lock()
         self.keep_records = keep_records  # False: forget each request once served
 
     def clear(self) -> None:
-        with self._lock:
-            self._records.clear()
+        self.clear_requests()
         with self._served_lock:
             self.served.clear()
 
@@ -277,38 +276,16 @@ class BenchEmulator(GeminiEmulator):
         with self._served_lock:
             return list(self.served[mark:])
 
-    def _serve(self, h: Any) -> None:  # a timed copy of GeminiEmulator._serve
-        try:
-            raw_body = _emu._read_body(h)
-        except (OSError, ValueError):
-            h.close_connection = True
-            return
-        started = time.perf_counter()
-        received = time.monotonic()
-        rec = self._record(h, raw_body)
-        delay = 0.0
-        try:
-            if rec.action is None:
-                with self._lock:
-                    self._problems.append(f"request #{rec.index}: {rec.method} {rec.path} -> 404")
-                reply = Reply.error(404, f"no route for {rec.path}", status="NOT_FOUND")
-            else:
-                reply = self._next_reply(rec)
-            delay = reply.delay
-            self._execute(h, rec, reply)
-        except OSError:
-            h.close_connection = True
-        finally:
-            busy = max(0.0, time.perf_counter() - started - delay)
-            with self._served_lock:
-                self.served.append(
-                    ServedRequest(rec.index, len(raw_body), busy, received, document_label(rec))
-                )
-            with self._lock:
-                if not self.keep_records:
-                    self._records.clear()
-                self._in_flight -= 1
-                self._changed.notify_all()
+    def _account(self, served: Served[RecordedRequest, Reply]) -> None:
+        request = served.request
+        busy = max(0.0, served.seconds - served.reply.delay)
+        entry = ServedRequest(
+            request.index, len(request.raw_body), busy, request.received_at, document_label(request)
+        )
+        with self._served_lock:
+            self.served.append(entry)
+        if not self.keep_records:
+            self.clear_requests()
 
 
 class LabelScript:
@@ -376,380 +353,8 @@ class EmulatorProcess:
 
 
 # ------------------------------------------------------------------------------------------
-# Positions on the client side (LSP line rules), independent of the server's code
-# ------------------------------------------------------------------------------------------
-
-
-def line_starts(text: str) -> list[int]:
-    if "\r" not in text:
-        starts = [0]
-        position = text.find("\n")
-        # str.find in a loop is C-speed per call; fine for a bench client.
-        while position >= 0:
-            starts.append(position + 1)
-            position = text.find("\n", position + 1)
-        return starts
-    return [0, *(m.end() for m in re.finditer(r"\r\n|\r|\n", text))]
-
-
-def _offset(text: str, starts: list[int], position: Mapping[str, int], encoding: str) -> int:
-    line, character = position["line"], position["character"]
-    if line >= len(starts):
-        return len(text)
-    start = starts[line]
-    end = starts[line + 1] if line + 1 < len(starts) else len(text)
-    content = text[start:end].rstrip("\r\n")
-    if encoding == "utf-32" or content.isascii():
-        return start + min(character, len(content))
-    units = 0
-    for index, char in enumerate(content):
-        if units >= character:
-            return start + index
-        if encoding == "utf-16":
-            units += 2 if ord(char) > 0xFFFF else 1
-        else:
-            units += len(char.encode("utf-8", "surrogatepass"))
-    return start + len(content)
-
-
-# ------------------------------------------------------------------------------------------
 # An editor-like LSP client over stdio
 # ------------------------------------------------------------------------------------------
-
-
-@dataclass
-class EditorDoc:
-    uri: str
-    text: str
-    version: int
-    starts: list[int] | None = None
-
-    def index(self) -> list[int]:
-        if self.starts is None:
-            self.starts = line_starts(self.text)
-        return self.starts
-
-
-@dataclass
-class ApplyRecord:
-    uri: str
-    edits: list[dict[str, Any]]
-    version: int | None
-    received_at: float
-
-
-class RpcError(Exception):
-    def __init__(self, error: Mapping[str, Any]) -> None:
-        super().__init__(f"{error.get('code')}: {error.get('message')}")
-        self.code = int(error.get("code", 0))
-        self.message = str(error.get("message", ""))
-
-
-@dataclass
-class LspClient:
-    """A minimal JSON-RPC/LSP client that behaves like an editor.
-
-    It answers ``workspace/applyEdit`` by applying the edits to its own copy of the document
-    (strict version check), sends the ``didChange`` echo *before* answering (as VS Code and
-    Neovim do), answers ``workspace/configuration`` with empty sections and accepts progress.
-    Server requests are handled synchronously on the reader task, in arrival order.
-    """
-
-    proc: asyncio.subprocess.Process
-    encoding: str = "utf-16"
-    docs: dict[str, EditorDoc] = field(default_factory=dict)
-    applies: list[ApplyRecord] = field(default_factory=list)
-    progress: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
-    progress_tokens: list[Any] = field(default_factory=list)
-    stderr: list[str] = field(default_factory=list)
-    answered_at: dict[Any, float] = field(default_factory=dict)
-    _pending: dict[Any, asyncio.Future[Any]] = field(default_factory=dict)
-    _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
-    _tasks: list[asyncio.Task[None]] = field(default_factory=list)
-    on_apply: Callable[[ApplyRecord], None] | None = None
-
-    # -- lifecycle --------------------------------------------------------------------------
-
-    @classmethod
-    async def spawn(cls, argv: Sequence[str], env: Mapping[str, str]) -> LspClient:
-        proc = await asyncio.create_subprocess_exec(
-            *argv,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            env=dict(env),
-            cwd=str(ROOT),
-            limit=1 << 26,
-        )
-        client = cls(proc)
-        client._tasks.append(asyncio.create_task(client._read_loop()))
-        client._tasks.append(asyncio.create_task(client._stderr_loop()))
-        return client
-
-    @property
-    def pid(self) -> int:
-        return self.proc.pid
-
-    async def initialize(
-        self,
-        capabilities: Mapping[str, Any] | None = None,
-        init_options: Any = None,
-        *,
-        limit: float = 60.0,
-    ) -> dict[str, Any]:
-        result = await self.request(
-            "initialize",
-            {
-                "processId": os.getpid(),
-                "rootUri": None,
-                "capabilities": dict(capabilities if capabilities is not None else VSCODE_CAPS),
-                "initializationOptions": init_options,
-                "clientInfo": {"name": "bench"},
-            },
-            limit=limit,
-        )
-        encoding = (result.get("capabilities") or {}).get("positionEncoding") or "utf-16"
-        self.encoding = str(encoding)
-        self.notify("initialized", {})
-        return result
-
-    async def close(self, limit: float = 10.0) -> None:
-        """shutdown + exit, then terminate/kill if the process lingers. Idempotent."""
-        proc = self.proc
-        if proc.returncode is None:
-            with contextlib.suppress(Exception):
-                await self.request("shutdown", None, limit=limit)
-                self.notify("exit", None)
-            try:
-                await asyncio.wait_for(proc.wait(), limit)
-            except TimeoutError:
-                proc.terminate()
-                try:
-                    await asyncio.wait_for(proc.wait(), 3)
-                except TimeoutError:
-                    proc.kill()
-                    await proc.wait()
-        for task in self._tasks:
-            task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
-        for future in self._pending.values():
-            if not future.done():
-                future.cancel()
-
-    # -- wire -------------------------------------------------------------------------------
-
-    def _write(self, message: Mapping[str, Any]) -> None:
-        self.write_bytes(encode(message))
-
-    def write_bytes(self, data: bytes) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.write(data)
-
-    async def drain(self) -> None:
-        assert self.proc.stdin is not None
-        await self.proc.stdin.drain()
-
-    def notify(self, method: str, params: Any) -> None:
-        self._write({"jsonrpc": "2.0", "method": method, "params": params})
-
-    def send_request(self, method: str, params: Any, msg_id: Any = None) -> tuple[Any, Any]:
-        """Send a request; returns (id, future of the whole response message)."""
-        if msg_id is None:
-            msg_id = next(self._ids)
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self._pending[msg_id] = future
-        self._write({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params})
-        return msg_id, future
-
-    async def request(self, method: str, params: Any, *, limit: float = 60.0) -> Any:
-        _, future = self.send_request(method, params)
-        await self.drain()
-        message = await asyncio.wait_for(future, limit)
-        if "error" in message:
-            raise RpcError(message["error"])
-        return message.get("result")
-
-    async def _read_loop(self) -> None:
-        reader = self.proc.stdout
-        assert reader is not None
-        while True:
-            length = 0
-            while True:
-                header = await reader.readline()
-                if not header:
-                    return
-                if header in (b"\r\n", b"\n"):
-                    break
-                name, _, value = header.decode("ascii").partition(":")
-                if name.strip().lower() == "content-length":
-                    length = int(value.strip())
-            body = await reader.readexactly(length)
-            self._dispatch(json.loads(body))
-
-    async def _stderr_loop(self) -> None:
-        reader = self.proc.stderr
-        assert reader is not None
-        while line := await reader.readline():
-            if len(self.stderr) < 10_000:
-                self.stderr.append(line.decode("utf-8", "replace"))
-
-    def _dispatch(self, message: dict[str, Any]) -> None:
-        method = message.get("method")
-        if method is None:
-            msg_id = message.get("id")
-            self.answered_at[msg_id] = time.perf_counter()
-            future = self._pending.pop(msg_id, None)
-            if future is not None and not future.done():
-                future.set_result(message)
-            return
-        params = message.get("params")
-        if "id" not in message:
-            if method == "$/progress" and isinstance(params, dict):
-                self.progress.setdefault(str(params.get("token")), []).append(params["value"])
-            return
-        msg_id = message["id"]
-        try:
-            result = self._serve_request(method, params)
-        except RpcError as exc:
-            self._write(
-                {
-                    "jsonrpc": "2.0",
-                    "id": msg_id,
-                    "error": {"code": exc.code, "message": exc.message},
-                }
-            )
-            return
-        self._write({"jsonrpc": "2.0", "id": msg_id, "result": result})
-
-    def _serve_request(self, method: str, params: Any) -> Any:
-        if method == "workspace/applyEdit":
-            return self._apply_edit(params)
-        if method == "workspace/configuration":
-            return [{} for _ in params.get("items", [])]
-        if method == "window/workDoneProgress/create":
-            self.progress_tokens.append(params["token"])
-            return None
-        if method == "client/registerCapability":
-            return None
-        raise RpcError({"code": -32601, "message": f"bench client: no {method}"})
-
-    # -- documents --------------------------------------------------------------------------
-
-    def open_message(self, uri: str, text: str, version: int = 1) -> bytes:
-        """Record the document and return its encoded didOpen (send with ``write_bytes``).
-
-        Encoding first lets a benchmark keep the client's own JSON work out of a timing."""
-        self.docs[uri] = EditorDoc(uri, text, version)
-        self.docs[uri].index()
-        return encode(
-            {
-                "jsonrpc": "2.0",
-                "method": "textDocument/didOpen",
-                "params": {
-                    "textDocument": {
-                        "uri": uri,
-                        "languageId": "python",
-                        "version": version,
-                        "text": text,
-                    }
-                },
-            }
-        )
-
-    def open(self, uri: str, text: str, version: int = 1) -> None:
-        self.write_bytes(self.open_message(uri, text, version))
-
-    def close_doc(self, uri: str) -> None:
-        self.docs.pop(uri, None)
-        self.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
-
-    def _apply_edit(self, params: Mapping[str, Any]) -> dict[str, Any]:
-        edit = params["edit"]
-        groups: list[tuple[str, int | None, list[dict[str, Any]]]] = []
-        if edit.get("documentChanges") is not None:
-            for change in edit["documentChanges"]:
-                document = change["textDocument"]
-                groups.append((document["uri"], document.get("version"), change["edits"]))
-        else:
-            for uri, edits in (edit.get("changes") or {}).items():
-                groups.append((uri, None, edits))
-        for uri, version, _ in groups:
-            doc = self.docs.get(uri)
-            if doc is None:
-                return {"applied": False, "failureReason": f"{uri} is not open"}
-            if version is not None and version != doc.version:
-                return {"applied": False, "failureReason": "version mismatch"}
-        for uri, version, edits in groups:
-            record = ApplyRecord(uri, edits, version, time.perf_counter())
-            self.applies.append(record)
-            if self.on_apply is not None:
-                self.on_apply(record)
-            self._apply(self.docs[uri], edits)
-        return {"applied": True}
-
-    def _apply(self, doc: EditorDoc, edits: list[dict[str, Any]]) -> None:
-        text, starts = doc.text, doc.index()
-        resolved = sorted(
-            (
-                _offset(text, starts, e["range"]["start"], self.encoding),
-                _offset(text, starts, e["range"]["end"], self.encoding),
-                order,
-                e,
-            )
-            for order, e in enumerate(edits)
-        )
-        pieces: list[str] = []
-        position = 0
-        for start, end, _, e in resolved:
-            pieces.append(text[position:start])
-            pieces.append(e["newText"])
-            position = end
-        pieces.append(text[position:])
-        doc.text = "".join(pieces)
-        doc.starts = None
-        doc.version += 1
-        # Ranges against the text before the edit, sent last-first: each stays valid.
-        changes = [{"range": e["range"], "text": e["newText"]} for _, _, _, e in reversed(resolved)]
-        self.notify(
-            "textDocument/didChange",
-            {
-                "textDocument": {"uri": doc.uri, "version": doc.version},
-                "contentChanges": changes,
-            },
-        )
-
-    # -- the command ------------------------------------------------------------------------
-
-    def start_command(self, arguments: Mapping[str, Any], msg_id: Any = None) -> tuple[Any, Any]:
-        return self.send_request(
-            "workspace/executeCommand",
-            {"command": COMMAND, "arguments": [dict(arguments)]},
-            msg_id,
-        )
-
-    async def run_command(self, arguments: Mapping[str, Any], *, limit: float = 120.0) -> Any:
-        _, future = self.start_command(arguments)
-        await self.drain()
-        message = await asyncio.wait_for(future, limit)
-        if "error" in message:
-            raise RpcError(message["error"])
-        return message["result"]
-
-
-async def wait_until(condition: Callable[[], bool], limit: float, what: str) -> None:
-    """Poll ``condition`` every millisecond for at most ``limit`` seconds."""
-    for _ in range(int(limit * 1000)):
-        if condition():
-            return
-        await asyncio.sleep(0.001)
-    raise TimeoutError(f"timed out waiting for {what}")
-
-
-def encode(message: Mapping[str, Any]) -> bytes:
-    body = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-    return b"Content-Length: %d\r\n\r\n" % len(body) + body
 
 
 def _vscode_caps() -> dict[str, Any]:
@@ -761,6 +366,42 @@ def _vscode_caps() -> dict[str, Any]:
 
 
 VSCODE_CAPS: dict[str, Any] = _vscode_caps()
+
+
+class LspClient(RawLspClient):
+    """The shared editor-like client (``tests/fakes/rawlsp.py``) with VS Code's capabilities
+    and the command: it applies the server's edits to its own copy of each document, sends
+    the ``didChange`` echo before answering, and records when each response arrived."""
+
+    client_name: ClassVar[str] = "bench"
+    default_capabilities: ClassVar[Mapping[str, Any]] = VSCODE_CAPS
+
+    def start_command(
+        self, arguments: Mapping[str, Any], msg_id: Any = None
+    ) -> tuple[Any, asyncio.Future[Any]]:
+        return self.send_request(
+            "workspace/executeCommand",
+            {"command": COMMAND, "arguments": [dict(arguments)]},
+            msg_id,
+        )
+
+    async def run_command(self, arguments: Mapping[str, Any], *, within: float = 120.0) -> Any:
+        _, future = self.start_command(arguments)
+        await self.drain()
+        return await self.answer(future, within)
+
+    def last_edits(self) -> list[dict[str, Any]]:
+        """The TextEdits of the last ``workspace/applyEdit``."""
+        return [edit for _, _, group in edit_groups(self.applies[-1]["edit"]) for edit in group]
+
+
+async def wait_until(condition: Callable[[], bool], limit: float, what: str) -> None:
+    """Poll ``condition`` every millisecond for at most ``limit`` seconds."""
+    for _ in range(int(limit * 1000)):
+        if condition():
+            return
+        await asyncio.sleep(0.001)
+    raise TimeoutError(f"timed out waiting for {what}")
 
 
 def server_command() -> list[str]:
@@ -779,28 +420,13 @@ def server_command() -> list[str]:
 
 def bench_env(base_url: str, **extra: str) -> dict[str, str]:
     """The server's environment: ours, minus ambient model settings, plus the emulator."""
-    drop = {
-        "GEMINI_API_KEY",
-        "GOOGLE_API_KEY",
-        "GOOGLE_GENAI_USE_VERTEXAI",
-        "GOOGLE_CLOUD_PROJECT",
-        "GOOGLE_CLOUD_LOCATION",
-        "GOOGLE_GEMINI_BASE_URL",
-    }
-    env = {
-        key: value
-        for key, value in os.environ.items()
-        if key not in drop and not key.startswith("COMPLEX_EDIT_")
-    }
+    env = ambient_free_env()
     env.update(
         {
             "GEMINI_API_KEY": BENCH_KEY,
             "GOOGLE_GEMINI_BASE_URL": base_url,
             "COMPLEX_EDIT_MAX_RETRIES": "0",
             "COMPLEX_EDIT_MAX_DOCUMENT_BYTES": "16000000",
-            "NO_PROXY": "127.0.0.1,localhost",
-            "no_proxy": "127.0.0.1,localhost",
-            "PYTHONUNBUFFERED": "1",
         }
     )
     env.update(extra)

@@ -118,7 +118,7 @@ async def main(quick: bool) -> None:
         command = server_command()
         if debug:
             command = [PYTHON, str(ROOT / "bench" / "_debug_server.py")]
-        client = await LspClient.spawn(command, bench_env(emu.base_url))
+        client = await LspClient.spawn(bench_env(emu.base_url), command)
         await client.initialize()
         # The first command imports the SDK: keep that out of "one command".
         client.open(warm_uri, make_document(2_000))

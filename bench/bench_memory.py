@@ -93,7 +93,7 @@ async def idle_server(emu: BenchEmulator) -> tuple[LspClient, int, int]:
     """A new server after one small command (the lazily imported SDK counts as idle), with
     its RSS cold and idle."""
     client = await LspClient.spawn(
-        server_command(), bench_env(emu.base_url, COMPLEX_EDIT_MAX_TURNS="30")
+        bench_env(emu.base_url, COMPLEX_EDIT_MAX_TURNS="30"), server_command()
     )
     await client.initialize()
     cold = memory_kib(client.pid)["VmRSS"]
@@ -105,7 +105,7 @@ async def idle_server(emu: BenchEmulator) -> tuple[LspClient, int, int]:
     await client.run_command(command_args(uri))
     client.close_doc(uri)
     with contextlib.suppress(RpcError):
-        await client.request("bench/ping", None)
+        await client.request("bench/ping", None, within=60)
     if not reset_peak_rss(client.pid):
         raise RuntimeError("cannot reset the peak RSS (/proc/PID/clear_refs)")
     return client, cold, memory_kib(client.pid)["VmRSS"]
@@ -145,14 +145,14 @@ async def main(quick: bool) -> None:
                 sampler = TotalRssSampler(client.pid)
                 client.open(uri, text)
                 await client.drain()
-                result = await client.run_command(command_args(uri), limit=900)
+                result = await client.run_command(command_args(uri), within=900)
                 sampled = sampler.stop()
                 if not result.get("success") or client.docs[uri].text != expected:
                     raise RuntimeError(f"{name}: {result}")
                 peak = memory_kib(client.pid)["VmHWM"]
                 client.close_doc(uri)
                 with contextlib.suppress(RpcError):
-                    await client.request("bench/ping", None)
+                    await client.request("bench/ping", None, within=60)
                 after = memory_kib(client.pid)["VmRSS"]
             finally:
                 await client.close()

@@ -70,7 +70,7 @@ class Sample:
 async def ping(client: LspClient) -> None:
     """A round trip: every earlier message has been handled once it returns."""
     with contextlib.suppress(RpcError):
-        await client.request("bench/ping", None, limit=60)
+        await client.request("bench/ping", None, within=60)
 
 
 async def one_command(
@@ -99,7 +99,7 @@ async def one_command(
         raise RuntimeError(f"the command failed: {message}")
     if client.docs[uri].text != expected:
         raise RuntimeError("the editor's document is not the expected result")
-    edits = client.applies[-1].edits
+    edits = client.last_edits()
     client.close_doc(uri)
     if emu is not None:
         emu.clear()
@@ -117,9 +117,9 @@ async def main(quick: bool) -> None:
     clients: list[LspClient] = []
     try:
         env = bench_env(emu.base_url)
-        ours = await LspClient.spawn(server_command(), env)
+        ours = await LspClient.spawn(env, server_command())
         clients.append(ours)
-        floor = await LspClient.spawn(FLOOR_COMMAND, env)
+        floor = await LspClient.spawn(env, FLOOR_COMMAND)
         clients.append(floor)
         await ours.initialize()
         await floor.initialize()

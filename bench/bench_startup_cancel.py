@@ -48,9 +48,9 @@ GOAL_CANCEL = 0.100
 
 async def time_start(argv: list[str], env: dict[str, str]) -> float:
     started = time.perf_counter()
-    client = await LspClient.spawn(argv, env)
+    client = await LspClient.spawn(env, argv)
     try:
-        await client.initialize(limit=120)
+        await client.initialize(within=120)
         return time.perf_counter() - started
     finally:
         await client.close()
@@ -62,9 +62,9 @@ async def first_and_warm(env: dict[str, str], emu: BenchEmulator) -> tuple[float
     text = make_document(2_000)
     times: list[float] = []
     for idle in (0.0, 3.0):
-        client = await LspClient.spawn(server_command(), env)
+        client = await LspClient.spawn(env, server_command())
         try:
-            await client.initialize(limit=120)
+            await client.initialize(within=120)
             await asyncio.sleep(idle)
             for _ in range(1 if idle == 0.0 else 2):
                 emu.enqueue(turn(done_call()))
@@ -94,13 +94,13 @@ async def cancellations(
         emu.enqueue(Reply.hang(release=release))
         uri = new_uri("cancel")
         client.open(uri, text)
-        tokens_before = len(client.progress_tokens)
+        tokens_before = len(client.created_progress)
         msg_id, future = client.start_command(command_args(uri))
         await client.drain()
         await asyncio.to_thread(emu.wait_for_requests, index + 1, 30)
         if how == "progress":
             await wait_until(
-                lambda n=tokens_before: len(client.progress_tokens) > n, 10, "the progress token"
+                lambda n=tokens_before: len(client.created_progress) > n, 10, "the progress token"
             )
         seen: list[float] = []
         watcher = threading.Thread(
@@ -114,7 +114,7 @@ async def cancellations(
         if how == "request":
             client.notify("$/cancelRequest", {"id": msg_id})
         else:
-            token = client.progress_tokens[-1]
+            token = client.created_progress[-1]
             client.notify("window/workDoneProgress/cancel", {"token": token})
         await client.drain()
         message = await asyncio.wait_for(future, 30)
@@ -170,9 +170,9 @@ async def main(quick: bool) -> None:
         info.add(ms(first), ms(after_idle), ms(warm))
         info.print()
 
-        client = await LspClient.spawn(server_command(), env)
+        client = await LspClient.spawn(env, server_command())
         try:
-            await client.initialize(limit=120)
+            await client.initialize(within=120)
             # Warm up: the first command imports the SDK.
             emu.enqueue(turn(done_call()))
             uri = new_uri("warm")

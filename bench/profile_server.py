@@ -37,7 +37,7 @@ async def profile(args: argparse.Namespace, out: Path) -> None:
     try:
         env = bench_env(emu.base_url, COMPLEX_EDIT_MAX_TURNS=str(max(8, args.turns + 1)))
         command = [PYTHON, "-m", "cProfile", "-o", str(out), "-m", "server", "lsp"]
-        client = await LspClient.spawn(command, env)
+        client = await LspClient.spawn(env, command)
         await client.initialize()
         text = make_document(args.size)
         pairs = scattered_edits(text, args.changes)
@@ -51,14 +51,14 @@ async def profile(args: argparse.Namespace, out: Path) -> None:
                 emu.enqueue(turn(*chunk))
             uri = new_uri("profile")
             client.open(uri, text)
-            result = await client.run_command(command_args(uri), limit=600)
+            result = await client.run_command(command_args(uri), within=600)
             assert result.get("success"), result
             assert client.docs[uri].text == expected
             client.close_doc(uri)
             emu.clear()
     finally:
         if client is not None:
-            await client.close(limit=60)
+            await client.close(within=60)
         emu.stop()
 
 

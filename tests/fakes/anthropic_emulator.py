@@ -24,8 +24,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeAlias
 
-from tests.fakes import http_emulator
-from tests.fakes.http_emulator import HttpEmulator, RecordedRequest
+from tests.fakes import emulator_core as core
+from tests.fakes import exchange
+from tests.fakes.emulator_core import HttpEmulator
+from tests.fakes.exchange import RecordedRequest
 
 __all__ = ["AnthropicEmulator", "Call", "MessagesRequest", "Reply"]
 
@@ -93,7 +95,7 @@ def message_body(
 
 
 @dataclass(frozen=True)
-class Reply(http_emulator.Reply):
+class Reply(exchange.Reply):
     """A scripted answer; builders for Messages API replies and Anthropic errors."""
 
     @classmethod
@@ -259,7 +261,7 @@ class AnthropicEmulator(HttpEmulator[MessagesRequest, Reply]):
 
     name: ClassVar[str] = "anthropic-emulator"
     record_class: ClassVar[type[RecordedRequest]] = MessagesRequest
-    reply_class: ClassVar[type[http_emulator.Reply]] = Reply
+    reply_class: ClassVar[type[exchange.Reply]] = Reply
     routes: ClassVar[Mapping[tuple[str, str], str]] = {("POST", "/v1/messages"): "messages"}
 
     def error_reply(self, status: int, message: str) -> Reply:
@@ -267,4 +269,4 @@ class AnthropicEmulator(HttpEmulator[MessagesRequest, Reply]):
 
 
 if __name__ == "__main__":
-    sys.exit(http_emulator.main(AnthropicEmulator))
+    sys.exit(core.main(AnthropicEmulator, prog="python -m tests.fakes.anthropic_emulator"))

@@ -21,30 +21,21 @@ See ``tests/fakes/README.md`` for the full reference.
 
 from __future__ import annotations
 
-import argparse
-import asyncio
 import base64
-import collections
-import contextlib
 import copy
 import dataclasses
-import http
 import json
 import re
-import selectors
-import signal
-import socket
-import socketserver
-import struct
 import sys
 import threading
-import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import FrameType, TracebackType
-from typing import Any, Literal, TypeAlias
-from urllib.parse import parse_qs, urlsplit
+from typing import Any, ClassVar, Literal, Self, TypeAlias
+
+from tests.fakes import emulator_core as core
+from tests.fakes import exchange
+from tests.fakes.exchange import JSON
+from tests.fakes.http_server import Handler, head_bytes, write_chunk
 
 __all__ = [
     "FINISH_REASONS",
@@ -61,10 +52,6 @@ __all__ = [
     "text",
 ]
 
-JSON: TypeAlias = Any
-"""A JSON-serialisable value (dict, list, str, int, float, bool or None)."""
-
-Fault: TypeAlias = Literal["hang", "close", "reset", "stall", "short_body"]
 EmptyVariant: TypeAlias = Literal["empty_parts", "no_parts", "no_content"]
 
 FINISH_REASONS: tuple[str, ...] = (
@@ -131,7 +118,6 @@ _PATH_RE = re.compile(
     r"^/(?P<version>v1|v1beta|v1alpha)/models/(?P<model>[^/:]+)"
     r":(?P<action>generateContent|streamGenerateContent)$"
 )
-_POLL = 0.01  # seconds between checks while holding a connection
 
 
 # --------------------------------------------------------------------------------------------
@@ -139,30 +125,32 @@ _POLL = 0.01  # seconds between checks while holding a connection
 # --------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class RecordedRequest:
-    """One HTTP request as the emulator received it. Accessors hand out deep copies."""
+class RecordedRequest(exchange.RecordedRequest):
+    """One request as the emulator received it, with ``generateContent`` accessors.
 
-    index: int
-    """0-based arrival order since the last ``reset()``."""
-    method: str
-    path: str
-    """URL path without the query string, e.g. ``/v1beta/models/gemini-2.5-pro:generateContent``."""
-    api_version: str | None
-    """``v1``, ``v1beta`` or ``v1alpha``; None for a path the emulator does not serve."""
-    model: str | None
-    action: str | None
-    """``generateContent`` or ``streamGenerateContent``; None for an unknown path."""
-    query: dict[str, str]
-    headers: dict[str, str]
-    """Lower-cased header names."""
-    body: JSON
-    """Parsed JSON body; None if the body was empty or not JSON (see ``raw_body``)."""
-    raw_body: bytes
-    received_at: float
-    """``time.monotonic()`` at arrival (CLOCK_MONOTONIC: comparable across local processes)."""
-    connection_id: int = 0
-    """Which TCP connection carried it (1, 2, ... in accept order): equal ids prove keep-alive."""
+    ``path`` is e.g. ``/v1beta/models/gemini-2.5-pro:generateContent``; ``route`` is the action.
+    Accessors of the emulator hand out deep copies.
+    """
+
+    @property
+    def _match(self) -> re.Match[str] | None:
+        return _PATH_RE.match(self.path) if self.method == "POST" else None
+
+    @property
+    def api_version(self) -> str | None:
+        """``v1``, ``v1beta`` or ``v1alpha``; None for a path the emulator does not serve."""
+        match = self._match
+        return match["version"] if match else None
+
+    @property
+    def model(self) -> str | None:
+        match = self._match
+        return match["model"] if match else None
+
+    @property
+    def action(self) -> str | None:
+        """``generateContent`` or ``streamGenerateContent``; None for an unknown path."""
+        return self.route
 
     @property
     def stream(self) -> bool:
@@ -217,19 +205,9 @@ class RecordedRequest:
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-serialisable summary (used by ``--record``)."""
-        return {
-            "index": self.index,
-            "method": self.method,
-            "path": self.path,
-            "api_version": self.api_version,
-            "model": self.model,
-            "action": self.action,
-            "query": self.query,
-            "headers": self.headers,
-            "body": self.body,
-            "received_at": self.received_at,
-            "connection_id": self.connection_id,
-        }
+        out = super().to_json()
+        del out["route"]
+        return {**out, "api_version": self.api_version, "model": self.model, "action": self.action}
 
 
 # --------------------------------------------------------------------------------------------
@@ -297,16 +275,14 @@ def _duration(value: float | str) -> str:
     return f"{value:g}s"
 
 
-def _dump(value: JSON, *, pretty: bool) -> str:
-    # The real API sends UTF-8 (non-ASCII characters unescaped); non-streamed bodies are
-    # pretty-printed, SSE events are single-line.
-    if pretty:
-        return json.dumps(value, ensure_ascii=False, indent=2)
+def _one_line(value: JSON) -> str:
+    # The real API sends UTF-8 (non-ASCII characters unescaped); SSE events are single-line,
+    # whole bodies pretty-printed (``Reply.json_indent``).
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 @dataclass(frozen=True)
-class Reply:
+class Reply(exchange.Reply):
     """One scripted answer. Build with the classmethods; modify with the ``with``-style methods.
 
     Serving rules:
@@ -320,52 +296,17 @@ class Reply:
     * ``times`` is how many requests this queue entry answers (None: all of them, forever).
     """
 
-    status: int = 200
-    body: JSON = None
-    raw: bytes | None = None
-    """Exact body bytes; overrides ``body``."""
+    html_page: ClassVar[str] = _HTML_PAGE
+    html_type: ClassVar[str] = "text/html; charset=UTF-8"
+    json_indent: ClassVar[int | None] = 2  # the real API pretty-prints whole bodies
+
     content_type: str = "application/json; charset=UTF-8"
-    headers: Mapping[str, str] = field(default_factory=dict)
-    delay: float = 0.0
-    times: int | None = 1
-    fault: Fault | None = None
     chunks: tuple[JSON, ...] | None = None
     """SSE events for streamed requests (whole GenerateContentResponse objects, or str)."""
     chunk_delay: float = 0.0
     """Seconds between SSE events."""
     stall_after: int = 1
     """``fault="stall"``: SSE events sent before stalling (non-streamed: body bytes / 2)."""
-    keep_bytes: int | None = None
-    """``fault="short_body"``: body bytes sent before closing (default: half)."""
-    release: threading.Event | None = field(default=None, compare=False)
-    """``hang``/``stall``: stop holding once set. ``hang`` then serves ``then`` or closes."""
-    then: Reply | None = None
-
-    # ---------------------------------------------------------------- generic builders
-
-    @classmethod
-    def json(
-        cls,
-        body: JSON,
-        status: int = 200,
-        *,
-        headers: Mapping[str, str] | None = None,
-    ) -> Reply:
-        """Any JSON body with any status."""
-        return cls(status=status, body=body, headers=dict(headers or {}))
-
-    @classmethod
-    def raw_bytes(
-        cls,
-        data: bytes | str,
-        status: int = 200,
-        *,
-        content_type: str = "application/octet-stream",
-        headers: Mapping[str, str] | None = None,
-    ) -> Reply:
-        """Exact body bytes (sent as-is to streamed requests too)."""
-        raw = data.encode("utf-8") if isinstance(data, str) else data
-        return cls(status=status, raw=raw, content_type=content_type, headers=dict(headers or {}))
 
     # ---------------------------------------------------------------- model output
 
@@ -603,17 +544,6 @@ class Reply:
     # ---------------------------------------------------------------- transport faults
 
     @classmethod
-    def hang(cls, *, release: threading.Event | None = None, then: Reply | None = None) -> Reply:
-        """Read the request, then never answer: hold the connection until the client goes away,
-        the emulator stops, or ``release`` is set (then serve ``then``, or close)."""
-        return cls(fault="hang", release=release, then=then)
-
-    @classmethod
-    def close_connection(cls, *, reset: bool = False) -> Reply:
-        """Read the request and close the connection without answering (FIN; RST if ``reset``)."""
-        return cls(fault="reset" if reset else "close")
-
-    @classmethod
     def truncated_json(
         cls,
         body: JSON = None,
@@ -630,23 +560,10 @@ class Reply:
         """
         if body is None:
             body = cls.text("This reply is cut off somewhere in the middle.").body
-        full = _dump(body, pretty=False)
-        cut = full[: keep if keep is not None else len(full) // 2]
-        if short_body:
-            return cls(
-                status=status,
-                raw=full.encode("utf-8"),
-                fault="short_body",
-                keep_bytes=len(cut.encode("utf-8")),
-            )
-        return cls(status=status, raw=cut.encode("utf-8"), chunks=(cut,))
-
-    @classmethod
-    def html(cls, status: int = 502, page: str | None = None) -> Reply:
-        """An HTML error page (as a proxy or Google's front end sends), status 200 or 5xx."""
-        if page is None:
-            page = _HTML_PAGE.format(status=status)
-        return cls(status=status, raw=page.encode("utf-8"), content_type="text/html; charset=UTF-8")
+        reply = cls.truncated(body, keep=keep, short_body=short_body, status=status)
+        if short_body or reply.raw is None:
+            return reply
+        return dataclasses.replace(reply, chunks=(reply.raw.decode("utf-8"),))
 
     @classmethod
     def stalled_stream(
@@ -673,21 +590,6 @@ class Reply:
 
     # ---------------------------------------------------------------- modifiers
 
-    def delayed(self, seconds: float) -> Reply:
-        """The same reply, sent after ``seconds``."""
-        return dataclasses.replace(self, delay=seconds)
-
-    def repeat(self, times: int | None) -> Reply:
-        """The same reply for ``times`` consecutive requests (None: forever)."""
-        if times is not None and times < 1:
-            raise ValueError("times must be >= 1 or None")
-        return dataclasses.replace(self, times=times)
-
-    def with_headers(self, **headers: str) -> Reply:
-        merged = dict(self.headers)
-        merged.update({k.replace("_", "-"): v for k, v in headers.items()})
-        return dataclasses.replace(self, headers=merged)
-
     def in_chunks(
         self, chunks: Sequence[JSON] | None = None, *, chunk_delay: float | None = None
     ) -> Reply:
@@ -705,30 +607,12 @@ class Reply:
 
     # ---------------------------------------------------------------- (de)serialisation
 
-    def to_json(self) -> dict[str, Any]:
-        """A JSON-serialisable description (``release`` events are dropped)."""
-        out: dict[str, Any] = {"status": self.status}
-        if self.raw is not None:
-            out["raw"] = self.raw.decode("utf-8", errors="surrogateescape")
-        else:
-            out["body"] = self.body
-        defaults = Reply()
-        for name in ("content_type", "delay", "times", "fault", "chunk_delay", "stall_after"):
-            value = getattr(self, name)
-            if value != getattr(defaults, name):
-                out[name] = value
-        if self.headers:
-            out["headers"] = dict(self.headers)
-        if self.chunks is not None:
-            out["chunks"] = list(self.chunks)
-        if self.keep_bytes is not None:
-            out["keep_bytes"] = self.keep_bytes
-        if self.then is not None:
-            out["then"] = self.then.to_json()
-        return out
+    @classmethod
+    def one_line(cls, body: JSON) -> str:
+        return _one_line(body)
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> Reply:
+    def from_json(cls, data: Mapping[str, Any]) -> Self:
         """Inverse of :meth:`to_json`. ``{"status": 200, "body": {...}}`` is the minimal form;
         a bare GenerateContentResponse (no ``status``/``body``/``raw`` key) is accepted too."""
         if not any(k in data for k in ("status", "body", "raw", "fault")):
@@ -736,18 +620,10 @@ class Reply:
             error = bare.get("error")
             status = error.get("code", 500) if isinstance(error, dict) else 200
             return cls(status=status, body=bare)
-        known = {f.name for f in dataclasses.fields(cls)}
-        unknown = set(data) - known
-        if unknown:
-            raise ValueError(f"unknown reply keys: {sorted(unknown)}")
-        kwargs: dict[str, Any] = {k: copy.deepcopy(v) for k, v in data.items() if k != "release"}
-        if isinstance(kwargs.get("raw"), str):
-            kwargs["raw"] = kwargs["raw"].encode("utf-8", errors="surrogateescape")
-        if kwargs.get("chunks") is not None:
-            kwargs["chunks"] = tuple(kwargs["chunks"])
-        if kwargs.get("then") is not None:
-            kwargs["then"] = cls.from_json(kwargs["then"])
-        return cls(**kwargs)
+        reply = super().from_json(data)
+        if reply.chunks is None:
+            return reply
+        return dataclasses.replace(reply, chunks=tuple(reply.chunks))
 
 
 def _split_parts(body: JSON) -> list[JSON]:
@@ -786,586 +662,65 @@ blocked_prompt = Reply.blocked_prompt
 error = Reply.error
 
 
-def _no_script_reply(detail: str) -> Reply:
-    return Reply.error(500, f"emulator: no scripted reply ({detail})", status="INTERNAL")
-
-
 # --------------------------------------------------------------------------------------------
-# HTTP server
+# The emulator
 # --------------------------------------------------------------------------------------------
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    block_on_close = False  # the emulator tracks and joins its own connection threads
-    request_queue_size = 256
-
-    def __init__(self, address: tuple[str, int], emulator: GeminiEmulator) -> None:
-        self.emulator = emulator
-        super().__init__(address, _Handler)
-
-    def server_bind(self) -> None:
-        # HTTPServer.server_bind calls socket.getfqdn(), a reverse DNS lookup that can stall.
-        socketserver.TCPServer.server_bind(self)
-        host, port = self.server_address[:2]
-        self.server_name = str(host)
-        self.server_port = int(port)
-
-    def process_request(self, request: Any, client_address: Any) -> None:
-        # One daemon thread per connection, named so leaks are easy to spot.
-        thread = threading.Thread(
-            target=self.process_request_thread,
-            args=(request, client_address),
-            name=f"gemini-emulator:{self.server_port}:connection",
-            daemon=True,
-        )
-        thread.start()
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        # Client-side aborts (reset, broken pipe) are normal in fault tests: stay quiet.
-        exc = sys.exc_info()[1]
-        if isinstance(exc, OSError):
-            return
-        super().handle_error(request, client_address)
-
-
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    disable_nagle_algorithm = True  # TCP_NODELAY on every accepted socket
-    server_version = "gemini-emulator"
-    sys_version = ""
-    server: _Server
-    connection_id: int = 0
-
-    def setup(self) -> None:
-        super().setup()
-        self.connection_id = self.server.emulator._connection_opened(self.connection)
-
-    def finish(self) -> None:
-        try:
-            super().finish()
-        except OSError:
-            pass
-        finally:
-            self.server.emulator._connection_closed(self.connection)
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-    def _dispatch(self) -> None:
-        self.server.emulator._serve(self)
-
-    do_POST = _dispatch
-    do_GET = _dispatch
-    do_PUT = _dispatch
-    do_PATCH = _dispatch
-    do_DELETE = _dispatch
-
-
-class _Hold:
-    STOPPED = "stopped"
-    RELEASED = "released"
-    ELAPSED = "elapsed"
-    DISCONNECTED = "disconnected"
-
-
-class GeminiEmulator:
+class GeminiEmulator(core.HttpEmulator[RecordedRequest, Reply]):
     """A scripted Gemini REST endpoint on ``base_url``. Thread-safe; start/stop are idempotent."""
 
-    def __init__(
-        self,
-        host: str = "127.0.0.1",
-        port: int = 0,
-        *,
-        on_request: Callable[[RecordedRequest], None] | None = None,
-    ) -> None:
-        self.host = host
-        self.port = port
-        self._on_request = on_request
-        self._lock = threading.Lock()
-        self._changed = threading.Condition(self._lock)
-        self._queue: collections.deque[list[Any]] = collections.deque()  # [Reply, remaining]
-        self._responder: Responder | None = None
-        self._records: list[RecordedRequest] = []
-        self._problems: list[str] = []
-        self._disconnects: list[int] = []
-        self._connections: set[socket.socket] = set()
-        self._threads: set[threading.Thread] = set()
-        self._in_flight = 0
-        self._total_connections = 0
-        self._server: _Server | None = None
-        self._serve_thread: threading.Thread | None = None
-        self._stopping = threading.Event()
-        self._base_url: str | None = None
+    name: ClassVar[str] = "gemini-emulator"
+    record_class: ClassVar[type[exchange.RecordedRequest]] = RecordedRequest
+    reply_class: ClassVar[type[exchange.Reply]] = Reply
 
-    # ---------------------------------------------------------------- lifecycle
+    def route_of(self, method: str, path: str) -> str | None:
+        match = _PATH_RE.match(path) if method == "POST" else None
+        return match["action"] if match else None
 
-    def start(self) -> GeminiEmulator:
-        with self._lock:
-            if self._server is not None:
-                return self
-            self._stopping = threading.Event()
-            server = _Server((self.host, self.port), self)
-            self._server = server
-            port = server.server_port
-            self._base_url = f"http://{server.server_name}:{port}"
-        thread = threading.Thread(
-            target=server.serve_forever,
-            kwargs={"poll_interval": 0.05},
-            name=f"gemini-emulator:{port}",
-            daemon=True,
-        )
-        self._serve_thread = thread
-        thread.start()
-        return self
+    def describe_routes(self) -> str:
+        return "POST /{v1,v1beta}/models/{model}:generateContent or :streamGenerateContent"
 
-    def stop(self, timeout: float = 5.0) -> None:
-        """Stop serving, drop every connection (held ones included) and join the threads."""
-        with self._lock:
-            server, self._server = self._server, None
-            serve_thread, self._serve_thread = self._serve_thread, None
-            if server is None:
-                return
-            self._stopping.set()
-            self._changed.notify_all()
-        server.shutdown()
-        server.server_close()
-        with self._lock:
-            connections = list(self._connections)
-            threads = list(self._threads)
-        for conn in connections:
-            with contextlib.suppress(OSError):
-                conn.shutdown(socket.SHUT_RDWR)
-        deadline = time.monotonic() + timeout
-        for t in [*threads, *([serve_thread] if serve_thread else [])]:
-            if t is not threading.current_thread():  # stop() called from a responder
-                t.join(max(0.0, deadline - time.monotonic()))
+    def error_reply(self, status: int, message: str) -> Reply:
+        return Reply.error(status, message)
 
-    def __enter__(self) -> GeminiEmulator:
-        return self.start()
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()
-
-    @property
-    def running(self) -> bool:
-        return self._server is not None
-
-    @property
-    def base_url(self) -> str:
-        if self._base_url is None:
-            raise RuntimeError("GeminiEmulator not started")
-        return self._base_url
-
-    # ---------------------------------------------------------------- scripting
-
-    def enqueue(self, *replies: Reply) -> None:
-        """Append replies to the FIFO script (each answers ``reply.times`` requests)."""
-        for reply in replies:
-            if not isinstance(reply, Reply):
-                raise TypeError(f"expected Reply, got {type(reply).__name__}")
-        with self._lock:
-            for reply in replies:
-                self._queue.append([reply, reply.times])
-
-    def set_responder(self, fn: Responder | None) -> None:
-        """Answer with ``fn(request)`` whenever the queue is empty (the queue is consulted first).
-        ``fn`` runs on the connection's thread, possibly concurrently: keep it thread-safe."""
-        with self._lock:
-            self._responder = fn
-
-    def reset(self) -> None:
-        """Clear the script, the responder, the records, problems and disconnect flags."""
-        with self._lock:
-            self._queue.clear()
-            self._responder = None
-            self._records.clear()
-            self._problems.clear()
-            self._disconnects.clear()
-
-    @property
-    def pending(self) -> int:
-        """Scripted replies not yet consumed (None-times entries count once)."""
-        with self._lock:
-            return sum(1 if n is None else n for _, n in self._queue)
-
-    # ---------------------------------------------------------------- observation
-
-    @property
-    def requests(self) -> list[RecordedRequest]:
-        with self._lock:
-            return copy.deepcopy(self._records)
-
-    @property
-    def request_count(self) -> int:
-        """How many requests arrived (cheaper than `requests`, which copies them)."""
-        with self._lock:
-            return len(self._records)
-
-    def wait_for_requests(self, n: int, timeout: float = 5.0) -> list[RecordedRequest]:
-        """Block until at least ``n`` requests arrived; raise TimeoutError otherwise."""
-        with self._changed:
-            ok = self._changed.wait_for(lambda: len(self._records) >= n, timeout)
-            if not ok:
-                raise TimeoutError(f"expected {n} requests, got {len(self._records)}")
-            return copy.deepcopy(self._records)
-
-    def wait_for_disconnect(self, timeout: float = 5.0, count: int = 1) -> bool:
-        """True once ``count`` clients went away while their request was held (``hang``,
-        ``stall``, or during ``delay``) since the last ``reset()``."""
-        with self._changed:
-            return self._changed.wait_for(lambda: len(self._disconnects) >= count, timeout)
-
-    @property
-    def disconnected_requests(self) -> list[int]:
-        """Indices of requests whose client disconnected while the emulator held them."""
-        with self._lock:
-            return list(self._disconnects)
-
-    async def wait_for_requests_async(
-        self,
-        n: int,
-        timeout: float = 5.0,  # noqa: ASYNC109 (mirrors the sync API)
-    ) -> list[RecordedRequest]:
-        """``wait_for_requests`` for async tests: polls, so the event loop keeps running."""
-        deadline = time.monotonic() + timeout
-        while True:
-            with self._lock:
-                if len(self._records) >= n:
-                    return copy.deepcopy(self._records)
-                got = len(self._records)
-            if time.monotonic() >= deadline:
-                raise TimeoutError(f"expected {n} requests, got {got}")
-            await asyncio.sleep(0.005)
-
-    async def wait_for_disconnect_async(
-        self,
-        timeout: float = 5.0,  # noqa: ASYNC109 (mirrors the sync API)
-        count: int = 1,
-    ) -> bool:
-        """``wait_for_disconnect`` for async tests."""
-        deadline = time.monotonic() + timeout
-        while True:
-            with self._lock:
-                if len(self._disconnects) >= count:
-                    return True
-            if time.monotonic() >= deadline:
-                return False
-            await asyncio.sleep(0.005)
-
-    @property
-    def open_connections(self) -> int:
-        """TCP connections currently open (idle keep-alive ones included)."""
-        with self._lock:
-            return len(self._connections)
-
-    @property
-    def total_connections(self) -> int:
-        """TCP connections accepted since start (not cleared by ``reset()``)."""
-        with self._lock:
-            return self._total_connections
-
-    @property
-    def in_flight(self) -> int:
-        """Requests received and not yet fully answered (held ones included)."""
-        with self._lock:
-            return self._in_flight
-
-    def wait_until_idle(self, timeout: float = 5.0) -> bool:
-        """True once no request is in flight."""
-        with self._changed:
-            return self._changed.wait_for(lambda: self._in_flight == 0, timeout)
-
-    @property
-    def problems(self) -> list[str]:
-        """Requests answered with an emulator-made 500 (no script, responder crash) or 404."""
-        with self._lock:
-            return list(self._problems)
-
-    # ---------------------------------------------------------------- internals
-
-    def _connection_opened(self, conn: socket.socket) -> int:
-        with self._lock:
-            self._connections.add(conn)
-            self._threads.add(threading.current_thread())
-            self._total_connections += 1
-            self._changed.notify_all()
-            return self._total_connections
-
-    def _connection_closed(self, conn: socket.socket) -> None:
-        with self._lock:
-            self._connections.discard(conn)
-            self._threads.discard(threading.current_thread())
-            self._changed.notify_all()
-
-    def _record(self, h: _Handler, raw_body: bytes) -> RecordedRequest:
-        split = urlsplit(h.path)
-        m = _PATH_RE.match(split.path) if h.command == "POST" else None
-        try:
-            body: JSON = json.loads(raw_body) if raw_body else None
-        except ValueError:
-            body = None
-        query = {k: v[-1] for k, v in parse_qs(split.query, keep_blank_values=True).items()}
-        with self._lock:
-            rec = RecordedRequest(
-                index=len(self._records),
-                method=h.command,
-                path=split.path,
-                api_version=m["version"] if m else None,
-                model=m["model"] if m else None,
-                action=m["action"] if m else None,
-                query=query,
-                headers={k.lower(): v for k, v in h.headers.items()},
-                body=body,
-                raw_body=raw_body,
-                received_at=time.monotonic(),
-                connection_id=h.connection_id,
-            )
-            self._records.append(rec)
-            self._in_flight += 1
-            self._changed.notify_all()
-        if self._on_request is not None:
-            try:
-                self._on_request(copy.deepcopy(rec))
-            except Exception as exc:
-                with self._lock:
-                    self._problems.append(f"request #{rec.index}: on_request raised {exc!r}")
-        return rec
-
-    def _next_reply(self, rec: RecordedRequest) -> Reply:
-        with self._lock:
-            if self._queue:
-                entry = self._queue[0]
-                reply: Reply = entry[0]
-                if entry[1] is not None:
-                    entry[1] -= 1
-                    if entry[1] <= 0:
-                        self._queue.popleft()
-                return reply
-            responder = self._responder
-        if responder is None:
-            problem = f"request #{rec.index} {rec.path}: queue empty and no responder set"
-            with self._lock:
-                self._problems.append(problem)
-            return _no_script_reply("queue empty and no responder set")
-        try:
-            reply = responder(copy.deepcopy(rec))
-            if not isinstance(reply, Reply):
-                raise TypeError(f"responder returned {type(reply).__name__}, not Reply")
-            return reply
-        except Exception as exc:
-            with self._lock:
-                self._problems.append(f"request #{rec.index}: responder raised {exc!r}")
-            return Reply.error(500, f"emulator: responder raised {exc!r}", status="INTERNAL")
-
-    def _serve(self, h: _Handler) -> None:
-        try:
-            raw_body = _read_body(h)
-        except (OSError, ValueError):
-            h.close_connection = True
-            return
-        rec = self._record(h, raw_body)
-        try:
-            if rec.action is None:
-                with self._lock:
-                    self._problems.append(f"request #{rec.index}: {rec.method} {rec.path} -> 404")
-                reply = Reply.error(
-                    404,
-                    f"emulator: no route for {rec.method} {rec.path}; expected POST "
-                    "/{v1,v1beta}/models/{model}:generateContent or :streamGenerateContent",
-                    status="NOT_FOUND",
-                )
-            else:
-                reply = self._next_reply(rec)
-            self._execute(h, rec, reply)
-        except OSError:
-            h.close_connection = True
-        finally:
-            with self._lock:
-                self._in_flight -= 1
-                self._changed.notify_all()
-
-    def _hold(
-        self,
-        h: _Handler,
-        rec: RecordedRequest,
-        *,
-        seconds: float | None,
-        release: threading.Event | None,
-    ) -> str:
-        """Wait (``seconds``, or until released/stopped) while watching the socket for the
-        client going away. A selector, not select(): no FD_SETSIZE limit in big test runs."""
-        deadline = None if seconds is None else time.monotonic() + seconds
-        sock = h.connection
-        with selectors.DefaultSelector() as selector:
-            try:
-                selector.register(sock, selectors.EVENT_READ)
-            except (OSError, ValueError):
-                return _Hold.DISCONNECTED if not self._stopping.is_set() else _Hold.STOPPED
-            while True:
-                if self._stopping.is_set():
-                    return _Hold.STOPPED
-                if release is not None and release.is_set():
-                    return _Hold.RELEASED
-                step = _POLL
-                if deadline is not None:
-                    remaining = deadline - time.monotonic()
-                    if remaining <= 0:
-                        return _Hold.ELAPSED
-                    step = min(step, remaining)
-                if not selector.select(step):
-                    continue
-                if self._stopping.is_set():
-                    return _Hold.STOPPED
-                try:
-                    peek = sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT)
-                except BlockingIOError:
-                    continue
-                except OSError:
-                    peek = b""
-                if not peek:
-                    with self._lock:
-                        self._disconnects.append(rec.index)
-                        self._changed.notify_all()
-                    return _Hold.DISCONNECTED
-                time.sleep(step)  # pipelined bytes of a next request: leave them
-
-    def _execute(self, h: _Handler, rec: RecordedRequest, reply: Reply) -> None:
-        if reply.delay > 0:
-            outcome = self._hold(h, rec, seconds=reply.delay, release=None)
-            if outcome in (_Hold.STOPPED, _Hold.DISCONNECTED):
-                h.close_connection = True
-                return
-        if reply.fault == "hang":
-            outcome = self._hold(h, rec, seconds=None, release=reply.release)
-            if outcome == _Hold.RELEASED and reply.then is not None:
-                self._execute(h, rec, reply.then)
-            else:
-                h.close_connection = True
-            return
-        if reply.fault == "close":
-            h.close_connection = True
-            return
-        if reply.fault == "reset":
-            _reset_connection(h)
-            return
+    def _write_reply(self, h: Handler, rec: RecordedRequest, reply: exchange.Reply) -> None:
         # Streamed 200s become SSE, unless only raw bytes were given (HTML page, short body).
         # truncated_json has both: raw for unary, one broken SSE event for streamed requests.
         if (
-            rec.stream
+            isinstance(reply, Reply)
+            and rec.stream
             and reply.status == 200
             and reply.fault != "short_body"
             and (reply.raw is None or reply.chunks is not None)
         ):
             self._send_sse(h, rec, reply)
-            return
-        body = (
-            reply.raw if reply.raw is not None else _dump(reply.body, pretty=True).encode("utf-8")
-        )
-        headers = [("Content-Type", reply.content_type), ("Content-Length", str(len(body)))]
-        if reply.fault == "short_body":
-            keep = reply.keep_bytes if reply.keep_bytes is not None else len(body) // 2
-            head = _head_bytes(h, reply.status, headers, reply.headers, close=True)
-            h.wfile.write(head + body[:keep])
-            h.close_connection = True
-            return
-        if reply.fault == "stall":
-            half = len(body) // 2
-            head = _head_bytes(h, reply.status, headers, reply.headers)
-            h.wfile.write(head + body[:half])
-            if self._hold(h, rec, seconds=None, release=reply.release) == _Hold.RELEASED:
-                h.wfile.write(body[half:])
-            else:
-                h.close_connection = True
-            return
-        h.wfile.write(_head_bytes(h, reply.status, headers, reply.headers) + body)
+        else:
+            super()._write_reply(h, rec, reply)
 
-    def _send_sse(self, h: _Handler, rec: RecordedRequest, reply: Reply) -> None:
+    def _send_sse(self, h: Handler, rec: RecordedRequest, reply: Reply) -> None:
         chunks = reply.chunks if reply.chunks is not None else (reply.body,)
         headers = [
             ("Content-Type", "text/event-stream"),
             ("Transfer-Encoding", "chunked"),
             ("Cache-Control", "no-cache"),
         ]
-        h.wfile.write(_head_bytes(h, 200, headers, reply.headers))
+        h.wfile.write(head_bytes(h, 200, headers, reply.headers))
         for i, chunk in enumerate(chunks):
             if reply.fault == "stall" and i == reply.stall_after:
-                if self._hold(h, rec, seconds=None, release=reply.release) != _Hold.RELEASED:
-                    h.close_connection = True
+                if not self._hold_released(h, rec, reply):
                     return
-            elif i > 0 and reply.chunk_delay > 0:
-                outcome = self._hold(h, rec, seconds=reply.chunk_delay, release=None)
-                if outcome != _Hold.ELAPSED:
-                    h.close_connection = True
-                    return
-            data = chunk if isinstance(chunk, str) else _dump(chunk, pretty=False)
-            _write_chunk(h, f"data: {data}\r\n\r\n".encode())
+            elif i > 0 and reply.chunk_delay > 0 and not self._waited(h, rec, reply.chunk_delay):
+                return
+            data = chunk if isinstance(chunk, str) else _one_line(chunk)
+            write_chunk(h, f"data: {data}\r\n\r\n".encode())
         if (
             reply.fault == "stall"
             and len(chunks) <= reply.stall_after
-            and self._hold(h, rec, seconds=None, release=reply.release) != _Hold.RELEASED
+            and not self._hold_released(h, rec, reply)
         ):
-            h.close_connection = True
             return
         h.wfile.write(b"0\r\n\r\n")
-
-
-def _read_body(h: _Handler) -> bytes:
-    if "chunked" in h.headers.get("Transfer-Encoding", "").lower():
-        out = bytearray()
-        while True:
-            size_line = h.rfile.readline(65537)
-            size = int(size_line.split(b";")[0].strip() or b"0", 16)
-            if size == 0:
-                while h.rfile.readline(65537) not in (b"\r\n", b"\n", b""):
-                    pass  # trailers
-                return bytes(out)
-            out += h.rfile.read(size)
-            h.rfile.readline(65537)
-    length = int(h.headers.get("Content-Length") or 0)
-    return h.rfile.read(length) if length > 0 else b""
-
-
-def _head_bytes(
-    h: _Handler,
-    status: int,
-    headers: list[tuple[str, str]],
-    extra: Mapping[str, str],
-    *,
-    close: bool = False,
-) -> bytes:
-    """The status line and headers (written together with the body: one send, no Nagle wait)."""
-    try:
-        reason = http.HTTPStatus(status).phrase
-    except ValueError:
-        reason = "Unknown"
-    lines = [f"HTTP/1.1 {status} {reason}", f"Date: {h.date_time_string()}"]
-    lines += [f"{k}: {v}" for k, v in headers]
-    lines += [f"{k}: {v}" for k, v in extra.items()]
-    if close or h.close_connection:
-        lines.append("Connection: close")
-    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
-
-
-def _write_chunk(h: _Handler, data: bytes) -> None:
-    h.wfile.write(f"{len(data):x}\r\n".encode("ascii") + data + b"\r\n")
-
-
-def _reset_connection(h: _Handler) -> None:
-    """Abort with a TCP RST: SO_LINGER 0, then really close the fd now."""
-    h.close_connection = True
-    sock = h.connection
-    try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-        h.rfile.close()  # drop the makefile() reference so close() closes the fd
-        sock.close()
-    except OSError:
-        pass
 
 
 # --------------------------------------------------------------------------------------------
@@ -1375,60 +730,11 @@ def _reset_connection(h: _Handler) -> None:
 
 def load_script(path: str) -> list[Reply]:
     """Read a JSON list of replies (see :meth:`Reply.from_json`)."""
-    with open(path, encoding="utf-8") as f:
-        data = json.load(f)
-    if not isinstance(data, list):
-        raise ValueError("script must be a JSON list of replies")
-    return [Reply.from_json(item) for item in data]
+    return exchange.load_script(path, Reply)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m tests.fakes.gemini_emulator",
-        description="Serve a scripted Gemini REST API. Prints the base URL on the first line.",
-    )
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=0)
-    parser.add_argument("--script", help="JSON file: a list of replies, served in order")
-    parser.add_argument(
-        "--record", help="append each request as a JSON line to this file ('-' for stderr)"
-    )
-    args = parser.parse_args(argv)
-
-    record_file = None
-    if args.record == "-":
-        record_file = sys.stderr
-    elif args.record:
-        record_file = open(args.record, "a", encoding="utf-8")  # noqa: SIM115
-    record_lock = threading.Lock()
-
-    def on_request(rec: RecordedRequest) -> None:
-        if record_file is not None:
-            with record_lock:
-                record_file.write(json.dumps(rec.to_json(), ensure_ascii=False) + "\n")
-                record_file.flush()
-
-    stop = threading.Event()
-
-    def on_signal(signum: int, frame: FrameType | None) -> None:
-        stop.set()
-
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGINT, on_signal)
-
-    emulator = GeminiEmulator(args.host, args.port, on_request=on_request)
-    if args.script:
-        emulator.enqueue(*load_script(args.script))
-    emulator.start()
-    print(emulator.base_url, flush=True)
-    try:
-        while not stop.wait(0.5):
-            pass
-    finally:
-        emulator.stop()
-        if record_file is not None and record_file is not sys.stderr:
-            record_file.close()
-    return 0
+    return core.main(GeminiEmulator, argv, prog="python -m tests.fakes.gemini_emulator")
 
 
 if __name__ == "__main__":

@@ -25,8 +25,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeAlias
 
-from tests.fakes import http_emulator
-from tests.fakes.http_emulator import HttpEmulator, RecordedRequest
+from tests.fakes import emulator_core as core
+from tests.fakes import exchange
+from tests.fakes.emulator_core import HttpEmulator
+from tests.fakes.exchange import RecordedRequest
 
 __all__ = ["Call", "ChatRequest", "OpenAIEmulator", "Reply"]
 
@@ -116,7 +118,7 @@ def completion_body(
 
 
 @dataclass(frozen=True)
-class Reply(http_emulator.Reply):
+class Reply(exchange.Reply):
     """A scripted answer; builders for Chat Completions replies and OpenAI errors."""
 
     @classmethod
@@ -150,7 +152,7 @@ class Reply(http_emulator.Reply):
                     "function": {"name": call.name, "arguments": arguments},
                 }
             )
-        message = {"role": "assistant", "content": content, "refusal": None}
+        message: dict[str, Any] = {"role": "assistant", "content": content, "refusal": None}
         message["tool_calls"] = tool_calls
         return cls.finish(
             finish_reason, message, usage=usage, cached_tokens=cached_tokens, model=model
@@ -333,7 +335,7 @@ class OpenAIEmulator(HttpEmulator[ChatRequest, Reply]):
 
     name: ClassVar[str] = "openai-emulator"
     record_class: ClassVar[type[RecordedRequest]] = ChatRequest
-    reply_class: ClassVar[type[http_emulator.Reply]] = Reply
+    reply_class: ClassVar[type[exchange.Reply]] = Reply
     routes: ClassVar[Mapping[tuple[str, str], str]] = {
         ("POST", "/v1/chat/completions"): "chat.completions"
     }
@@ -346,4 +348,4 @@ class OpenAIEmulator(HttpEmulator[ChatRequest, Reply]):
 
 
 if __name__ == "__main__":
-    sys.exit(http_emulator.main(OpenAIEmulator))
+    sys.exit(core.main(OpenAIEmulator, prog="python -m tests.fakes.openai_emulator"))

@@ -1,9 +1,9 @@
 # ruff: noqa: E501 (node ids are kept whole, one per line, so that they can be searched for)
-"""The fault catalogue of RELIABILITY.md as data: every fault line, and the tests that make it
-happen and check the expected behaviour.
+"""The fault catalogue of the reliability brief (`catalogue.md`, next to this module) as data:
+every fault line, and the tests that make it happen and check the expected behaviour.
 
-`tests/reliability/test_catalogue.py` keeps this honest: every line of the document has an
-entry, and every test named here exists. The figures of RELIABILITY_REPORT.md come from this
+`tests/reliability/test_catalogue.py` keeps this honest: every fault line of the document has
+an entry, and every test named here exists. The figures of RELIABILITY_REPORT.md come from this
 module:
 
     .venv/bin/python -m tests.reliability.catalogue          # coverage: faults, tests, levels
@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
-DOCUMENT = ROOT.parent / "shared" / "RELIABILITY.md"
+DOCUMENT = Path(__file__).with_name("catalogue.md")
 
 E2E = "tests/e2e/"
 REL = "tests/reliability/"
@@ -36,7 +36,7 @@ class Fault:
     id: str
     category: str
     text: str
-    """The line of RELIABILITY.md, as written there (markdown included)."""
+    """The line of the document, as written there (markdown included)."""
     tests: tuple[str, ...]
     note: str = ""
 
@@ -516,7 +516,11 @@ CATALOGUE: tuple[Fault, ...] = (
         "concurrency-shutdown",
         "Concurrency",
         "`shutdown` during a run → nothing applied afterwards",
-        _t(E2E + "test_lsp_cancel.py::test_shutdown_during_a_run_applies_nothing"),
+        _t(
+            E2E + "test_lsp_cancel.py::test_shutdown_during_a_run_applies_nothing",
+            E2E + "test_lsp_lifecycle.py::test_exit_while_a_cancelled_edit_unwinds_ends_the_server",
+        ),
+        note="The server and its session process then exit, also when `exit` follows at once.",
     ),
     Fault(
         "concurrency-soak",
@@ -577,7 +581,7 @@ CATALOGUE: tuple[Fault, ...] = (
 
 
 # ------------------------------------------------------------------------------------------
-# Reading RELIABILITY.md, and the figures
+# Reading the document, and the figures
 # ------------------------------------------------------------------------------------------
 
 
@@ -675,7 +679,7 @@ def run() -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="The fault catalogue of RELIABILITY.md.")
+    parser = argparse.ArgumentParser(description="The fault catalogue of catalogue.md.")
     parser.add_argument("--run", action="store_true", help="run every test it names")
     args = parser.parse_args(argv)
     print(coverage())

@@ -3,31 +3,17 @@ transport and model-output fault tests)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, get_args
 
 from server.events import SessionEvent
-from server.outcome import SessionOutcome
+from server.outcome import Reason, SessionOutcome
 from server.providers.select import ProviderHub
 from server.session import EditRequest, run_session
 from server.settings import Settings
 from tests.conftest import TEST_KEY
 from tests.session.scripts import KEY_VARIABLE
 
-CONTRACT_REASONS = {
-    "task_failed",
-    "max_turns",
-    "model_error",
-    "auth",
-    "quota",
-    "blocked",
-    "document_changed",
-    "client_rejected",
-    "cancelled",
-    "busy",
-    "invalid_request",
-    "too_large",
-    "config",
-}
+CONTRACT_REASONS: frozenset[str] = frozenset(get_args(Reason))
 
 
 _HUBS: dict[str, ProviderHub] = {}

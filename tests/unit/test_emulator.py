@@ -20,6 +20,7 @@ import pytest
 from google import genai
 from google.genai import errors, types
 
+from tests.fakes.exchange import Served
 from tests.fakes.gemini_emulator import (
     FINISH_REASONS,
     Call,
@@ -833,6 +834,27 @@ def test_start_stop_are_idempotent_and_release_held_connections() -> None:
     with pytest.raises(ConnectionRefusedError):
         socket.create_connection(("127.0.0.1", port), timeout=1).close()
     assert not [t for t in threading.enumerate() if t.name.startswith(f"gemini-emulator:{port}")]
+
+
+async def test_on_served_sees_each_answered_request_before_it_counts_as_idle() -> None:
+    served: list[Served[RecordedRequest, Reply]] = []
+
+    def account(entry: Served[RecordedRequest, Reply]) -> None:
+        served.append(entry)
+        emulator.clear_requests()  # what a benchmark does to drop 10 MB bodies
+
+    emulator = GeminiEmulator(on_served=account)
+    with emulator:
+        emulator.enqueue(Reply.text("one"), Reply.error(503).delayed(0.05))
+        own = make_client(emulator)
+        assert (await generate(own, "first")).text == "one"
+        with pytest.raises(errors.ServerError):
+            await generate(own, "second")
+        assert emulator.wait_until_idle()
+        assert [(s.request.index, s.reply.status) for s in served] == [(0, 200), (0, 503)]
+        assert served[1].request.contents[0]["parts"] == [{"text": "second"}]
+        assert emulator.requests == []
+        assert emulator.problems == []
 
 
 def test_standalone_cli_serves_a_script(tmp_path: Path) -> None:

@@ -1,0 +1,23 @@
+"""The failure `reason` codes are the contract's: copied here from CONTRACT.md, so that changing
+`server.outcome.Reason` is a decision, not an accident."""
+
+from __future__ import annotations
+
+import re
+from typing import get_args
+
+from server.outcome import Reason
+
+# CONTRACT.md, "The LSP command", the result's `reason` field, as written there.
+CONTRACT_TEXT = (
+    "`task_failed`, `max_turns`, `model_error`, `auth`, `quota`, `blocked`, `document_changed`, "
+    "`client_rejected`, `cancelled`, `busy`, `invalid_request`, `too_large`, `config`"
+)
+
+
+def test_reason_codes_are_the_contracts() -> None:
+    contract = re.findall(r"`(\w+)`", CONTRACT_TEXT)
+    codes = get_args(Reason)
+    assert len(contract) == 13
+    assert len(set(codes)) == len(codes)
+    assert set(codes) == set(contract)
