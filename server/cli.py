@@ -1,15 +1,36 @@
-"""Console entry point: `complex-edit lsp|edit|mcp`. Parses arguments and delegates."""
+"""Console entry point: `complex-edit lsp|edit|mcp`. Parses arguments and delegates.
+
+Ctrl-C at any moment once `main` runs (imports, settings, the model call) ends the command
+with status 130 and no traceback; for `edit` it prints the usual one-line result. Only what the
+interpreter has mostly loaded already is imported at module level, so that `main` starts as
+early as it can.
+"""
 
 from __future__ import annotations
 
-import argparse
-import logging
+import contextlib
 import sys
+from typing import TYPE_CHECKING, NoReturn
 
 from server import __version__
 
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Iterator
+
+    from server.settings import SettingsLayer
+
+EXIT_INTERRUPTED = 130
+INTERRUPTED = "Interrupted; the file was not changed."
+LSP_ON_A_TERMINAL = (
+    "complex-edit lsp: this is a language server; it waits for an editor to talk to it over "
+    "stdin/stdout (see the README to set up Neovim or VS Code). Press Ctrl-C or Ctrl-D to stop."
+)
+
 
 def _parser() -> argparse.ArgumentParser:
+    import argparse
+
     parser = argparse.ArgumentParser(
         prog="complex-edit",
         description="An editing sub-agent: one instruction, one document, minimal edits.",
@@ -70,9 +91,15 @@ def _add_setting_flags(parser: argparse.ArgumentParser) -> None:
         group.add_argument(flag, dest=f"setting_{setting}", type=kind, metavar=metavar, help=text)
 
 
-def setting_overrides(args: argparse.Namespace) -> dict[str, object]:
-    """The settings layer given by the flags (camelCase keys; None = not given)."""
-    return {setting: getattr(args, f"setting_{setting}") for _, setting, *_ in _SETTING_FLAGS}
+def setting_overrides(args: argparse.Namespace) -> SettingsLayer:
+    """The settings layer given by the flags (camelCase keys; None = not given); a bad value
+    is reported with the flag's name."""
+    from server.settings import SettingsLayer
+
+    return SettingsLayer.flags(
+        {setting: getattr(args, f"setting_{setting}") for _, setting, *_ in _SETTING_FLAGS},
+        {setting: flag for flag, setting, *_ in _SETTING_FLAGS},
+    )
 
 
 def _add_edit_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -135,6 +162,8 @@ def _add_mcp_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser
 
 
 def configure_logging(level: str) -> None:
+    import logging
+
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     root = logging.getLogger()
@@ -159,6 +188,8 @@ def _run_lsp(args: argparse.Namespace) -> int:
             return 2
         server.start_tcp(host, int(port))
     else:
+        if sys.stdin.isatty():
+            print(LSP_ON_A_TERMINAL, file=sys.stderr, flush=True)
         server.start_io()
     return 0
 
@@ -177,9 +208,31 @@ def _run_mcp(args: argparse.Namespace) -> int:
     return serve(args.root, setting_overrides(args))
 
 
+# The modules each command needs, loaded while Ctrl-C is deferred (`_ctrl_c_deferred`).
+_COMMAND_MODULES: dict[str, tuple[str, ...]] = {
+    "lsp": ("server.lsp", "server.lsp_log"),
+    "edit": ("server.cli_edit",),
+    "mcp": ("server.mcp_server",),
+    "eval": ("server.eval.cli",),
+}
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = _parser()
-    args = parser.parse_args(argv)
+    words = sys.argv[1:] if argv is None else argv
+    try:
+        return _dispatch(words)
+    except KeyboardInterrupt:
+        _interrupted(words)
+
+
+def _dispatch(argv: list[str]) -> int:
+    import importlib
+
+    with _ctrl_c_deferred():
+        parser = _parser()
+        args = parser.parse_args(argv)
+        for module in _COMMAND_MODULES.get(args.command, ()):
+            importlib.import_module(module)
     if args.command == "lsp":
         return _run_lsp(args)
     if args.command == "edit":
@@ -192,6 +245,53 @@ def main(argv: list[str] | None = None) -> int:
         return run_eval(args)
     parser.print_help(sys.stderr)
     return 2
+
+
+@contextlib.contextmanager
+def _ctrl_c_deferred() -> Iterator[None]:
+    """Ctrl-C is recorded while the body runs and raised as KeyboardInterrupt after it.
+
+    For the loading of modules: raised inside an import, KeyboardInterrupt can leave a module
+    half-initialized or come out as another error (pydantic turns it into a SchemaError).
+    Loading takes a fraction of a second. Nothing changes when Ctrl-C is not Python's to
+    handle (ignored by whoever started the process)."""
+    import signal
+
+    if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        yield
+        return
+    received: list[int] = []
+    signal.signal(signal.SIGINT, lambda signum, _frame: received.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    if received:
+        raise KeyboardInterrupt
+
+
+def _interrupted(argv: list[str]) -> NoReturn:
+    """Ctrl-C that the command did not handle itself: exit 130 without a traceback. For `edit`
+    this is before the model call (later ones it reports itself): print its usual result."""
+    import os
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not interrupt this
+    if next((word for word in argv if not word.startswith("-")), None) == "edit":
+        if "--json" in argv:
+            import json
+
+            from server.result import EditResult
+
+            wire = EditResult.failure("cancelled", INTERRUPTED).to_wire()
+            sys.stdout.write(json.dumps(wire, ensure_ascii=False, indent=2) + "\n")
+        sys.stderr.write(f"complex-edit: {INTERRUPTED} [cancelled]\n")
+    sys.stdout.flush()
+    sys.stderr.flush()
+    # Leave at once: nothing is left to clean up, and CPython turns a KeyboardInterrupt raised
+    # inside exec'd source (dataclasses, namedtuple) into death by SIGINT at a normal exit,
+    # even when it was caught.
+    os._exit(EXIT_INTERRUPTED)
 
 
 if __name__ == "__main__":

@@ -59,14 +59,19 @@ def run_edit(args: argparse.Namespace, overrides: Mapping[str, Any]) -> int:
         selection=selection,
         label=args.path,
     )
+    main = _stop_on_sigterm(run)
     try:
-        result = asyncio.run(_stop_on_sigterm(run))
+        result = asyncio.run(main)
     except EditRefused as exc:
         return printer.finish(exc.result(), EXIT_USAGE)
     except KeyboardInterrupt:
+        main.close()  # Ctrl-C before the loop started them: no "never awaited" warnings
+        run.close()
         return printer.finish(_interrupted(), EXIT_INTERRUPTED)
     except asyncio.CancelledError:
         return printer.finish(_interrupted(), EXIT_TERMINATED)
+    # The result stands: a Ctrl-C from here on must not report "not changed" after a write.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     return printer.finish(result, exit_status(result))
 
 

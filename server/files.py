@@ -6,15 +6,16 @@ binary and refused; so does a size over the limit. The text keeps its line endin
 newline as they are, so writing the unchanged text back gives the same bytes.
 
 ``write_atomic`` writes a temporary file in the same directory, fsyncs it, gives it the original
-mode, checks that the file on disk still holds exactly the bytes that were read, then renames
-over it and fsyncs the directory. A crash or kill at any point leaves the old or the new
-content, never a mix; a failure leaves the original file byte-identical.
+mode, checks that the file on disk still holds exactly the bytes that were read (and is still
+writable), then renames over it and fsyncs the directory. A crash or kill at any point leaves
+the old or the new content, never a mix; a failure leaves the original file byte-identical.
 """
 
 from __future__ import annotations
 
 import codecs
 import contextlib
+import errno
 import os
 import stat
 import tempfile
@@ -25,6 +26,7 @@ from server.outcome import Reason
 
 BOM = "\ufeff"
 TEMP_SUFFIX = ".complex-edit.tmp"
+WRITE_BITS = stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH
 
 
 class FileRefused(Exception):
@@ -106,22 +108,36 @@ def read_text_file(path: Path, max_bytes: int, name: str | None = None) -> TextF
 
 
 def check_writable(path: Path, name: str | None = None) -> None:
-    """Refuse early when the file or its directory cannot be written by this process."""
+    """Refuse early when the file or its directory is read-only.
+
+    The mode bits count as well as `os.access`: root may write anything, but a file (or a
+    directory) without a single write bit was made read-only on purpose and is left alone.
+    """
     shown = name or str(path)
-    if not os.access(path, os.W_OK):
+    if not _writable(path, os.W_OK):
         raise FileRefused("invalid_request", f"{shown} is read-only; it is not edited.")
-    if not os.access(path.parent, os.W_OK | os.X_OK):
+    if not _writable(path.parent, os.W_OK | os.X_OK):
         raise FileRefused(
             "invalid_request",
-            f"The directory of {shown} is not writable; the file cannot be replaced atomically.",
+            f"The directory of {shown} is read-only; the file cannot be replaced atomically, "
+            "so it is not edited.",
         )
+
+
+def _writable(path: Path, access: int) -> bool:
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return bool(mode & WRITE_BITS) and os.access(path, access)
 
 
 def write_atomic(path: Path, data: bytes, expected: bytes, mode: int) -> None:
     """Replace `path` with `data` if it still holds exactly `expected`.
 
     Raises FileChanged (nothing written) when the file changed or disappeared, OSError when the
-    file system refuses; the original file is untouched in both cases.
+    file system refuses or the file was made read-only meanwhile; the original file is
+    untouched in all cases.
     """
     directory = path.parent
     fd, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=TEMP_SUFFIX, dir=directory)
@@ -135,6 +151,8 @@ def write_atomic(path: Path, data: bytes, expected: bytes, mode: int) -> None:
         _keep_owner(temp_name, path)
         if _current_bytes(path, len(expected)) != expected:
             raise FileChanged(f"{path} changed on disk while the edit was running.")
+        if not _writable(path, os.W_OK):
+            raise PermissionError(errno.EACCES, "it was made read-only during the edit", str(path))
         os.replace(temp_name, path)
         temp = None
         _fsync_directory(directory)

@@ -9,6 +9,7 @@ the tool's task on `notifications/cancelled`) writes nothing.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import os
 import sys
@@ -17,8 +18,9 @@ from pathlib import Path
 from typing import Annotated, Any
 
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import Field
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import CallToolResult, InputRequiredResult, TextContent, ToolAnnotations
+from pydantic import Field, ValidationError
 
 from server import __version__
 from server.events import SessionEvent, describe
@@ -97,6 +99,49 @@ class ProgressRelay:
                 log.debug("progress notification failed: %r", exc)
 
 
+class EditServer(MCPServer):
+    """The SDK's server, except that arguments failing the tool's schema answer like every
+    other failure (`reason: invalid_request` and a sentence naming the argument), not with
+    pydantic's own report."""
+
+    def __init__(self, env: Mapping[str, str], **options: Any) -> None:
+        super().__init__(**options)
+        self._env = env
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context | None = None
+    ) -> CallToolResult | InputRequiredResult:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            if name != TOOL_NAME or not isinstance(exc.__cause__, ValidationError):
+                raise
+            problems = exc.__cause__.errors()
+            log.info("rejected the arguments %s", sorted({_argument(p["loc"]) for p in problems}))
+            refused = EditResult.failure("invalid_request", invalid_arguments(problems))
+            given = arguments.get("path")
+            return tool_result(refused, self._env, given if isinstance(given, str) else "The file")
+
+
+def invalid_arguments(problems: Sequence[Mapping[str, Any]]) -> str:
+    """One sentence per invalid argument, with the value given when it is short."""
+    sentences = []
+    for problem in problems:
+        name = _argument(problem["loc"])
+        if problem["type"] == "missing":
+            sentences.append(f"The argument {name} is missing; it is required.")
+            continue
+        shown = json.dumps(problem.get("input"), ensure_ascii=False, default=str)
+        got = f" (got {shown})" if len(shown) <= 40 else ""
+        detail = str(problem["msg"]).rstrip(".")
+        sentences.append(f"The argument {name} is invalid: {detail[:1].lower()}{detail[1:]}{got}.")
+    return " ".join(sentences) or "The arguments are invalid."
+
+
+def _argument(location: Sequence[Any]) -> str:
+    return ".".join(str(part) for part in location) or "(all)"
+
+
 def build_server(
     roots: Roots,
     settings: Settings | SettingsError,
@@ -105,7 +150,8 @@ def build_server(
 ) -> MCPServer:
     """The MCP server for `roots`. A settings or provider problem is answered per call
     (reason `config`), as the language server does, so the server always starts."""
-    server: MCPServer = MCPServer(
+    server = EditServer(
+        env,
         name="complex-edit",
         title="complex-edit",
         version=__version__,

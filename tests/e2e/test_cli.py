@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import json
 import os
+import pty
+import select
 import signal
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -501,3 +504,286 @@ def test_sigterm_during_the_model_call_writes_nothing(
     assert json.loads(stdout)["reason"] == "cancelled"
     assert path.read_bytes() == DOC
     assert _leftovers(tmp_path) == []
+
+
+# ------------------------------------------------------------------------------------------
+# a bad setting names the flag or variable that set it; retries show on stderr
+# ------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "named"),
+    [
+        (["--provider", "nobody"], {}, "setting 'provider' (--provider)"),
+        (["--max-turns", "0"], {"COMPLEX_EDIT_MAX_TURNS": "3"}, "setting 'maxTurns' (--max-turns)"),
+        (
+            ["--request-timeout-seconds", "-1"],
+            {},
+            "setting 'requestTimeoutSeconds' (--request-timeout-seconds)",
+        ),
+        ([], {"COMPLEX_EDIT_PROVIDER": "nobody"}, "setting 'provider' (COMPLEX_EDIT_PROVIDER)"),
+    ],
+    ids=["flag", "flag-over-env", "long-flag", "env"],
+)
+def test_a_bad_setting_names_the_flag_or_variable_that_set_it(
+    args: list[str],
+    env: dict[str, str | None],
+    named: str,
+    emulator: GeminiEmulator,
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "named.py"
+    path.write_bytes(DOC)
+    proc = subprocess.run(
+        cli_command("named.py", ["--prompt", "x", "--json", *args]),
+        cwd=tmp_path,
+        env=cli_env(emulator.base_url, env),
+        capture_output=True,
+        timeout=RUN_TIMEOUT,
+        check=False,
+    )
+    assert proc.returncode == 2, proc.stderr
+    result = json.loads(proc.stdout)
+    assert result["reason"] == "config"
+    assert named in result["error"]
+    assert named in proc.stderr.decode("utf-8")
+    assert ("COMPLEX_EDIT_" in named) == ("COMPLEX_EDIT_" in result["error"])
+    assert path.read_bytes() == DOC
+    assert emulator.requests == []
+
+
+def test_eval_names_the_flag_of_a_bad_setting(emulator: GeminiEmulator, tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "server", "eval", "--provider", "nobody", "--limit", "1"],
+        cwd=tmp_path,
+        env=cli_env(emulator.base_url),
+        capture_output=True,
+        timeout=RUN_TIMEOUT,
+        check=False,
+    )
+    assert proc.returncode == 2, proc.stderr
+    assert "setting 'provider' (--provider)" in proc.stderr.decode("utf-8")
+    assert emulator.requests == []
+
+
+def test_a_retry_is_shown_on_stderr(emulator: GeminiEmulator, tmp_path: Path) -> None:
+    path = tmp_path / "retried.py"
+    path.write_bytes(DOC)
+    emulator.enqueue(Reply.rate_limited(retry_delay="0.2s"), RENAME)
+    proc = subprocess.run(
+        cli_command("retried.py", ["--prompt", "rename", "--max-retries", "2"]),
+        cwd=tmp_path,
+        env=cli_env(emulator.base_url),
+        capture_output=True,
+        timeout=RUN_TIMEOUT,
+        check=False,
+    )
+    stderr = proc.stderr.decode("utf-8")
+    assert proc.returncode == 0, stderr
+    assert "complex-edit: Turn 1/8 · rate limited; retry 1/2 in 0.2 s\n" in stderr
+    assert path.read_bytes() == RENAMED
+    assert len(emulator.requests) == 2
+
+
+# ------------------------------------------------------------------------------------------
+# read-only files (even for root), Ctrl-C at any moment, `lsp` started by hand on a terminal
+# ------------------------------------------------------------------------------------------
+
+INTERRUPTED_LINE = "complex-edit: Interrupted; the file was not changed. [cancelled]"
+
+
+def _lock(directory: Path, path: Path, locked: str) -> None:
+    if locked == "file":
+        path.chmod(0o444)
+    else:
+        directory.chmod(0o555)
+
+
+@pytest.mark.parametrize("locked", ["file", "directory"])
+def test_a_read_only_file_or_directory_is_refused_before_the_model(
+    emulator: GeminiEmulator, tmp_path: Path, locked: str
+) -> None:
+    """The tests run as root here: os.access allows everything, the mode bits do not."""
+    directory = tmp_path / "locked"
+    directory.mkdir()
+    path = directory / "ro.py"
+    path.write_bytes(DOC)
+    emulator.enqueue(RENAME)
+    _lock(directory, path, locked)
+    try:
+        proc = subprocess.run(
+            cli_command("ro.py", ["--prompt", "rename", "--json"]),
+            cwd=directory,
+            env=cli_env(emulator.base_url),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=RUN_TIMEOUT,
+            check=False,
+        )
+        mode = path.stat().st_mode & 0o777
+    finally:
+        directory.chmod(0o755)
+    assert proc.returncode == 2, proc.stderr
+    result = json.loads(proc.stdout)
+    assert result["reason"] == "invalid_request"
+    assert "read-only" in result["error"]
+    assert "[invalid_request]" in proc.stderr.decode("utf-8")
+    assert emulator.requests == []
+    assert path.read_bytes() == DOC
+    assert mode == (0o444 if locked == "file" else 0o644)
+    assert _leftovers(directory) == []
+
+
+def test_a_dry_run_of_a_read_only_file_still_shows_the_diff(
+    emulator: GeminiEmulator, tmp_path: Path
+) -> None:
+    path = tmp_path / "ro_dry.py"
+    path.write_bytes(DOC)
+    path.chmod(0o444)
+    emulator.enqueue(RENAME)
+    proc = subprocess.run(
+        cli_command("ro_dry.py", ["--prompt", "rename", "--dry-run"]),
+        cwd=tmp_path,
+        env=cli_env(emulator.base_url),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        timeout=RUN_TIMEOUT,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "+def bar():" in proc.stdout.decode("utf-8")
+    assert path.read_bytes() == DOC
+
+
+def _imported(line: str) -> str | None:
+    """The module an `-X importtime` line reports, or None for any other line."""
+    if not line.startswith("import time:"):
+        return None
+    return line.rsplit("|", 1)[-1].strip()
+
+
+def _wait_for_import(proc: subprocess.Popen[bytes], module: str) -> list[str]:
+    assert proc.stderr is not None
+    seen: list[str] = []
+    for raw in proc.stderr:
+        line = raw.decode("utf-8", "replace").rstrip("\n")
+        seen.append(line)
+        if _imported(line) == module:
+            return seen
+    pytest.fail(f"the CLI never imported {module}: {seen[-20:]}")
+
+
+def _wait_for_stdin_read(pid: int, within: float = 60.0) -> None:
+    """Until the process is blocked reading its stdin pipe (Linux: /proc/PID/wchan)."""
+    deadline = time.monotonic() + within
+    wchan = Path(f"/proc/{pid}/wchan")
+    while "pipe_read" not in wchan.read_text():
+        assert time.monotonic() < deadline, "the CLI never read its prompt from stdin"
+        time.sleep(0.01)
+
+
+@pytest.mark.parametrize(
+    "moment",
+    ["loading the command line", "loading the edit modules", "reading stdin", "the model call"],
+)
+def test_ctrl_c_at_any_moment_prints_one_line_and_exits_130(
+    emulator: GeminiEmulator, tmp_path: Path, moment: str
+) -> None:
+    path = tmp_path / "interrupted.py"
+    path.write_bytes(DOC)
+    release = threading.Event()
+    emulator.enqueue(Reply.hang(release=release, then=RENAME))
+    prompt = "-" if moment == "reading stdin" else "rename"
+    command = [
+        sys.executable,
+        "-X",
+        "importtime",  # one stderr line per import: moments inside the start-up to aim at
+        "-m",
+        "server",
+        "edit",
+        "interrupted.py",
+        "--prompt",
+        prompt,
+        "--json",
+    ]
+    proc = subprocess.Popen(
+        command,
+        cwd=tmp_path,
+        env=cli_env(emulator.base_url),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    watchdog = threading.Timer(RUN_TIMEOUT, proc.kill)
+    watchdog.start()
+    try:
+        seen: list[str] = []
+        if moment == "loading the command line":
+            seen = _wait_for_import(proc, "argparse")  # the first import inside main()
+        elif moment == "loading the edit modules":
+            seen = _wait_for_import(proc, "server.events")
+        elif moment == "reading stdin":
+            assert proc.stdin is not None
+            proc.stdin.write(b"rename foo to bar")  # no EOF: the CLI keeps reading
+            proc.stdin.flush()
+            _wait_for_stdin_read(proc.pid)
+        else:
+            emulator.wait_for_requests(1, timeout=60)
+        proc.send_signal(signal.SIGINT)
+        stdout, rest = proc.communicate(timeout=RUN_TIMEOUT)
+    finally:
+        watchdog.cancel()
+        release.set()
+        proc.kill()
+        proc.wait()
+    stderr = [*seen, *rest.decode("utf-8", "replace").splitlines()]
+    said = [line for line in stderr if _imported(line) is None]
+    assert proc.returncode == 130, said
+    assert "Traceback" not in "\n".join(said)
+    assert [line for line in said if not line.startswith("complex-edit: Turn ")] == [
+        INTERRUPTED_LINE
+    ]
+    assert json.loads(stdout)["reason"] == "cancelled"
+    assert path.read_bytes() == DOC
+    assert _leftovers(tmp_path) == []
+    if moment != "the model call":
+        assert emulator.requests == []
+
+
+def _lsp(stdin: int) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "server", "lsp"],
+        stdin=stdin,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+
+
+def test_lsp_on_a_terminal_says_what_it_waits_for_and_stops_on_ctrl_d() -> None:
+    leader, follower = pty.openpty()
+    proc = _lsp(follower)
+    os.close(follower)
+    try:
+        assert proc.stderr is not None
+        ready, _, _ = select.select([proc.stderr], [], [], 60)
+        assert ready, "nothing on stderr"
+        first = proc.stderr.readline().decode("utf-8")
+        assert first.startswith("complex-edit lsp: this is a language server")
+        assert "waits for an editor" in first
+        assert "Ctrl-C or Ctrl-D to stop" in first
+        os.write(leader, b"\x04")  # Ctrl-D: end of input
+        stdout, _ = proc.communicate(timeout=RUN_TIMEOUT)
+    finally:
+        os.close(leader)
+        proc.kill()
+        proc.wait()
+    assert proc.returncode == 0
+    assert stdout == b""
+
+
+def test_lsp_on_a_pipe_prints_no_hint() -> None:
+    proc = _lsp(subprocess.PIPE)
+    stdout, stderr = proc.communicate(b"", timeout=RUN_TIMEOUT)  # an editor that went away
+    assert proc.returncode == 0, stderr
+    assert stdout == b""
+    assert b"language server" not in stderr

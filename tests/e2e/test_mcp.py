@@ -350,3 +350,70 @@ async def test_cancellation_stops_the_model_call_and_writes_nothing(
     assert not after.is_error, text_of(after)
     assert path.read_bytes() == DOC
     assert leftovers(server.root) == []
+
+
+# ------------------------------------------------------------------------------------------
+# read-only files and invalid arguments
+# ------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("locked", ["file", "directory"])
+async def test_read_only_file_or_directory_is_refused_before_the_model(
+    server: Server, emulator: GeminiEmulator, locked: str
+) -> None:
+    """The server runs as root here: os.access allows everything, the mode bits do not."""
+    directory = server.root / f"locked-{locked}"
+    directory.mkdir()
+    path = directory / "ro.py"
+    path.write_bytes(DOC)
+    emulator.enqueue(RENAME)
+    if locked == "file":
+        path.chmod(0o444)
+    else:
+        directory.chmod(0o555)
+    try:
+        result = await server.call({"path": f"locked-{locked}/ro.py", "prompt": "rename"})
+    finally:
+        directory.chmod(0o755)
+    assert result.is_error
+    data = structured(result)
+    assert data["reason"] == "invalid_request"
+    assert "read-only" in data["error"]
+    assert data["applied"] is False
+    assert emulator.requests == []
+    assert path.read_bytes() == DOC
+    assert path.stat().st_mode & 0o777 == (0o444 if locked == "file" else 0o644)
+    assert leftovers(directory) == []
+
+
+@pytest.mark.parametrize(
+    ("extra", "words"),
+    [
+        ({"start_line": 0}, "The argument start_line is invalid: input should be greater than"),
+        ({"end_line": -3}, "The argument end_line is invalid"),
+        ({"start_line": 1.5}, "The argument start_line is invalid"),
+        ({"dry_run": "maybe"}, "The argument dry_run is invalid"),
+        ({"prompt": None}, "The argument prompt is missing; it is required."),
+        ({"path": 7}, "The argument path is invalid: input should be a valid string (got 7)."),
+    ],
+)
+async def test_invalid_arguments_answer_a_structured_tool_error(
+    server: Server, emulator: GeminiEmulator, extra: dict[str, Any], words: str
+) -> None:
+    path = server.file("args.py")
+    arguments = {"path": "args.py", "prompt": "rename", **extra}
+    arguments = {key: value for key, value in arguments.items() if value is not None}
+    emulator.enqueue(RENAME)
+    result = await server.call(arguments)
+    assert result.is_error
+    data = structured(result)
+    assert data["success"] is False
+    assert data["reason"] == "invalid_request"
+    assert words in data["error"]
+    assert data["applied"] is False
+    text = text_of(result)
+    assert text.startswith("The edit failed (invalid_request): The argument ")
+    assert "pydantic" not in text
+    assert "validation error" not in text
+    assert emulator.requests == []
+    assert path.read_bytes() == DOC

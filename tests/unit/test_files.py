@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from server.files import FileChanged, FileRefused, read_text_file, write_atomic
+from server.files import FileChanged, FileRefused, check_writable, read_text_file, write_atomic
 
 LIMIT = 1_000_000
 
@@ -137,6 +137,55 @@ def test_write_atomic_refuses_when_the_file_was_deleted(tmp_path: Path) -> None:
     with pytest.raises(FileChanged):
         write_atomic(path, b"ours\n", b"read\n", 0o644)
     assert not path.exists()
+    assert _leftovers(tmp_path) == []
+
+
+@pytest.mark.parametrize("mode", [0o444, 0o400, 0o000, 0o555])
+def test_a_file_without_a_write_bit_is_read_only_even_for_root(tmp_path: Path, mode: int) -> None:
+    path = tmp_path / "f.txt"
+    path.write_bytes(b"x\n")
+    path.chmod(mode)
+    with pytest.raises(FileRefused, match=r"f\.txt is read-only") as refused:
+        check_writable(path, "f.txt")
+    assert refused.value.reason == "invalid_request"
+
+
+@pytest.mark.parametrize("mode", [0o555, 0o500])
+def test_a_directory_without_a_write_bit_is_read_only_even_for_root(
+    tmp_path: Path, mode: int
+) -> None:
+    directory = tmp_path / "locked"
+    directory.mkdir()
+    path = directory / "f.txt"
+    path.write_bytes(b"x\n")
+    directory.chmod(mode)
+    try:
+        with pytest.raises(FileRefused, match=r"directory of f\.txt is read-only"):
+            check_writable(path, "f.txt")
+    finally:
+        directory.chmod(0o755)
+
+
+@pytest.mark.parametrize("mode", [0o644, 0o600, 0o200, 0o464])
+def test_a_file_with_a_write_bit_in_a_writable_directory_is_accepted(
+    tmp_path: Path, mode: int
+) -> None:
+    path = tmp_path / "f.txt"
+    path.write_bytes(b"x\n")
+    path.chmod(mode)
+    if os.geteuid() != 0 and not os.access(path, os.W_OK):
+        pytest.skip("only root may write a file whose owner has no write bit")
+    check_writable(path, "f.txt")
+
+
+def test_write_atomic_refuses_a_file_made_read_only_meanwhile(tmp_path: Path) -> None:
+    path = tmp_path / "f.txt"
+    path.write_bytes(b"read\n")
+    path.chmod(0o444)
+    with pytest.raises(PermissionError, match="made read-only"):
+        write_atomic(path, b"ours\n", b"read\n", 0o644)
+    assert path.read_bytes() == b"read\n"
+    assert path.stat().st_mode & 0o777 == 0o444
     assert _leftovers(tmp_path) == []
 
 
