@@ -1,5 +1,6 @@
-"""stdin as pygls reads it: hardened against garbage frames (`FramedInput`) and read ahead on
-one thread (`PrefetchingReader`)."""
+"""stdio as pygls uses it. stdin: hardened against garbage frames (`FramedInput`) and read ahead
+on one thread (`PrefetchingReader`). stdout: written until the first failure and never after
+(`EditorOutput`), and watched for the editor closing it (`watch_hangup`)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,9 @@ import collections
 import contextlib
 import logging
 import re
+import select
 import threading
+from collections.abc import Callable
 from typing import BinaryIO
 
 # A frame larger than this is read and dropped instead of being parsed (a client bug or garbage;
@@ -17,6 +20,8 @@ MAX_MESSAGE_BYTES = 256 * 1024 * 1024
 # FramedInput runs in the stdin reading thread: its log must not be forwarded to the client (that
 # would write to stdout from a second thread), so it uses a logger outside "complex_edit".
 _input_log = logging.getLogger("complex_edit_input")
+# The same for the output: a failed write to the editor is not reported by writing to it.
+_output_log = logging.getLogger("complex_edit_output")
 
 
 class FramedInput:
@@ -140,10 +145,20 @@ class PrefetchingReader:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._taken = 0
         self._ended = False
+        self._stopped = False
 
     def start(self, loop: asyncio.AbstractEventLoop) -> None:
         self._loop = loop
         threading.Thread(target=self._run, name="complex-edit-stdin", daemon=True).start()
+
+    def stop(self) -> None:
+        """End the stream now, from any thread (the editor is gone, or sent `exit`): what was
+        read ahead is dropped, and the loop's next read sees the end. The reading thread may
+        stay blocked in stdin; it is a daemon and reads from a copy of the descriptor."""
+        with self._lock:
+            self._stopped = True
+            self._items.clear()
+        self._hand_over([], ended=True)
 
     async def readline(self) -> bytes:
         return await self._next()
@@ -198,8 +213,9 @@ class PrefetchingReader:
 
     def _hand_over(self, batch: list[bytes], *, ended: bool = False) -> None:
         with self._lock:
-            self._items.extend(batch)
-            self._ended = ended
+            if not self._stopped:
+                self._items.extend(batch)
+            self._ended = self._ended or ended
             waiter, self._waiter = self._waiter, None
         if waiter is not None and self._loop is not None:
             with contextlib.suppress(RuntimeError):  # the loop is closed: the server is exiting
@@ -209,3 +225,75 @@ class PrefetchingReader:
 def _wake(waiter: asyncio.Future[None]) -> None:
     if not waiter.done():
         waiter.set_result(None)
+
+
+class EditorOutput:
+    """stdout as pygls writes to it (`write`, `close`).
+
+    pygls' `StdoutWriter` raises once the editor has closed the stream (a broken pipe, or a
+    closed file after `exit`), and pygls reports a failed send by sending: a log message or a
+    pop-up, which fails the same way and is reported again. That loop, through the server's
+    log handler and `report_server_error`, kept orphaned servers at full CPU. Here the first
+    failure (or `close`) ends the output for good: `on_lost` is called once, so that the server
+    stops, every later write is dropped, and a write never raises.
+    """
+
+    def __init__(self, stream: BinaryIO, on_lost: Callable[[], None]) -> None:
+        self._stream = stream
+        self._on_lost = on_lost
+        self._lock = threading.Lock()
+        self.closed = False
+
+    def write(self, data: bytes) -> None:
+        with self._lock:
+            if self.closed:
+                return
+            try:
+                self._stream.write(data)
+                self._stream.flush()
+                return
+            except (OSError, ValueError) as exc:
+                failure = type(exc).__name__
+                self._close_stream()
+        _output_log.warning("Writing to the editor failed (%s); stopping.", failure)
+        self._on_lost()
+
+    def close(self) -> None:
+        with self._lock:
+            if self.closed:
+                return
+            self._close_stream()
+        self._on_lost()
+
+    def _close_stream(self) -> None:
+        self.closed = True
+        # Closed, not only abandoned: the interpreter would flush it again at exit.
+        with contextlib.suppress(OSError, ValueError):
+            self._stream.close()
+
+
+def watch_hangup(stream: BinaryIO, on_hangup: Callable[[], None]) -> None:
+    """Call `on_hangup` (from a thread of its own) when the editor closes its end of `stream`
+    while nothing is being written: a pipe whose reader is gone reports POLLERR, a socket whose
+    peer closed reports POLLHUP. Polling for no event waits for exactly these two; a file or a
+    terminal never reports them, and a socket the peer only half-closed does not either."""
+    poll = getattr(select, "poll", None)
+    try:
+        fd = stream.fileno()
+    except (AttributeError, OSError, ValueError):
+        return
+    if poll is None:
+        return
+
+    def wait() -> None:
+        poller = poll()
+        poller.register(fd, 0)
+        while True:
+            masks = [mask for _, mask in poller.poll()]
+            if any(mask & select.POLLNVAL for mask in masks):
+                return  # closed on our side
+            if any(mask & (select.POLLERR | select.POLLHUP) for mask in masks):
+                on_hangup()
+                return
+
+    threading.Thread(target=wait, name="complex-edit-stdout-watch", daemon=True).start()

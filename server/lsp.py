@@ -25,14 +25,15 @@ from pygls.exceptions import (
     JsonRpcInvalidParams,
     JsonRpcRequestCancelled,
 )
-from pygls.io_ import StdoutWriter, run_async
+from pygls.io_ import run_async
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
 
 from server import __version__
 from server.documents import DocumentStore
-from server.framing import FramedInput, PrefetchingReader
+from server.framing import EditorOutput, FramedInput, PrefetchingReader, watch_hangup
+from server.lsp_log import STDERR_ONLY
 from server.progress import Progress
 from server.session_process import SessionProcess
 
@@ -42,6 +43,8 @@ if TYPE_CHECKING:
     from server.result import EditResult
 
 COMMAND = "performComplexEdit"
+# Once the editor is gone: how long the commands still running get to unwind.
+WIND_DOWN_SECONDS = 2.0
 # Not part of the contract: a diagnostics request for soak tests and benchmarks (see `_stats`).
 STATS_METHOD = "complexEdit/_stats"
 log = logging.getLogger("complex_edit")
@@ -105,6 +108,18 @@ class ComplexEditProtocol(LanguageServerProtocol):
         yield from ()
         return None
 
+    @lsp_method(types.EXIT)
+    def lsp_exit(self, *args: Any) -> Generator[Any, Any, None]:
+        """pygls closes stdout and raises SystemExit from inside the message loop: the commands
+        still running then unwind while asyncio tears the loop down, and write to the closed
+        stream. Here `exit` closes the output and ends the message loop; `start_io` then
+        winds down what runs."""
+        if self._ce.output is None:  # not our stdio loop (TCP): pygls' own exit
+            yield from super().lsp_exit(*args)
+            return
+        self._ce.output.close()
+        yield from ()
+
     @lsp_method(types.TEXT_DOCUMENT_DID_OPEN)
     def lsp_text_document__did_open(
         self, params: types.DidOpenTextDocumentParams
@@ -146,8 +161,9 @@ class ComplexEditServer(LanguageServer):
         self.env = env
         self.documents = DocumentStore()
         self.sessions = SessionProcess(env)
-        self.init_options: Mapping[str, Any] | None = None
-        self.pushed_settings: Mapping[str, Any] | None = None
+        # As the editor sent them; `SettingsLayer.client` reads them at each command.
+        self.init_options: Any = None
+        self.pushed_settings: Any = None
         self.running: dict[str, asyncio.Task[EditResult]] = {}
         # Commands whose edit is on its way to the editor: no longer cancelled by a close.
         self.sending: set[asyncio.Task[EditResult]] = set()
@@ -155,6 +171,7 @@ class ComplexEditServer(LanguageServer):
         self.starting: dict[str, object] = {}
         self._change_waiters: dict[str, list[asyncio.Future[bool]]] = {}
         self._provider: ProviderHub | None = None
+        self.output: EditorOutput | None = None
 
     @property
     def provider(self) -> ProviderHub:
@@ -180,42 +197,80 @@ class ComplexEditServer(LanguageServer):
             task.cancel("closed")
 
     def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
-        """pygls' stdio server, reading through `FramedInput` and `PrefetchingReader`."""
+        """pygls' stdio server, reading through `FramedInput` and `PrefetchingReader` and
+        writing through `EditorOutput`. It ends when the editor is gone: `exit`, the end of
+        stdin, a failed write or stdout closed by the editor. Then the commands still running
+        are cancelled and the session process is stopped, so nothing outlives the server."""
         if stdin is None:
             # A stream of our own on a copy of fd 0: the reading thread may still be blocked
             # in it when the interpreter exits, and closing sys.stdin must not wait for it.
             stdin = io.BufferedReader(io.FileIO(os.dup(sys.stdin.fileno()), "rb"))
         reader = PrefetchingReader(FramedInput(stdin))
-        self._stop_event = threading.Event()
-        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+        stop_event = self._stop_event = threading.Event()
+
+        def editor_gone() -> None:
+            stop_event.set()
+            reader.stop()
+
+        out_stream = stdout or sys.stdout.buffer
+        self.output = EditorOutput(out_stream, on_lost=editor_gone)
+        self.protocol.set_writer(self.output)
 
         async def serve() -> None:
             reader.start(asyncio.get_running_loop())
-            assert self._stop_event is not None
-            await run_async(
-                stop_event=self._stop_event,
-                reader=reader,
-                protocol=self.protocol,
-                logger=logging.getLogger("pygls.server"),  # filtered in server/lsp_log.py
-                error_handler=self.report_server_error,
-            )
+            watch_hangup(out_stream, editor_gone)
+            try:
+                await run_async(
+                    stop_event=stop_event,
+                    reader=reader,
+                    protocol=self.protocol,
+                    logger=logging.getLogger("pygls.server"),  # filtered in server/lsp_log.py
+                    error_handler=self.report_server_error,
+                )
+            finally:
+                await self._wind_down()
 
         try:
             asyncio.run(serve())
-        except BrokenPipeError:
-            log.error("The connection to the editor is lost; shutting down.")
         except (KeyboardInterrupt, SystemExit):
             pass
         finally:
             self.shutdown()  # type: ignore[no-untyped-call]
 
+    async def _wind_down(self) -> None:
+        """The message loop has ended: nothing more goes to the editor. Cancel what still runs
+        (commands, and requests to the editor that will never be answered), give the commands
+        a moment to unwind, then end the session process (it exits when its stdin closes, or
+        is killed)."""
+        if self.output is not None:
+            self.output.close()
+        tasks: set[asyncio.Future[Any]] = set(self.running.values())
+        # Typed as concurrent futures, but a coroutine handler's entry is its asyncio task.
+        pending: list[object] = list(self.protocol._request_futures.values())
+        for future in pending:
+            if isinstance(future, asyncio.Future | Future):
+                future.cancel()
+            if isinstance(future, asyncio.Future):
+                tasks.add(future)
+        if tasks:
+            await asyncio.wait(tasks, timeout=WIND_DOWN_SECONDS)
+        await self.sessions.stop()
+
     def report_server_error(self, error: Exception, source: Any) -> None:
         """pygls shows every unreadable message to the user as a pop-up quoting the error;
-        malformed input from the editor is logged instead (type only, never its content)."""
+        malformed input from the editor is logged instead (type only, never its content).
+        A message pygls failed to send is never reported by sending another one."""
         if source is FeatureRequestError:
             return
         if source is JsonRpcException:
             log.warning("Ignored a malformed message from the editor (%s).", type(error).__name__)
+            return
+        if source is JsonRpcInternalError:  # pygls' `_send_data` (it has logged the traceback)
+            log.error(
+                "Failed to send a message to the editor (%s).",
+                type(error).__name__,
+                extra=STDERR_ONLY,
+            )
             return
         log.error("Failed to handle a notification from the editor (%s).", type(error).__name__)
         self.window_show_message(
@@ -242,7 +297,7 @@ def build_server(env: Mapping[str, str] | None = None) -> ComplexEditServer:
     def on_initialize(params: types.InitializeParams) -> None:
         encoding = ls.protocol.workspace.position_encoding or "utf-16"
         ls.documents.encoding = str(getattr(encoding, "value", encoding))
-        ls.init_options = _section(params.initialization_options)
+        ls.init_options = params.initialization_options
 
     @ls.feature(types.INITIALIZED)
     def on_initialized(params: types.InitializedParams) -> None:
@@ -250,33 +305,44 @@ def build_server(env: Mapping[str, str] | None = None) -> ComplexEditServer:
 
     @ls.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     def on_configuration(params: types.DidChangeConfigurationParams) -> None:
-        ls.pushed_settings = _section(params.settings)
+        ls.pushed_settings = params.settings
 
     @ls.command(COMMAND)
     async def perform_complex_edit(ls_: ComplexEditServer, *raw: Any) -> dict[str, Any]:
-        from server.arguments import InvalidArguments, parse_arguments
-        from server.command import CommandEnv, label_for_uri, one_line, perform
+        from server.arguments import InvalidArguments, check_prompt_size, parse_arguments
+        from server.command import CommandEnv, command_settings, label_for_uri, one_line, perform
         from server.lsp_editor import LspEditor
         from server.providers.select import scrub
         from server.result import EditResult
-        from server.settings import Settings, SettingsError
+        from server.settings import SettingsError
 
         msg_id = ls.protocol.msg_id
+        request_future = _request_future(ls, msg_id)
         try:
-            args = parse_arguments(raw, Settings.from_layers(environ).max_prompt_bytes)
-        except (InvalidArguments, SettingsError) as exc:
+            args = parse_arguments(raw)
+        except InvalidArguments as exc:
             raise JsonRpcInvalidParams(str(exc)) from None
         uri = args.text_document.uri
         if not ls.documents.is_open(uri):
             raise JsonRpcInvalidParams(
                 f"The document {uri} is not open in the editor; open it first."
             )
+        editor = LspEditor(ls)
+        try:
+            settings = await command_settings(args, editor, environ)
+        except SettingsError as exc:
+            problem = scrub(str(exc), environ)
+            log.warning("performComplexEdit %s: %s", label_for_uri(uri), problem)
+            return EditResult.failure("config", problem).to_wire()
+        try:
+            check_prompt_size(args, settings.max_prompt_bytes)
+        except InvalidArguments as exc:
+            raise JsonRpcInvalidParams(str(exc)) from None
         if uri in ls.running or uri in ls.starting:
             return EditResult.failure(
                 "busy", "Another complex edit is already running on this document."
             ).to_wire()
 
-        editor = LspEditor(ls)
         # Creating the progress waits for the client: hold the document meanwhile, so that a
         # second command on it is `busy` rather than running side by side. A cancel frees it
         # at once: the client has its -32800 and may send the next command straight away.
@@ -287,7 +353,6 @@ def build_server(env: Mapping[str, str] | None = None) -> ComplexEditServer:
             if ls.starting.get(uri) is hold:
                 del ls.starting[uri]
 
-        request_future = _request_future(ls, msg_id)
         if request_future is not None:
             request_future.add_done_callback(release)
         try:
@@ -298,7 +363,7 @@ def build_server(env: Mapping[str, str] | None = None) -> ComplexEditServer:
             # Cancelled while the progress was created: pygls has answered -32800 already,
             # and the run must not start (nothing links this request to a task yet).
             progress.end("Cancelled")
-            raise JsonRpcRequestCancelled("The complex edit was cancelled.")
+            return _cancelled(request_future)
         if not ls.documents.is_open(uri):
             progress.end("Document closed")
             return EditResult.failure(
@@ -315,6 +380,7 @@ def build_server(env: Mapping[str, str] | None = None) -> ComplexEditServer:
         task = asyncio.create_task(
             perform(
                 args,
+                settings,
                 editor,
                 CommandEnv(environ, ls.provider, ls.sessions.run_session),
                 on_event,
@@ -333,7 +399,7 @@ def build_server(env: Mapping[str, str] | None = None) -> ComplexEditServer:
                     "document_changed",
                     "The document was closed while the edit was running; nothing was applied.",
                 ).to_wire()
-            raise JsonRpcRequestCancelled("The complex edit was cancelled.") from None
+            return _cancelled(request_future)
         except Exception as exc:
             # A bug, not a fault of the model or the editor. pygls would answer with the
             # exception text and a traceback; answer with the type only (no document text).
@@ -406,6 +472,18 @@ def _link_cancellation(
     return unlink
 
 
+def _cancelled(request_future: Future[Any] | None) -> dict[str, Any]:
+    """How a cancelled command ends. A request the editor cancelled ($/cancelRequest, or
+    `shutdown`) has had its -32800 from pygls, which then drops whatever the command returns
+    or raises: an exception raised then is never retrieved, and asyncio logs it as an error
+    with its traceback. Only a cancel pygls did not answer (the progress was cancelled) is
+    answered here, by raising. (No future: the request was cancelled before the command
+    started.)"""
+    if request_future is None or request_future.cancelled():
+        return {}  # never sent
+    raise JsonRpcRequestCancelled("The complex edit was cancelled.") from None
+
+
 def _request_future(ls: ComplexEditServer, msg_id: Any) -> Future[Any] | None:
     """The future pygls answers the request from (gone once answered or cancelled)."""
     return ls.protocol._request_futures.get(msg_id)
@@ -445,13 +523,6 @@ def _rss_bytes(pid: int | str = "self") -> int:
     return 0
 
 
-def _section(value: Any) -> Mapping[str, Any] | None:
-    if not isinstance(value, Mapping):
-        return None
-    inner = value.get("complexEdit")
-    return inner if isinstance(inner, Mapping) else value
-
-
 def _preload(ls: ComplexEditServer) -> None:
     """Right after `initialized`: start the session process (it imports the session's modules
     and the provider's SDK on its own core meanwhile), then import what the first command
@@ -465,10 +536,10 @@ def _import_and_check(ls: ComplexEditServer) -> None:
     import server.command
     import server.lsp_editor
     import server.result  # noqa: F401
-    from server.settings import Settings, SettingsError
+    from server.settings import Settings, SettingsError, SettingsLayer
 
     try:
-        Settings.from_layers(ls.env, ls.init_options)
+        Settings.from_layers(ls.env, SettingsLayer.client("initializationOptions", ls.init_options))
     except SettingsError as exc:
         log.warning("%s", exc)
 

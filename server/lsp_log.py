@@ -16,21 +16,46 @@ _LEVELS = {
 }
 
 
+# `log.error(..., extra=STDERR_ONLY)`: a record for the server's own log only (stderr).
+STDERR_ONLY = {"to_editor": False}
+
+
 class ClientLogHandler(logging.Handler):
+    """Sends each record as `window/logMessage`, except when it cannot: the output is closed
+    (the editor is gone), or the record was logged while a previous one was being sent (a send
+    that fails is reported by logging, which must not send again)."""
+
     def __init__(self, server: LanguageServer) -> None:
         super().__init__(logging.INFO)
         self._server = server
+        self._sending = False
 
     def emit(self, record: logging.LogRecord) -> None:
-        if self._server.protocol.writer is None:
+        writer = self._server.protocol.writer
+        if writer is None or getattr(writer, "closed", False) or self._sending:
+            return
+        if not getattr(record, "to_editor", True):
             return
         kind = _LEVELS.get(record.levelno, types.MessageType.Log)
+        self._sending = True
         try:
             self._server.window_log_message(
                 types.LogMessageParams(type=kind, message=self.format(record))
             )
         except Exception:
             self.handleError(record)
+        else:
+            # The writer drops a write that fails (the editor is gone) without raising.
+            record.sent_to_editor = not getattr(writer, "closed", False)
+        finally:
+            self._sending = False
+
+
+class NotSentToEditor(logging.Filter):
+    """On stderr, only what the editor was not sent: editors show both streams in one place."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not getattr(record, "sent_to_editor", False)
 
 
 class ExpectedRpcErrors(logging.Filter):
@@ -70,3 +95,5 @@ def attach_client_log(server: LanguageServer) -> None:
     handler = ClientLogHandler(server)
     handler.setFormatter(logging.Formatter("%(name)s: %(message)s"))
     logging.getLogger("complex_edit").addHandler(handler)
+    for stderr in logging.getLogger().handlers:
+        stderr.addFilter(NotSentToEditor())

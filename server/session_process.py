@@ -132,6 +132,7 @@ class SessionProcess:
         self._lock: asyncio.Lock | None = None
         self._ids = itertools.count(1)
         self._starting: asyncio.Future[_Child] | None = None
+        self._stopped = False
 
     def start_soon(self) -> None:
         """Start the child in the background now (it imports the SDK meanwhile) rather than
@@ -143,13 +144,23 @@ class SessionProcess:
         if self._lock is None:
             self._lock = asyncio.Lock()
         async with self._lock:
+            if self._stopped:
+                raise SessionProcessError("the server is stopping")
             if self._child is None or self._child.exited:
                 self._child = await _Child.spawn(self._env)
             return self._child
 
     async def stop(self) -> None:
-        """End the child (closing its stdin ends it) and wait for it."""
-        child, self._child = self._child, None
+        """End the child (closing its stdin ends it) and wait for it; none starts afterwards.
+        One being started is waited for, then ended too: a start still under way when the
+        event loop closes never finishes (asyncio waits forever for the process it kills), and
+        that kept the server from exiting."""
+        self._stopped = True
+        if self._lock is not None:
+            async with self._lock:
+                child, self._child = self._child, None
+        else:
+            child, self._child = self._child, None
         if child is None:
             return
         child.close()

@@ -11,11 +11,40 @@ from tests.fakes.anthropic_emulator import AnthropicEmulator
 from tests.fakes.gemini_emulator import GeminiEmulator
 from tests.fakes.openai_emulator import OpenAIEmulator
 from tests.hypothesis_profiles import load_profile
+from tests.leftovers import mark_run, sweep
 from tests.session.scripts import PROVIDERS, Harness, harness
 
 load_profile()  # HYPOTHESIS_PROFILE=ci → 2,000 examples per property; default "dev" → 150
 
 TEST_KEY = "test-key-not-a-secret-0123456789"
+_RUN_MARKER = pytest.StashKey[str]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.stash[_RUN_MARKER] = mark_run()
+
+
+@pytest.hookimpl(trylast=True)  # after the session-scoped fixtures are torn down
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """A process the tests leave behind (a server that did not exit when its editor went
+    away, a Neovim a failed test did not end) is killed, and fails the run: a warning would
+    scroll by, and such a process burns a core on the machine of whoever runs the tests."""
+    marker = session.config.stash.get(_RUN_MARKER, None)
+    if marker is None:
+        return
+    leftovers = sweep(marker)
+    if not leftovers:
+        return
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None:
+        reporter.line("")
+        reporter.write_sep(
+            "=", "processes left behind by the tests: killed, and the run fails", red=True
+        )
+        for leftover in leftovers:
+            reporter.write_line(str(leftover))
+    if session.exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 @pytest.fixture(scope="session")

@@ -661,8 +661,10 @@ async def stop_session(session: EditorSession) -> None:
                 await client.shutdown_session()
     except Exception as exc:  # a dead or stuck server must not block the other teardowns
         sys.stderr.write(f"e2e: shutdown of the {session.kind} server failed: {exc!r}\n")
-        if client._server is not None and client._server.returncode is None:
-            client._server.kill()
+    if client._server is not None and client._server.returncode is None:
+        # Still running: the shutdown failed, or pytest-lsp skipped it after a client error.
+        # `client.stop()` would wait for it forever. (Its session process exits with it.)
+        client._server.kill()
     await client.stop()
 
 
