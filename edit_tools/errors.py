@@ -174,6 +174,67 @@ def several_matches(count: int, lines: Sequence[int], all_listed: bool) -> ToolE
     )
 
 
+def several_tolerant_matches(
+    places: Sequence[str], count: int, replace_all: bool, *, at_least: bool = False
+) -> ToolError:
+    """`places`: each candidate as a numbered excerpt; `at_least`: the search stopped at
+    `count`."""
+    shown = "\n".join(places)
+    rest = count - len(places)
+    more = f"\n(and {'at least ' if at_least else ''}{rest} more)" if rest > 0 else ""
+    scope = (
+        " replace_all replaces several places only when they match exactly." if replace_all else ""
+    )
+    return ToolError(
+        f"No exact match: `old_text` does not occur in the document as written. Setting "
+        f"indentation, tabs versus spaces and spaces at line ends aside, it matches "
+        f"{'at least ' if at_least else ''}{count} places:\n{shown}{more}\n"
+        "Nothing was changed: there is no guessing between places."
+        f"{scope} Copy old_text exactly from the place you mean, indentation included, with "
+        "enough surrounding lines to make it unique.",
+        f"replace_text: error: {count} whitespace-tolerant matches",
+    )
+
+
+def too_many_lookalikes(limit: int) -> ToolError:
+    return ToolError(
+        f"No exact match: `old_text` does not occur in the document as written, and more than "
+        f"{limit:,} places have the same lines once indentation and spaces at line ends are "
+        "set aside. Nothing was changed. Copy old_text exactly, indentation included, with "
+        "enough surrounding lines to make it unique.",
+        "replace_text: error: too many whitespace-tolerant look-alikes",
+    )
+
+
+def nothing_left_after_expansion(note: str) -> ToolError:
+    return ToolError(
+        "Nothing to change: once its placeholder was expanded into the lines it stood for, "
+        f"new_text is the same as the text it replaces. Nothing was changed. {note}",
+        "replace_text: error: only a placeholder",
+    )
+
+
+def cannot_reindent(new_line: int, first_line: int, last_line: int) -> ToolError:
+    return ToolError(
+        f"No exact match: `old_text` matches lines {first_line}-{last_line} only once its "
+        "indentation is adapted to the document's, and line "
+        f"{new_line} of `new_text` would then need less than no indentation. Nothing was "
+        "changed. Copy old_text exactly from the document, indentation included, and indent "
+        "new_text the same way.",
+        "replace_text: error: cannot re-indent new_text",
+    )
+
+
+def elision_refused(tool: str, details: Sequence[str], advice: str) -> ToolError:
+    return ToolError(
+        f"Refused: {' '.join(details)} Writing such a line would delete the lines it stands "
+        f"for. Nothing was changed. Never stand in for kept code with a placeholder. {advice} "
+        "If you really mean to delete those lines and write that line, delete them in one call "
+        "and add the line in another.",
+        f"{tool}: error: elision placeholder",
+    )
+
+
 def result_too_large(tool: str, size: int, limit: int) -> ToolError:
     return ToolError(
         f"This {tool} call would make the document {size:,} characters long, over the limit of "

@@ -32,35 +32,50 @@ class GetDocumentParams(Params):
 
 class SetDocumentParams(Params):
     """Replace the whole working document with new content. Use it only when most of the
-    document changes or the document is empty; for local changes use replace_text."""
+    document changes or the document is empty; for local changes use replace_text. Send the
+    complete text: a placeholder line standing for kept code (such as `# ... existing code
+    ...`, `// rest unchanged` or a bare `...`) is never written. When the unchanged lines
+    around it show which original lines it stands for, those lines are kept and the result
+    says so; otherwise the call is refused."""
 
     content: str = Field(
         description=(
             "The complete new text of the document, exactly as it should be, without line "
-            "numbers. Line breaks are written in the document's own style."
+            "numbers and without placeholders for unchanged code. Line breaks are written in "
+            "the document's own style."
         )
     )
 
 
 class ReplaceTextParams(Params):
-    """Replace an exact piece of the document. old_text must match the current text character
-    for character (indentation and whitespace included) and, unless replace_all is true, occur
-    exactly once: add a few surrounding lines when it could occur elsewhere. On success you get
-    the numbered lines around the change."""
+    """Replace a piece of the document. Copy old_text exactly from the document, indentation
+    and whitespace included; unless replace_all is true it must occur exactly once: add a few
+    surrounding lines when it could occur elsewhere. If old_text does not occur exactly but
+    matches exactly one run of whole lines once indentation (a missing or extra base
+    indentation), tabs versus spaces and spaces at line ends are set aside, that run is
+    replaced, new_text is re-indented the same way in the document's style, and the result
+    says what was adapted. Several such places is an error that lists them: nothing is
+    guessed. A placeholder line for kept code in new_text is never written: it is replaced by
+    the lines of old_text it stands for when they are clear, and the call is refused
+    otherwise. On success you get the numbered lines around the change."""
 
     old_text: str = Field(
         description=(
-            "The exact text to find, copied from the document without the line numbers and "
+            "The text to find, copied exactly from the document without the line numbers and "
             "the tab after them. Must not be empty."
         )
     )
     new_text: str = Field(
-        description="The text to put in its place (empty to delete old_text). No line numbers."
+        description=(
+            "The text to put in its place (empty to delete old_text), indented like old_text. "
+            "No line numbers, and no placeholders for kept code."
+        )
     )
     replace_all: bool = Field(
         default=False,
         description=(
-            "true to replace every occurrence of old_text; false (default) requires exactly one."
+            "true to replace every exact occurrence of old_text; false (default) requires "
+            "exactly one."
         ),
     )
 

@@ -228,6 +228,7 @@ class Toolbox:
             summary=result.summary,
             completion=result.completion,
             full_view=result.full_view,
+            adjustments=result.adjustments,
         )
 
     def _execute(self, name: str, args: Mapping[str, Any] | None) -> tools.ToolResult:
@@ -271,7 +272,8 @@ class Toolbox:
                 return result
             case SetDocumentParams():
                 result = tools.set_document(buffer, params, self._limits)
-                if self._full_copy is not None:
+                # After an expansion the text is no longer the content the model sent.
+                if self._full_copy is not None and not result.adjustments:
                     self._full_copy = _FullCopy(buffer.text, "the content of your set_document")
                 return result
             case ReplaceTextParams():

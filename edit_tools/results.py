@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
@@ -27,6 +28,22 @@ class Completion(BaseModel):
     error: str | None = None
 
 
+@dataclass(frozen=True)
+class ToolResult:
+    """What a tool that succeeded hands back to the toolbox."""
+
+    text: str
+    summary: str
+    completion: Completion | None = None
+    full_view: bool = False  # the text shows the whole document
+    adjustments: tuple[str, ...] = ()  # see ToolOutcome.adjustments
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_text_chars: int
+
+
 class ToolOutcome(BaseModel):
     """One executed call: `response` is what the model reads back, `summary` one short line for
     progress UIs (never more than a few words of document text)."""
@@ -41,3 +58,8 @@ class ToolOutcome(BaseModel):
     full_view: bool = False
     """`response` holds the whole document (a fresh full get_document): a conversation may
     drop older full views, which this one makes out of date."""
+    adjustments: tuple[str, ...] = ()
+    """What the tool adapted to carry out the call, for reports and evaluations:
+    "line_endings", "line_numbers" (old_text matched once adapted), "indentation", "tabs",
+    "trailing_whitespace", "final_newline" (a whitespace-tolerant match), "elision_expanded"
+    (a placeholder in the text sent was replaced by the original lines it stood for)."""

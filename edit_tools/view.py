@@ -146,3 +146,16 @@ def render_snippet(
         rows.append(f"{'…':>6}\t({last_index - top_index - head_count:,} lines not shown)")
         rows += _numbered(last_index, anchor, islice(iter_lines(text, anchor), tail_count))
     return Snippet(top_index + 1, bottom_index + 1, "\n".join(rows))
+
+
+def change_snippet(text: str, start: int, end: int, start_line: int | None = None) -> str:
+    """The numbered lines around `text[start:end]` under a "Lines a-b now read:" heading;
+    `start_line` (1-based, of `start`) spares a count."""
+    snippet = render_snippet(
+        text, start, end, start_index=None if start_line is None else start_line - 1
+    )
+    if snippet is None:
+        return "The document is now empty."
+    if snippet.first_line == snippet.last_line:
+        return f"Line {snippet.first_line} now reads:\n{snippet.body}"
+    return f"Lines {snippet.first_line}-{snippet.last_line} now read:\n{snippet.body}"

@@ -82,6 +82,16 @@ def substring(data: st.DataObject, text: str) -> str:
     return text[start:end]
 
 
+def tolerated(outcome: Any, match: tuple[str, str, list[int]] | None) -> bool:
+    """A whitespace-tolerant match (issue 14: old_text found nowhere exactly, but one run of
+    whole lines once indentation, tabs and line ends are set aside). Outside this reference
+    model: tests/unit/test_tolerant_match.py has its properties."""
+    if not (outcome.ok and outcome.summary.endswith("(whitespace tolerated)")):
+        return False
+    assert match is None, outcome.response
+    return True
+
+
 def replace(toolbox: Toolbox, old: str, new: str, replace_all: bool) -> Any:
     return toolbox.execute(
         "replace_text", {"old_text": old, "new_text": new, "replace_all": replace_all}
@@ -99,7 +109,8 @@ def test_replace_then_undo_restores_the_text(
     outcome = replace(toolbox, old, new, replace_all)
     match = expected_match(text, old, new)
     count = len(match[2]) if match and match[0] != match[1] else 0
-    assert outcome.ok == (count == 1 or (replace_all and count > 1)), outcome.response
+    if not tolerated(outcome, match):
+        assert outcome.ok == (count == 1 or (replace_all and count > 1)), outcome.response
     if outcome.ok:
         assert toolbox.execute("undo", {}).ok
     assert toolbox.text == text
@@ -261,6 +272,9 @@ class ToolboxAgainstReference(RuleBasedStateMachine):
         old = substring(data, self.text) if verbatim else data.draw(plain_texts)
         outcome = replace(self.toolbox, old, new, replace_all)
         match = expected_match(self.text, old, new) if old and old != new else None
+        if tolerated(outcome, match):
+            self._commit(self.toolbox.text)
+            return
         count = len(match[2]) if match and match[0] != match[1] else 0
         assert outcome.ok == (count == 1 or (replace_all and count > 1)), (old, outcome.response)
         if outcome.ok:

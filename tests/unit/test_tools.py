@@ -215,9 +215,11 @@ class TestReplaceText:
         assert "    17\tvalue_17 = compute(alpha_17, beta)" in message
 
     def test_no_match_explains_a_whitespace_only_difference(self) -> None:
+        # Spaces inside a line are never tolerated (indentation and line ends are: see
+        # test_tolerant_match.py), so this stays a no-match with a whitespace hint.
         text = "def f():\n\tif x:\n\t\treturn 1\n\treturn 2\n"
         message = failed_without_change(
-            Toolbox(text), "replace_text", old_text="    if x:\n        return 1", new_text="pass"
+            Toolbox(text), "replace_text", old_text="    if  x:\n        return 1", new_text="pass"
         )
         assert "lines 2-3" in message
         assert "     2\t\tif x:" in message

@@ -1,0 +1,87 @@
+"""Slips absorbed in one call (issue 14): the scripted slip suite `tests/data/slips.jsonl`
+(real source with the whitespace slips models make in replace_text's old_text) run through
+the Toolbox. Goal: ≥ 95% absorbed in the same call, 0 wrong-place edits, every ambiguous case
+refused.
+
+    .venv/bin/python bench/bench_slips.py
+
+Prints a Markdown table per slip kind: cases, absorbed (the expected result in one call),
+wrong results, refused, and what the exact matcher alone (the behaviour before issue 14) does
+with the same calls.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from edit_tools.matching import find_match  # noqa: E402
+from edit_tools.registry import Toolbox  # noqa: E402
+
+SLIPS = ROOT / "tests" / "data" / "slips.jsonl"
+
+
+def main() -> None:
+    with SLIPS.open(encoding="utf-8") as handle:
+        cases = [json.loads(line) for line in handle if line.strip()]
+    totals: Counter[tuple[str, str]] = Counter()
+    kinds: list[str] = []
+    elapsed = 0.0
+    for case in cases:
+        kind = case["kind"]
+        if kind not in kinds:
+            kinds.append(kind)
+        totals[kind, "cases"] += 1
+        document, old, new = case["document"], case["old_text"], case["new_text"]
+        if find_match(document, old, new) is not None:
+            totals[kind, "exact"] += 1
+        toolbox = Toolbox(document)
+        started = time.perf_counter()
+        outcome = toolbox.execute("replace_text", {"old_text": old, "new_text": new})
+        elapsed += time.perf_counter() - started
+        if case["expected"] is None:
+            totals[kind, "right" if not outcome.ok and toolbox.text == document else "wrong"] += 1
+        elif not outcome.ok:
+            totals[kind, "refused"] += 1
+        else:
+            totals[kind, "right" if toolbox.text == case["expected"] else "wrong"] += 1
+
+    print("## Slip suite: absorbed in one replace_text call\n")
+    print(
+        "| kind | cases | absorbed (or refused when ambiguous) | wrong result | refused "
+        "| exact matcher alone matched |"
+    )
+    print("|---|---:|---:|---:|---:|---:|")
+    for kind in [*kinds, None]:
+        keys = kinds if kind is None else [kind]
+
+        def total(what: str, keys: list[str] = keys) -> int:
+            return sum(totals[k, what] for k in keys)
+
+        name = "**all**" if kind is None else kind
+        cases_n = total("cases")
+        print(
+            f"| {name} | {cases_n} | {total('right')} ({100 * total('right') / cases_n:.0f}%) | "
+            f"{total('wrong')} | {total('refused')} | {total('exact')} |"
+        )
+    slips = [k for k in kinds if k != "ambiguous"]
+    absorbed = sum(totals[k, "right"] for k in slips)
+    count = sum(totals[k, "cases"] for k in slips)
+    wrong = sum(totals[k, "wrong"] for k in kinds)
+    verdict = "PASS" if absorbed / count >= 0.95 and wrong == 0 else "MISS"
+    print(
+        f"\nSlips absorbed: {absorbed}/{count} = {100 * absorbed / count:.1f}% (goal ≥ 95%), "
+        f"wrong-place or wrong results: {wrong} (goal 0): {verdict}. "
+        f"{1000 * elapsed / len(cases):.2f} ms per call on average."
+    )
+
+
+if __name__ == "__main__":
+    main()

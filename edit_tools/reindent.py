@@ -1,0 +1,194 @@
+"""Applying a whitespace-tolerant match (`tolerant.py`): `new_text` re-indented by the
+relation found between old_text's indentation and the document's, in the document's style,
+with its line endings; lines new_text repeats unchanged written exactly as the document has
+them; and a note telling the model what was adapted."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+
+from edit_tools import errors
+from edit_tools.indent import columns, is_blank, leading, render
+from edit_tools.lines import LF, ends_with_break, line_contents, line_endings
+from edit_tools.tolerant import (
+    FINAL_NEWLINE,
+    INDENTATION,
+    LINE_ENDINGS,
+    LINE_NUMBERS,
+    TABS,
+    TRAILING,
+    Candidate,
+    Relation,
+    Window,
+    document_style,
+)
+
+
+@dataclass(frozen=True)
+class Tolerated:
+    """A tolerant replacement: `text[start:end]` becomes `new`."""
+
+    start: int
+    end: int
+    new: str
+    first_line: int
+    tolerated: tuple[str, ...]
+    note: str
+
+
+def _reindent(indent: str, relation: Relation, tabs: bool) -> str | None:
+    if relation.kind == "prefix":
+        return relation.prefix + indent
+    if relation.kind == "extra":
+        return indent[len(relation.prefix) :] if indent.startswith(relation.prefix) else None
+    if relation.kind == "columns":
+        width = columns(indent, relation.tab) + relation.shift
+        return None if width < 0 else render(width, tabs=tabs, tab=relation.tab)
+    return indent
+
+
+def _writes_tabs(text: str, window: Window) -> bool:
+    indents = "".join(leading(line) for line in window.contents)
+    if indents:
+        return "\t" in indents
+    return document_style(text).tabs
+
+
+def _ending(text: str, window: Window) -> str:
+    own = next((t for t in window.terminators if t), "")
+    return own or next(iter(line_endings(text)), LF)
+
+
+def apply_candidate(text: str, candidate: Candidate) -> Tolerated:
+    """The replacement for one tolerant match. Raises `ToolError` when a line of `new`
+    would need less indentation than none."""
+    window, relation = candidate.window, candidate.relation
+    old_lines = candidate.old_lines
+    new_lines = line_contents(candidate.new)
+    new_ends = ends_with_break(candidate.new)
+    old_ends = candidate.old_ends_with_break
+    final_newline = old_ends and not window.terminators[-1]
+    if final_newline:  # the document's last line has no line break: neither will the result
+        old_ends, new_ends = False, False
+    tabs = _writes_tabs(text, window)
+    ending = _ending(text, window)
+    kept = _kept_lines(old_lines, new_lines)
+    pieces: list[str] = []
+    for index, line in enumerate(new_lines):
+        terminator = ending
+        if index in kept:
+            doc_index = kept[index]
+            content = window.contents[doc_index]
+            terminator = window.terminators[doc_index] or ending
+        elif is_blank(line):
+            content = ""
+        else:
+            indent = _reindent(leading(line), relation, tabs)
+            if indent is None:
+                raise errors.cannot_reindent(index + 1, candidate.first_line, candidate.last_line)
+            content = indent + line[len(leading(line)) :]
+        pieces.append(content)
+        if index < len(new_lines) - 1 or new_ends:
+            pieces.append(terminator)
+    end = window.end
+    if not old_ends:
+        end -= len(window.terminators[-1])
+    tolerated = _tolerated(candidate, final_newline)
+    return Tolerated(
+        window.start,
+        end,
+        "".join(pieces),
+        candidate.first_line,
+        tolerated,
+        _note(candidate, tolerated, tabs),
+    )
+
+
+def _kept_lines(old_lines: Sequence[str], new_lines: Sequence[str]) -> dict[int, int]:
+    """new line index -> old line index, for the lines new_text repeats unchanged."""
+    kept: dict[int, int] = {}
+    matcher = SequenceMatcher(None, list(old_lines), list(new_lines), autojunk=False)
+    for block in matcher.get_matching_blocks():
+        for offset in range(block.size):
+            kept[block.b + offset] = block.a + offset
+    return kept
+
+
+def _tolerated(candidate: Candidate, final_newline: bool) -> tuple[str, ...]:
+    kinds: list[str] = []
+    kind = candidate.relation.kind
+    if kind in ("prefix", "extra") or (kind == "columns" and candidate.relation.shift):
+        kinds.append(INDENTATION)
+    if kind == "columns":
+        kinds.append(TABS)
+    if candidate.trailing:
+        kinds.append(TRAILING)
+    if final_newline:
+        kinds.append(FINAL_NEWLINE)
+    if candidate.numbered:
+        kinds.append(LINE_NUMBERS)
+    if any(
+        ours != theirs
+        for ours, theirs in zip(candidate.old_breaks, candidate.window.terminators, strict=False)
+    ):
+        kinds.append(LINE_ENDINGS)
+    return tuple(kinds)
+
+
+def _describe_indent(indent: str) -> str:
+    tabs, spaces = indent.count("\t"), indent.count(" ")
+    parts = [errors.plural(tabs, "tab")] if tabs else []
+    if spaces:
+        parts.append(errors.plural(spaces, "space"))
+    return " and ".join(parts)
+
+
+def _note(candidate: Candidate, tolerated: Sequence[str], tabs: bool) -> str:
+    relation = candidate.relation
+    said: list[str] = []
+    if relation.kind == "prefix":
+        said.append(
+            f"it lacked the {_describe_indent(relation.prefix)} of indentation the "
+            "document has there"
+        )
+    elif relation.kind == "extra":
+        said.append(
+            f"it had {_describe_indent(relation.prefix)} more indentation than the document"
+        )
+    elif relation.kind == "columns":
+        style = "tabs" if tabs else "spaces"
+        other = "spaces" if tabs else "tabs"
+        said.append(
+            f"it indented with {other} where the document uses {style} (a tab counted "
+            f"as {relation.tab} columns)"
+        )
+        if relation.shift:
+            said.append(
+                f"its indentation was {abs(relation.shift)} columns "
+                f"{'shallower' if relation.shift > 0 else 'deeper'} than the document's"
+            )
+    if TRAILING in tolerated:
+        said.append("spaces or tabs at the ends of lines differed")
+    if FINAL_NEWLINE in tolerated:
+        said.append("it ended with a line break where the document's last line has none")
+    if LINE_ENDINGS in tolerated:
+        said.append("its line breaks were not the document's")
+    if LINE_NUMBERS in tolerated:
+        said.append("it held get_document's line numbers, removed from new_text too")
+    where = f"lines {candidate.first_line}-{candidate.last_line}"
+    if candidate.first_line == candidate.last_line:
+        where = f"line {candidate.first_line}"
+    reindented = relation.kind != "same"
+    return (
+        f"old_text did not match exactly; it matched {where} once whitespace was set aside: "
+        + "; ".join(said)
+        + (
+            ". new_text was re-indented the same way, in the document's style;"
+            if reindented
+            else "."
+        )
+        + " lines you repeated unchanged were kept exactly as the document has them. Check the "
+        "lines below, and next time copy old_text exactly."
+    )

@@ -1,0 +1,161 @@
+"""The replace_text tool: an exact match (or one with other line endings or pasted line
+numbers) first; failing that, a unique whitespace-tolerant match (`tolerant.py`); every
+replacement through the elision guard (`guard.py`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from functools import partial
+
+from edit_tools import errors
+from edit_tools.buffer import Change, WorkingBuffer
+from edit_tools.elision import has_line
+from edit_tools.guard import EXPANDED, guard
+from edit_tools.lines import line_count, line_index_at
+from edit_tools.matching import Adjustment, Match, find_match, line_numbers, nearest_text
+from edit_tools.params import ReplaceTextParams
+from edit_tools.reindent import apply_candidate
+from edit_tools.results import Limits, ToolResult
+from edit_tools.tolerant import MAX_CANDIDATES, Candidate, find_candidates
+from edit_tools.view import change_snippet, clip, number_line
+
+_SHOWN_PLACES = 8
+_SHOWN_LINES_PER_PLACE = 3
+
+
+def replace_text(buffer: WorkingBuffer, params: ReplaceTextParams, limits: Limits) -> ToolResult:
+    text = buffer.text
+    if not params.old_text:
+        raise errors.empty_old_text(not text)
+    if params.old_text == params.new_text:
+        raise errors.identical_texts()
+    match = find_match(text, params.old_text, params.new_text)
+    if match is None:
+        return _replace_tolerantly(buffer, params, limits)
+    if match.old == match.new:
+        raise errors.identical_texts()
+    if match.count > 1 and not params.replace_all:
+        listed = match.starts(text, limit=errors.MAX_LISTED_LINES)
+        raise errors.several_matches(
+            match.count, line_numbers(text, listed), all_listed=len(listed) == match.count
+        )
+    return _replace_exactly(buffer, match, limits)
+
+
+def _known(text: str) -> Callable[[str], bool]:
+    return partial(has_line, text)
+
+
+def _replace_exactly(buffer: WorkingBuffer, match: Match, limits: Limits) -> ToolResult:
+    text = buffer.text
+    guarded = guard(
+        "replace_text",
+        match.old,
+        match.new,
+        source="new_text",
+        first_line=lambda: line_index_at(text, match.first) + 1,
+        known=_known(text),
+    )
+    new = guarded.text
+    if new == match.old:
+        raise errors.nothing_left_after_expansion(guarded.note)
+    size = len(text) + match.count * (len(new) - len(match.old))
+    if size > limits.max_text_chars:
+        raise errors.result_too_large("replace_text", size, limits.max_text_chars)
+    change = Change(match.starts(text), match.old, new, "replace_text")
+    buffer.apply(change)
+    delta = len(new) - len(match.old)
+    after = [start + i * delta for i, start in enumerate(change.starts[: errors.MAX_LISTED_LINES])]
+    new_text = buffer.text
+    lines = line_numbers(new_text, after)
+    where = errors.lines_phrase(lines)
+    if match.count == 1:
+        head = f"Replaced 1 occurrence, on {where}."
+        summary = f"replace_text: 1 replacement at line {lines[0]}"
+    else:
+        first_ones = "" if len(lines) == match.count else "the first ones "
+        head = f"Replaced {match.count:,} occurrences, {first_ones}on {where}."
+        summary = f"replace_text: {match.count:,} replacements from line {lines[0]}"
+    adjustments: tuple[str, ...] = ()
+    if match.adjustment is Adjustment.LINE_ENDINGS:
+        head += (
+            " old_text matched once its line breaks were written the way the document writes "
+            "them; new_text was written the same way."
+        )
+        adjustments = ("line_endings",)
+    elif match.adjustment is Adjustment.LINE_NUMBERS:
+        head += (
+            " old_text matched only after removing the get_document line numbers it contained; "
+            "they were removed from new_text too. Leave them out of old_text and new_text."
+        )
+        adjustments = ("line_numbers",)
+    if guarded.note:
+        head += " " + guarded.note
+        adjustments += (EXPANDED,)
+    first = after[0]
+    return ToolResult(
+        head + "\n" + change_snippet(new_text, first, first + len(new), lines[0]),
+        summary,
+        adjustments=adjustments,
+    )
+
+
+def _replace_tolerantly(
+    buffer: WorkingBuffer, params: ReplaceTextParams, limits: Limits
+) -> ToolResult:
+    text = buffer.text
+    candidates = find_candidates(text, params.old_text, params.new_text)
+    if not candidates:
+        raise errors.no_match(line_count(text), nearest_text(text, params.old_text))
+    if len(candidates) > 1:
+        raise errors.several_tolerant_matches(
+            _places(candidates[:_SHOWN_PLACES]),
+            len(candidates),
+            params.replace_all,
+            at_least=len(candidates) == MAX_CANDIDATES,
+        )
+    (candidate,) = candidates
+    tolerated = apply_candidate(text, candidate)
+    old = text[tolerated.start : tolerated.end]
+    if tolerated.new == old:
+        raise errors.identical_texts()
+    guarded = guard(
+        "replace_text",
+        old,
+        tolerated.new,
+        source="new_text",
+        first_line=lambda: tolerated.first_line,
+        known=_known(text),
+    )
+    if guarded.text == old:
+        raise errors.nothing_left_after_expansion(guarded.note)
+    size = len(text) - len(old) + len(guarded.text)
+    if size > limits.max_text_chars:
+        raise errors.result_too_large("replace_text", size, limits.max_text_chars)
+    buffer.apply(Change.single(tolerated.start, old, guarded.text, "replace_text"))
+    new_text = buffer.text
+    first_line = tolerated.first_line
+    head = f"Replaced 1 occurrence, on line {first_line}. {tolerated.note}"
+    adjustments = tolerated.tolerated
+    if guarded.note:
+        head += " " + guarded.note
+        adjustments += (EXPANDED,)
+    end = tolerated.start + len(guarded.text)
+    return ToolResult(
+        head + "\n" + change_snippet(new_text, tolerated.start, end, first_line),
+        f"replace_text: 1 replacement at line {first_line} (whitespace tolerated)",
+        adjustments=adjustments,
+    )
+
+
+def _places(candidates: Sequence[Candidate]) -> list[str]:
+    places: list[str] = []
+    for candidate in candidates:
+        first, last = candidate.first_line, candidate.last_line
+        where = f"line {first}" if first == last else f"lines {first}-{last}"
+        shown = candidate.window.contents[:_SHOWN_LINES_PER_PLACE]
+        rows = [number_line(first + i, clip(line)) for i, line in enumerate(shown)]
+        if len(candidate.window.contents) > len(shown):
+            rows.append(f"{'…':>6}\t({len(candidate.window.contents) - len(shown)} more lines)")
+        places.append(f"At {where}:\n" + "\n".join(rows))
+    return places

@@ -1,0 +1,47 @@
+"""The scripted slip suite (`tests/data/slips.jsonl`, made by `tests/data/make_slips.py`):
+every slipped replace_text call on real source is absorbed in one call with the expected
+result, and every ambiguous one is refused without a change. 100%, no wrong-place edit."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from edit_tools.registry import Toolbox
+
+SLIPS = Path(__file__).resolve().parent.parent / "data" / "slips.jsonl"
+
+
+def load_cases() -> list[dict[str, Any]]:
+    with SLIPS.open(encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle if line.strip()]
+
+
+CASES = load_cases()
+
+
+def test_the_suite_is_large_and_varied() -> None:
+    kinds = {case["kind"] for case in CASES}
+    assert len(CASES) >= 40
+    assert {"missing_base_indent", "tabs_for_spaces", "spaces_for_tabs", "ambiguous"} <= kinds
+    assert "missing_trailing_whitespace" in kinds
+    assert "crlf_missing_base_indent" in kinds
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case["id"] for case in CASES])
+def test_slip(case: dict[str, Any]) -> None:
+    toolbox = Toolbox(case["document"])
+    outcome = toolbox.execute(
+        "replace_text", {"old_text": case["old_text"], "new_text": case["new_text"]}
+    )
+    if case["expected"] is None:
+        assert not outcome.ok, f"{case['source']}: applied an ambiguous slip"
+        assert toolbox.text == case["document"]
+        assert "places" in outcome.response["error"]
+    else:
+        assert outcome.ok, outcome.response
+        assert toolbox.text == case["expected"], f"{case['source']}: wrong result"
+        assert "did not match exactly" in outcome.response["result"]
