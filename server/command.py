@@ -20,7 +20,7 @@ from server.providers.base import Provider
 from server.rebase import Conflict, compose_changes, rebase
 from server.result import EditResult
 from server.session import EditRequest, LineRange, run_session
-from server.settings import Settings, SettingsError
+from server.settings import Settings
 
 log = logging.getLogger("complex_edit.command")
 ECHO_SECONDS = 5.0
@@ -50,7 +50,10 @@ class EditorPort(Protocol):
         """The user's changes after `version`, in order, or None when unknown."""
         ...
 
-    async def settings_layers(self, uri: str) -> list[Mapping[str, Any] | None]: ...
+    async def settings_layers(self, uri: str) -> list[Mapping[str, Any] | None]:
+        """The editor's settings layers, least specific first (`SettingsLayer`s name their
+        origin in error messages)."""
+        ...
 
     async def apply(
         self, base: Snapshot, changes: Sequence[TextChange], label: str, limit_seconds: float
@@ -61,10 +64,13 @@ class EditorPort(Protocol):
         `base`; raises `StaleDocument` otherwise."""
         ...
 
-    async def confirm(self, base: Snapshot, target_text: str, limit_seconds: float) -> Echo:
-        """After an accepted edit, wait for the editor's didChange echo: `matches` when the
-        document became `target_text`, `differs` when it became something else, `silent` when
-        no change came in time, `closed` when the document was closed meanwhile."""
+    async def confirm(
+        self, base: Snapshot, changes: Sequence[TextChange], limit_seconds: float
+    ) -> Echo:
+        """After an accepted edit of `changes` (offsets into `base.text`), read what the editor
+        reports: `matches` once its changes since `base` show the edit landing (the user's own
+        keystrokes may come before and after it), `differs` when changes came but never the
+        edit, `silent` when no change came in time, `closed` when the document was closed."""
         ...
 
 
@@ -112,16 +118,25 @@ class CommandEnv:
     run_session: SessionRunner = field(default=run_and_diff)
 
 
-async def perform(
-    args: PerformArgs, editor: EditorPort, command_env: CommandEnv, on_event: EventSink
-) -> EditResult:
-    uri = args.text_document.uri
-    try:
-        layers = await editor.settings_layers(uri)
-        settings = Settings.from_layers(command_env.env, *layers, args.overrides())
-    except SettingsError as exc:
-        return EditResult.failure("config", str(exc))
+async def command_settings(
+    args: PerformArgs, editor: EditorPort, env: Mapping[str, str]
+) -> Settings:
+    """The command's settings, resolved once from every layer: the environment, the editor's
+    layers (`EditorPort.settings_layers`), then the command's own arguments. Raises
+    SettingsError naming each bad setting and the layer it came from."""
+    layers = await editor.settings_layers(args.text_document.uri)
+    return Settings.from_layers(env, *layers, args.overrides())
 
+
+async def perform(
+    args: PerformArgs,
+    settings: Settings,
+    editor: EditorPort,
+    command_env: CommandEnv,
+    on_event: EventSink,
+) -> EditResult:
+    """Run the command with its resolved settings (`command_settings`)."""
+    uri = args.text_document.uri
     snapshot = editor.snapshot(uri)
     problem = _check_document(snapshot.text, settings)
     if problem is not None:
@@ -185,7 +200,7 @@ async def perform(
                 "nothing was applied. Run the command again.",
                 outcome,
             )
-        target, changes = rebased.text, _nameable(live.text, rebased.changes, rebased.text)
+        changes = _nameable(live.text, rebased.changes, rebased.text)
         log.info(
             "rebased the result over concurrent changes (v%s→v%s)",
             snapshot.version,
@@ -216,11 +231,11 @@ async def perform(
         return EditResult.failure(
             "client_rejected", f"The editor rejected the edit: {why}", outcome
         )
-    echo = await editor.confirm(live, target, min(ECHO_SECONDS, settings.apply_timeout_seconds))
+    echo = await editor.confirm(live, changes, min(ECHO_SECONDS, settings.apply_timeout_seconds))
     if echo == "differs":
         mismatch = (
-            "The editor reported the edit as applied, but its document does not match the "
-            "result; check the document (it may have changed at the same moment)."
+            "The editor reported the edit as applied, but the changes it then reported are "
+            "not that edit (it was dropped or applied differently); check the document."
         )
     elif echo == "silent":
         mismatch = (

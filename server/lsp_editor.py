@@ -12,6 +12,8 @@ from lsprotocol import types
 from server.command import ApplyAnswer, ApplyRefused, Echo, StaleDocument
 from server.documents import Snapshot
 from server.edits import TextChange, to_text_edits
+from server.rebase import edit_landed
+from server.settings import SECTION, SettingsLayer
 
 if TYPE_CHECKING:
     from server.lsp import ComplexEditServer
@@ -64,17 +66,20 @@ class LspEditor:
         return bool(workspace is not None and workspace.configuration)
 
     async def settings_layers(self, uri: str) -> list[Mapping[str, Any] | None]:
-        layers: list[Mapping[str, Any] | None] = [self._ls.init_options, self._ls.pushed_settings]
+        layers: list[Mapping[str, Any] | None] = [
+            SettingsLayer.client("initializationOptions", self._ls.init_options),
+            SettingsLayer.client("workspace/didChangeConfiguration", self._ls.pushed_settings),
+        ]
         if self._supports_configuration():
             try:
                 async with asyncio.timeout(CONFIGURATION_TIMEOUT):
                     answer = await self._ls.workspace_configuration_async(
                         types.ConfigurationParams(
-                            items=[types.ConfigurationItem(scope_uri=uri, section="complexEdit")]
+                            items=[types.ConfigurationItem(scope_uri=uri, section=SECTION)]
                         )
                     )
                 if answer and isinstance(answer[0], Mapping):
-                    layers.append(answer[0])
+                    layers.append(SettingsLayer(answer[0], f"workspace/configuration {SECTION}."))
             except Exception as exc:
                 log.warning("workspace/configuration failed: %s", type(exc).__name__)
         return layers
@@ -109,20 +114,35 @@ class LspEditor:
             raise ApplyRefused(f"The editor answered the edit with an error: {exc}") from None
         return ApplyAnswer(applied=bool(result.applied), failure_reason=result.failure_reason)
 
-    async def confirm(self, base: Snapshot, target_text: str, limit_seconds: float) -> Echo:
+    async def confirm(
+        self, base: Snapshot, changes: Sequence[TextChange], limit_seconds: float
+    ) -> Echo:
         echo = self._echo
+        self._echo = None
         if echo is None:
             return "silent"
+        heard = False
         try:
             async with asyncio.timeout(limit_seconds):
-                still_open = await echo
+                while await echo:
+                    heard = True
+                    if self._landed(base, changes):
+                        return "matches"
+                    # The rest may follow in later didChanges (Neovim sends a multi-range
+                    # edit's first range at once and the others after its debounce).
+                    echo = self._ls.next_change(base.uri)
         except TimeoutError:
             echo.cancel()
-            return "silent"
-        if not still_open:
-            return "closed"
-        live = self._ls.documents.get(base.uri)
-        return "matches" if live is not None and live.text == target_text else "differs"
+            return "differs" if heard else "silent"
+        return "closed"
+
+    def _landed(self, base: Snapshot, changes: Sequence[TextChange]) -> bool:
+        store = self._ls.documents
+        live = store.get(base.uri)
+        if live is None:
+            return False
+        reported = store.changes_since(base.uri, base.version)
+        return edit_landed(base.text, changes, reported, live.text)
 
     def _workspace_edit(
         self, base: Snapshot, edits: list[types.TextEdit], *, confirm: bool = False

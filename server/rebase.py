@@ -12,6 +12,9 @@ change ending at ``p`` leaves a line start behind it -- its new text ends with a
 or it deletes whole lines (empty new text, starting at a line start) -- and no CR of its text
 would join a LF that the other change's text begins with. Then each change stays on its own
 lines and both survive as written.
+
+The same rule reads an editor's report of an applied edit (``edit_landed``): the edit landed
+when the reported changes are the user's, then the edit rebased onto them, then the user's.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ __all__ = [
     "Conflict",
     "Rebased",
     "compose_changes",
+    "edit_landed",
     "rebase",
     "rebase_changes",
 ]
@@ -54,38 +58,67 @@ def compose_changes(changes: Sequence[TextChange]) -> list[TextChange]:
     changes that overlap or touch are merged. Applying it to the first text gives the same
     text as applying ``changes`` in order. The first text itself is not needed.
     """
-    regions: list[TextChange] = []  # against the first text: sorted, apart
+    composed = _Composed()
     for change in changes:
-        start, end, text = change.start, change.end, change.new_text
-        index, shift = 0, 0  # shift: current offset - original offset, before regions[index]
-        while index < len(regions):
-            region = regions[index]
-            if region.start + shift + len(region.new_text) >= start:
-                break
-            shift += len(region.new_text) - (region.end - region.start)
-            index += 1
-        touched: list[tuple[TextChange, int]] = []  # region and its current start
-        stop, running = index, shift
-        while stop < len(regions):
-            region = regions[stop]
-            current_start = region.start + running
-            if current_start > end:
-                break
-            touched.append((region, current_start))
-            running += len(region.new_text) - (region.end - region.start)
-            stop += 1
-        if not touched:
-            regions.insert(index, TextChange(start - shift, end - shift, text))
-            continue
-        head, head_start = touched[0]
-        tail, tail_start = touched[-1]
-        tail_end = tail_start + len(tail.new_text)
-        original_start = head.start - max(head_start - start, 0)
-        original_end = tail.end + max(end - tail_end, 0)
-        prefix = head.new_text[: max(start - head_start, 0)]
-        suffix = tail.new_text[end - tail_start :] if end < tail_end else ""
-        regions[index:stop] = [TextChange(original_start, original_end, prefix + text + suffix)]
+        composed.add(change)
+    return _effective(composed.regions)
+
+
+class _Composed:
+    """Changes applied one after another, kept as one set against the first text (sorted,
+    apart), and how much longer they make it."""
+
+    def __init__(self) -> None:
+        self.regions: list[TextChange] = []
+        self.growth = 0
+
+    def add(self, change: TextChange) -> None:
+        growth = self.growth
+        self.growth += len(change.new_text) - (change.end - change.start)
+        if not self.regions or change.start > self.regions[-1].end + growth:
+            # After every region (typing forward, or a report in ascending order).
+            shifted = TextChange(change.start - growth, change.end - growth, change.new_text)
+            self.regions.append(shifted)
+        else:
+            _compose_into(self.regions, change)
+
+
+def _effective(regions: list[TextChange]) -> list[TextChange]:
     return [region for region in regions if region.start < region.end or region.new_text]
+
+
+def _compose_into(regions: list[TextChange], change: TextChange) -> None:
+    """Add ``change`` (against the text ``regions`` leave) to ``regions`` (against the first
+    text, sorted and apart), in place."""
+    start, end, text = change.start, change.end, change.new_text
+    index, shift = 0, 0  # shift: current offset - original offset, before regions[index]
+    while index < len(regions):
+        region = regions[index]
+        if region.start + shift + len(region.new_text) >= start:
+            break
+        shift += len(region.new_text) - (region.end - region.start)
+        index += 1
+    touched: list[tuple[TextChange, int]] = []  # region and its current start
+    stop, running = index, shift
+    while stop < len(regions):
+        region = regions[stop]
+        current_start = region.start + running
+        if current_start > end:
+            break
+        touched.append((region, current_start))
+        running += len(region.new_text) - (region.end - region.start)
+        stop += 1
+    if not touched:
+        regions.insert(index, TextChange(start - shift, end - shift, text))
+        return
+    head, head_start = touched[0]
+    tail, tail_start = touched[-1]
+    tail_end = tail_start + len(tail.new_text)
+    original_start = head.start - max(head_start - start, 0)
+    original_end = tail.end + max(end - tail_end, 0)
+    prefix = head.new_text[: max(start - head_start, 0)]
+    suffix = tail.new_text[end - tail_start :] if end < tail_end else ""
+    regions[index:stop] = [TextChange(original_start, original_end, prefix + text + suffix)]
 
 
 def _is_line_start(text: str, offset: int) -> bool:
@@ -139,6 +172,21 @@ def _goes_before(user: TextChange, agent: TextChange) -> bool:
     return user.end == agent.start and (user.start < user.end or agent.start < agent.end)
 
 
+def _first_conflict(
+    snapshot: str, agent: Sequence[TextChange], user: Sequence[TextChange]
+) -> Conflict | None:
+    near = 0  # first user change that can meet the current agent change
+    for change in agent:
+        while near < len(user) and user[near].end < change.start:
+            near += 1
+        for other in user[near:]:
+            if other.start > change.end:
+                break
+            if _conflicts(snapshot, change, other):
+                return Conflict(change, other)
+    return None
+
+
 def rebase_changes(
     snapshot: str,
     live: str,
@@ -153,18 +201,13 @@ def rebase_changes(
     """
     if apply_changes(snapshot, user) != live:
         raise ValueError("the user's changes do not turn the snapshot into the live text")
+    conflict = _first_conflict(snapshot, agent, user)
+    if conflict is not None:
+        return conflict
     shifted: list[TextChange] = []
-    near = 0  # first user change that can meet the current agent change
     before = 0  # user changes placed before the current agent change
     shift = 0  # their total length change
     for change in agent:
-        while near < len(user) and user[near].end < change.start:
-            near += 1
-        for other in user[near:]:
-            if other.start > change.end:
-                break
-            if _conflicts(snapshot, change, other):
-                return Conflict(change, other)
         while before < len(user) and _goes_before(user[before], change):
             other = user[before]
             shift += len(other.new_text) - (other.end - other.start)
@@ -189,3 +232,161 @@ def rebase(
     if user is None:
         user = compute_edits(snapshot, live)
     return rebase_changes(snapshot, live, compute_edits(snapshot, result), user)
+
+
+def edit_landed(
+    before: str, edit: Sequence[TextChange], reported: Sequence[TextChange] | None, now: str
+) -> bool:
+    """Do the changes an editor reported after ``before`` show ``edit`` landing?
+
+    ``edit`` is what was sent: sorted, non-overlapping changes against ``before``.
+    ``reported`` is what the editor said happened since, each change against the text the
+    previous one left (``DocumentStore.changes_since``; None when unknown), and ``now`` the
+    text they lead to. The edit landed when, for some ``k < j``, the first ``j`` reported
+    changes give the text that the first ``k`` (the user's own, typed before the edit
+    arrived) give with ``edit`` rebased onto them: what follows ``j`` is the user typing on.
+    Failing that (a client that reports whole texts says nothing of the order of the
+    changes), it landed when ``now`` is the edit's result with other changes apart from the
+    edit's new text, none touching it. An edit that was dropped, applied elsewhere or applied
+    altered reads neither way; nor does one whose rebase over the user's earlier changes
+    conflicts, since where it belongs is then a guess.
+    """
+    if not edit:
+        return True
+    return bool(reported and _landed_in_order(before, edit, reported)) or _kept_in_text(
+        before, edit, now
+    )
+
+
+def _landed_in_order(
+    before: str, edit: Sequence[TextChange], reported: Sequence[TextChange]
+) -> bool:
+    growth = _growth(edit)
+    composed = _Composed()  # the first j reported changes, against `before`
+    grown = [0]  # for each j: how much longer they make the text
+    expected: list[list[TextChange] | None] = []  # for each k: the edit beside the first k
+    for change in reported:
+        if len(expected) < len(grown) <= _MAX_EARLIER + 1:
+            user = _effective(composed.regions)
+            merged = None if _first_conflict(before, edit, user) else _beside(edit, user)
+            expected.append(merged)
+        composed.add(change)
+        grown.append(composed.growth)
+        candidates = (
+            merged
+            for k, merged in enumerate(expected)
+            if merged is not None and grown[-1] - grown[k] == growth  # the lengths: cheap
+        )
+        if any(_same_result(before, merged, composed.regions) for merged in candidates):
+            return True
+    return False
+
+
+def _kept_in_text(before: str, edit: Sequence[TextChange], now: str) -> bool:
+    """Is ``now`` the edit's result with other changes, none meeting the edit's new text?"""
+    others = compute_edits(apply_changes(before, edit), now)
+    index = 0
+    shift = 0  # where the edit's new texts lie in its result: offset - offset in `before`
+    for change in edit:
+        low = change.start + shift
+        high = low + len(change.new_text)
+        shift += len(change.new_text) - (change.end - change.start)
+        while index < len(others) and others[index].end < low:
+            index += 1
+        if index < len(others) and others[index].start <= high:
+            return False
+    return True
+
+
+# The user's changes looked for before the edit: those typed between the server sending it
+# and the editor applying it (a few keystrokes at most).
+_MAX_EARLIER = 32
+
+
+def _beside(edit: Sequence[TextChange], user: Sequence[TextChange]) -> list[TextChange]:
+    """Two sets of changes against one text that do not conflict, as one sorted set (a
+    change touching another at a safe line start goes after it, as ``rebase_changes``
+    places it)."""
+    return sorted([*edit, *user], key=lambda c: (c.start, c.end))
+
+
+def _growth(changes: Sequence[TextChange]) -> int:
+    return sum(len(c.new_text) - (c.end - c.start) for c in changes)
+
+
+def _same_result(text: str, one: Sequence[TextChange], other: Sequence[TextChange]) -> bool:
+    """Do two sets of sorted, non-overlapping changes against ``text``, which make it longer
+    by the same amount, give the same text?
+
+    Compared stretch by stretch (a stretch: changes of either set that meet), and only there:
+    between stretches both copy ``text``, at the same place while the stretches before agree.
+    The first stretch that differs decides, unless it changes the length differently; then
+    the rest is compared whole. The last stretch is looked at first: a half-reported edit
+    differs at its first or its last change, depending on the order it is reported in."""
+    if not one and not other:
+        return True
+    high = max(changes[-1].end for changes in (one, other) if changes)
+    i, j, low = _last_stretch(one, other, high)
+    mine, theirs = _applied(text, one[i:], low, high), _applied(text, other[j:], low, high)
+    if mine != theirs and len(mine) == len(theirs):
+        return False
+    i = j = 0
+    while i < len(one) or j < len(other):
+        low, end, next_i, next_j = _next_stretch(one, other, i, j)
+        mine, theirs = (
+            _applied(text, one[i:next_i], low, end),
+            _applied(text, other[j:next_j], low, end),
+        )
+        if mine != theirs:
+            if len(mine) == len(theirs):
+                return False
+            return _applied(text, one[i:], low, high) == _applied(text, other[j:], low, high)
+        i, j = next_i, next_j
+    return True
+
+
+def _next_stretch(
+    one: Sequence[TextChange], other: Sequence[TextChange], i: int, j: int
+) -> tuple[int, int, int, int]:
+    """The stretch starting at ``one[i]`` or ``other[j]``: where it starts and ends, and the
+    first change of each set after it."""
+    starts = [changes[k].start for changes, k in ((one, i), (other, j)) if k < len(changes)]
+    low = end = min(starts)
+    while True:
+        if i < len(one) and one[i].start <= end:
+            end = max(end, one[i].end)
+            i += 1
+        elif j < len(other) and other[j].start <= end:
+            end = max(end, other[j].end)
+            j += 1
+        else:
+            return low, end, i, j
+
+
+def _last_stretch(
+    one: Sequence[TextChange], other: Sequence[TextChange], high: int
+) -> tuple[int, int, int]:
+    """The stretch ending at ``high``, the last end: the first change of each set in it, and
+    where it starts."""
+    i, j, low = len(one), len(other), high
+    while True:
+        if i and one[i - 1].end >= low:
+            i -= 1
+            low = min(low, one[i].start)
+        elif j and other[j - 1].end >= low:
+            j -= 1
+            low = min(low, other[j].start)
+        else:
+            return i, j, low
+
+
+def _applied(text: str, changes: Sequence[TextChange], low: int, high: int) -> str:
+    """``text[low:high]`` with ``changes`` (all inside it, offsets into ``text``) applied."""
+    pieces: list[str] = []
+    position = low
+    for change in changes:
+        pieces.append(text[position : change.start])
+        pieces.append(change.new_text)
+        position = change.end
+    pieces.append(text[position:high])
+    return "".join(pieces)

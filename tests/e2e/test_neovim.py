@@ -115,6 +115,8 @@ def run_edit(
     name: str = "doc.py",
     edit_range: Mapping[str, Any] | None = None,
     typing: Mapping[str, Any] | None = None,
+    apply_typing: Mapping[str, Any] | None = None,
+    env: Mapping[str, str] | None = None,
 ) -> NvimRun:
     path = tmp_path / "project" / name
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -132,15 +134,18 @@ def run_edit(
         config["range"] = dict(edit_range)
     if typing is not None:
         config["typing"] = dict(typing)
+    if apply_typing is not None:
+        config["apply_typing"] = dict(apply_typing)
     config_path = tmp_path / "config.json"
     config_path.write_text(json.dumps(config), encoding="utf-8")
 
-    env = _clean_env(emulator, tmp_path)
+    server_env = _clean_env(emulator, tmp_path)
+    server_env.update(env or {})
     try:
         proc = subprocess.run(
             [nvim, "--clean", "--headless", "-l", str(SCRIPT), str(config_path)],
             cwd=path.parent,
-            env=env,
+            env=server_env,
             stdin=subprocess.DEVNULL,
             capture_output=True,
             text=True,
@@ -150,7 +155,7 @@ def run_edit(
         )
     except subprocess.TimeoutExpired as exc:
         pytest.fail(f"Neovim did not finish within {RUN_TIMEOUT} s: {exc.stdout!r} {exc.stderr!r}")
-    log_file = Path(env["XDG_STATE_HOME"]) / "nvim" / "lsp.log"
+    log_file = Path(server_env["XDG_STATE_HOME"]) / "nvim" / "lsp.log"
     lsp_log = log_file.read_text(errors="replace") if log_file.exists() else ""
     report: dict[str, Any] = {}
     if result_path.exists():
@@ -470,3 +475,160 @@ def test_typing_over_the_edited_text_is_refused_and_kept(
     assert not result.get("applied"), run.explain()
     assert run.apply_edits == [], run.explain()
     assert run.file_bytes == b"a = 1\nb = None  # user's choice\nc = 3\n", run.explain()
+
+
+# --- 7. the edit lands while the user types -------------------------------------------------
+#
+# Neovim sends didChange after a 150 ms debounce, counted from its last didChange: an edit
+# arriving long after the user's last keystroke has its first range sent at once and the
+# others with the next didChange, together with whatever the user types meanwhile. The
+# server reads the edit from those changes; a whole-document comparison failed on both.
+
+LINES = ["alpha = 1", "beta = 2", "gamma = 3", "delta = 4", "omega = 5"]
+EOLS = {"lf": "\n", "crlf": "\r\n"}
+# Two ranges apart, neither on the first nor on the last line.
+ONE_TURN = [calls(replace("beta = 2", "beta = 20"), replace("delta = 4", "delta = 40"), done())]
+MULTI_TURN = [
+    calls(replace("beta = 2", "beta = 20")),
+    calls(replace("delta = 4", "delta = 40")),
+    calls(done()),
+]
+SETTLE = 0.4  # after the user's typing left Neovim: longer than its debounce
+
+
+def document(eol: str, lines: list[str] = LINES) -> bytes:
+    return "".join(line + eol for line in lines).encode()
+
+
+def _script_after_flag(flag: Path, replies: list[Reply]) -> Callable[[RecordedRequest], Reply]:
+    """Answers the first model request once Neovim has sent the user's typing (and its debounce
+    has run out), then the next replies in order."""
+    pending = list(replies)
+
+    def respond(request: RecordedRequest) -> Reply:
+        if len(pending) == len(replies):
+            deadline = time.monotonic() + FLAG_TIMEOUT
+            while not flag.exists() and time.monotonic() < deadline:
+                time.sleep(0.02)
+            time.sleep(SETTLE)
+        return pending.pop(0)
+
+    return respond
+
+
+@pytest.mark.parametrize("turns", ["one-turn", "multi-turn"])
+@pytest.mark.parametrize("where", ["top", "bottom"])
+@pytest.mark.parametrize("eol", list(EOLS))
+def test_a_line_added_during_the_run_and_a_two_range_edit(
+    nvim: str, emulator: GeminiEmulator, tmp_path: Path, eol: str, where: str, turns: str
+) -> None:
+    """The issue's CRLF report: a line typed at the top or the bottom while the sub-agent
+    works, then an edit of two ranges; the answer must be the success it is."""
+    flag = tmp_path / "typed.flag"
+    emulator.set_responder(
+        _script_after_flag(flag, ONE_TURN if turns == "one-turn" else MULTI_TURN)
+    )
+    keys = "ggO# added by the user<Esc>" if where == "top" else "Go# added by the user<Esc>"
+    typing = {"keys": keys, "flag": str(flag)}
+
+    run = run_edit(
+        nvim, emulator, tmp_path, document(EOLS[eol]), "bump", name="f.txt", typing=typing
+    )
+
+    assert run.report.get("typed") is True, run.explain()
+    assert run.report["fileformat"] == ("dos" if eol == "crlf" else "unix"), run.explain()
+    lines = [line.replace("= 2", "= 20").replace("= 4", "= 40") for line in LINES]
+    lines.insert(0 if where == "top" else len(lines), "# added by the user")
+    assert_success(run, document(EOLS[eol], lines))
+    # What made it hard: the typing, then the edit's two ranges in two didChanges.
+    assert len(run.report["did_changes"]) == 3, run.explain()
+
+
+def keystroke(line: int, text: str, **extra: Any) -> dict[str, Any]:
+    """Typed at the end of `line` (negative: from the end) by the Lua script."""
+    return {"line": line, "text": text, **extra}
+
+
+@pytest.mark.parametrize("eol", list(EOLS))
+def test_keystrokes_typed_right_before_and_after_the_edit_lands(
+    nvim: str, emulator: GeminiEmulator, tmp_path: Path, eol: str
+) -> None:
+    """Keystrokes scheduled around the applyEdit: one right before Neovim applies it (below
+    the edit, so the unversioned edit still lands where it belongs), some right after, and
+    some over the next 200 ms. One didChange carries them with the edit."""
+    emulator.enqueue(*ONE_TURN)
+    around = {
+        "before": [keystroke(-1, " # o")],
+        "after": [keystroke(0, " # a"), keystroke(1, "!")],
+        "later": [keystroke(2, c, delay_ms=40 * n) for n, c in enumerate(" # g", start=1)],
+    }
+
+    run = run_edit(
+        nvim, emulator, tmp_path, document(EOLS[eol]), "bump", name="f.txt", apply_typing=around
+    )
+
+    expected = [
+        "alpha = 1 # a",
+        "beta = 20!",
+        "gamma = 3 # g",
+        "delta = 40",
+        "omega = 5 # o",
+    ]
+    assert_success(run, document(EOLS[eol], expected))
+    # What made it hard: one didChange carried keystrokes along with the edit's ranges.
+    edit_ranges = len(text_edits(run))
+    assert any(len(d["changes"]) > edit_ranges for d in run.report["did_changes"]), run.explain()
+
+
+def test_keystrokes_around_the_edit_after_typing_during_the_run(
+    nvim: str, emulator: GeminiEmulator, tmp_path: Path
+) -> None:
+    """Both at once: the user typed while the sub-agent worked (so the edit's first range
+    leaves at once) and keeps typing as the edit lands."""
+    flag = tmp_path / "typed.flag"
+    emulator.set_responder(_script_after_flag(flag, ONE_TURN))
+    typing = {"keys": "ggO# top<Esc>", "flag": str(flag)}
+    around = {
+        "after": [keystroke(0, "!")],
+        "later": [keystroke(-1, c, delay_ms=30 * n) for n, c in enumerate(" # o", start=1)],
+    }
+
+    run = run_edit(
+        nvim,
+        emulator,
+        tmp_path,
+        document("\r\n"),
+        "bump",
+        name="f.txt",
+        typing=typing,
+        apply_typing=around,
+    )
+
+    expected = ["# top!", "alpha = 1", "beta = 20", "gamma = 3", "delta = 40", "omega = 5 # o"]
+    assert_success(run, document("\r\n", expected))
+
+
+def test_an_edit_moved_by_a_keystroke_before_it_lands_is_not_a_success(
+    nvim: str, emulator: GeminiEmulator, tmp_path: Path
+) -> None:
+    """A line typed above the edit right before Neovim applies it: Neovim applies the
+    unversioned edit at its old lines, that is, one line too high. The answer must say so."""
+    emulator.enqueue(calls(replace("gamma = 3", "gamma = 30"), done()))
+    around = {"before": [{"line": 0, "col": 0, "text": "# typed first\n"}]}
+
+    run = run_edit(
+        nvim,
+        emulator,
+        tmp_path,
+        document("\n"),
+        "bump",
+        name="f.txt",
+        apply_typing=around,
+        env={"COMPLEX_EDIT_APPLY_TIMEOUT_SECONDS": "1"},  # how long the server reads the echo
+    )
+
+    result = run.result
+    assert result["success"] is False, run.explain()
+    assert result["reason"] == "client_rejected", run.explain()
+    assert result.get("applied") is True, run.explain()
+    assert b"# typed first\n" in run.file_bytes, run.explain()  # the user's line is kept

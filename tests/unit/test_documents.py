@@ -159,6 +159,18 @@ def test_full_document_change() -> None:
     assert store.snapshot(URI).text == "Abc\nDEF\n"
 
 
+def test_a_whole_document_change_is_logged_one_change_after_another() -> None:
+    # Two separate differences: each logged change reads against the text the previous left.
+    store = store_with("a\r\nb\r\n")
+    store.change(URI, 2, [TextDocumentContentChangeWholeDocument(text="A1\r\nb\r\nc\r\n")])
+    logged = store.changes_since(URI, 1)
+    assert logged == [TextChange(6, 6, "c\r\n"), TextChange(0, 1, "A1")]
+    text = "a\r\nb\r\n"
+    for change in logged:
+        text = apply_changes(text, [change])
+    assert text == store.snapshot(URI).text
+
+
 def test_changes_since_lists_the_changes_after_a_version() -> None:
     store = store_with("abc\n")
     store.change(URI, 2, [edit(0, 3, 0, 3, "d")])

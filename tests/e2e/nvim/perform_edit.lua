@@ -13,10 +13,22 @@
 --   typing       optional user edit made while the sub-agent works:
 --                  { start = 0-based line, ["end"] = exclusive line, lines = {...},
 --                    flag = path written once Neovim has sent the didChange }
+--                or { keys = "Go# note<Esc>", flag = ... }: keys typed as the user would
+--   apply_typing optional keystrokes around the moment the edit lands, typed from inside
+--                Neovim's own `workspace/applyEdit` handler:
+--                  { before = {keystroke, ...}  typed right before Neovim applies the edit,
+--                    after = {keystroke, ...}   typed right after it (before Neovim's
+--                                               debounced didChange leaves),
+--                    later = {keystroke, ...}   each typed `delay_ms` after the apply }
+--                keystroke = { line = 0-based (negative: from the end, -1 is the last line),
+--                              col = byte column (omitted or -1: end of the line),
+--                              text = inserted text (a "\n" splits the line),
+--                              delay_ms = (later only) }
 --
 -- The report holds: ok, error, response {err, result}, offset_encoding, fileformat,
--- version_before / version_after, buffer_text (as Neovim would write it), typed, steps, and
--- the progress messages seen. Neovim applies `workspace/applyEdit` itself (its own handler);
+-- version_before / version_after, buffer_text (as Neovim would write it), typed, steps, the
+-- progress messages seen, and did_changes: every didChange Neovim sent ({version, changes},
+-- the contentChanges as sent). Neovim applies `workspace/applyEdit` itself (its own handler);
 -- the script only writes the buffer afterwards. Every wait is bounded; the script always exits.
 
 local cfg_path = assert(arg[1], 'usage: perform_edit.lua CONFIG.json')
@@ -65,6 +77,16 @@ end
 
 local client_id = nil
 
+-- One keystroke (see `apply_typing` above).
+local function keystroke(buf, k)
+  local count = vim.api.nvim_buf_line_count(buf)
+  local row = k.line < 0 and count + k.line or k.line
+  local line = vim.api.nvim_buf_get_lines(buf, row, row + 1, true)[1]
+  local col = (k.col == nil or k.col < 0) and #line or k.col
+  local lines = vim.split(k.text, '\n', { plain = true })
+  vim.api.nvim_buf_set_text(buf, row, col, row, col, lines)
+end
+
 local function main()
   vim.cmd.edit(vim.fn.fnameescape(cfg.file))
   local buf = vim.api.nvim_get_current_buf()
@@ -79,10 +101,18 @@ local function main()
       table.insert(report.progress, { kind = value.kind, message = value.message })
     end,
   })
+  report.did_changes = {}
   vim.api.nvim_create_autocmd('LspNotify', {
     callback = function(ev)
       local method = ev.data and ev.data.method
       table.insert(report.notified, method)
+      if method == 'textDocument/didChange' then
+        local params = ev.data.params or {}
+        table.insert(report.did_changes, {
+          version = params.textDocument and params.textDocument.version,
+          changes = vim.deepcopy(params.contentChanges),
+        })
+      end
       if typed and method == 'textDocument/didChange' then
         didchange_after_typing = didchange_after_typing + 1
       end
@@ -92,7 +122,12 @@ local function main()
   -- Record every workspace/applyEdit and Neovim's own answer to it; the built-in handler
   -- does the work (it mutates the params, hence the copy).
   report.apply_edits = {}
+  local around = cfg.apply_typing or {}
+  local pending_keystrokes = 0
   local function record_apply_edit(err, params, ctx)
+    for _, k in ipairs(around.before or {}) do
+      keystroke(buf, k)
+    end
     local entry = {
       params = vim.deepcopy(params),
       version_before = vim.lsp.util.buf_versions[buf],
@@ -100,6 +135,16 @@ local function main()
     local answer = vim.lsp.handlers['workspace/applyEdit'](err, params, ctx)
     entry.answer = answer
     table.insert(report.apply_edits, entry)
+    for _, k in ipairs(around.after or {}) do
+      keystroke(buf, k)
+    end
+    for _, k in ipairs(around.later or {}) do
+      pending_keystrokes = pending_keystrokes + 1
+      vim.defer_fn(function()
+        keystroke(buf, k)
+        pending_keystrokes = pending_keystrokes - 1
+      end, k.delay_ms or 0)
+    end
     return answer
   end
 
@@ -159,7 +204,11 @@ local function main()
     end)
     if response == nil then
       local t = cfg.typing
-      vim.api.nvim_buf_set_lines(buf, t.start, t['end'], true, t.lines)
+      if t.keys then
+        vim.api.nvim_feedkeys(vim.keycode(t.keys), 'xt', false)
+      else
+        vim.api.nvim_buf_set_lines(buf, t.start, t['end'], true, t.lines)
+      end
       typed = true
       report.typed = true
       step('typed')
@@ -179,6 +228,9 @@ local function main()
   end)
   report.response = response
   step('answered')
+  wait('the keystrokes typed after the edit', function()
+    return pending_keystrokes == 0
+  end)
   report.version_after = vim.lsp.util.buf_versions[buf]
 
   vim.api.nvim_buf_call(buf, function()
