@@ -7,6 +7,9 @@ editor's ``didChange`` echo (up to 5 s, as complex-edit does) before answering. 
 diff, no settings, no progress: what any server must pay to receive the document and deliver
 the same edit.
 
+``build(ask=...)`` adds one awaited step before the edit is sent, given the document's text
+and the command's argument: ``bench/floor_genai.py`` asks the model there.
+
 Run: ``python bench/floor_server.py`` (stdio).
 """
 
@@ -14,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from lsprotocol import types
@@ -21,8 +25,24 @@ from pygls.lsp.server import LanguageServer
 
 logging.getLogger("pygls").setLevel(logging.WARNING)
 
+Ask = Callable[[str, Mapping[str, Any]], Awaitable[None]]
+"""``ask(text, argument)``: awaited before the edit is sent."""
 
-def build() -> LanguageServer:
+
+def _text_edits(argument: Mapping[str, Any]) -> list[types.TextEdit]:
+    return [
+        types.TextEdit(
+            range=types.Range(
+                start=types.Position(**e["range"]["start"]),
+                end=types.Position(**e["range"]["end"]),
+            ),
+            new_text=e["newText"],
+        )
+        for e in argument["edits"]
+    ]
+
+
+def build(ask: Ask | None = None) -> LanguageServer:
     server = LanguageServer("bench-floor", "0")
     waiters: dict[str, list[asyncio.Future[None]]] = {}
 
@@ -37,16 +57,8 @@ def build() -> LanguageServer:
     async def perform(ls: LanguageServer, args: Any) -> dict[str, Any]:
         uri = args["textDocument"]["uri"]
         document = ls.workspace.get_text_document(uri)
-        edits = [
-            types.TextEdit(
-                range=types.Range(
-                    start=types.Position(**e["range"]["start"]),
-                    end=types.Position(**e["range"]["end"]),
-                ),
-                new_text=e["newText"],
-            )
-            for e in args["edits"]
-        ]
+        if ask is not None:
+            await ask(document.source, args)
         echo: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         waiters.setdefault(uri, []).append(echo)
         result = await ls.workspace_apply_edit_async(
@@ -57,7 +69,7 @@ def build() -> LanguageServer:
                             text_document=types.OptionalVersionedTextDocumentIdentifier(
                                 uri=uri, version=document.version
                             ),
-                            edits=list(edits),
+                            edits=list(_text_edits(args)),
                         )
                     ]
                 ),

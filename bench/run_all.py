@@ -20,6 +20,7 @@ SCRIPTS = (
     "bench_memory.py",
     "bench_concurrency.py",
     "bench_startup_cancel.py",
+    "bench_first_request.py",
 )
 TIMEOUT = 1200
 
