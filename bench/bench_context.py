@@ -50,7 +50,7 @@ from _common import (
 
 from edit_tools.view import render_document
 from server.providers.gemini import GeminiProvider
-from server.session import EditRequest, run_session
+from server.session.loop import EditRequest, run_session
 from server.settings import Settings
 
 GOAL_COPIES = 2

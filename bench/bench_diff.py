@@ -1,6 +1,6 @@
 """Goal 3: computing the minimal edits for a large document with scattered changes.
 
-``server.edits.compute_edits(old, new)`` on documents of 10 KB, 1 MB and 10 MB with 20 changes
+``server.text.diff.compute_edits(old, new)`` on documents of 10 KB, 1 MB and 10 MB with 20 changes
 spread evenly, of four kinds: characters changed inside a line, lines inserted, lines
 deleted, and a mix (including a 3-line block rewritten as 5 lines). For each case:
 
@@ -24,8 +24,10 @@ from typing import Any
 
 from _common import Table, make_document, run, size_label, verdict
 
-from server.edits import apply_changes, compute_edits, to_text_edits, unified_diff
-from server.positions import LineIndex
+from server.lsp.bridge import to_text_edits
+from server.text.diff import apply_changes, compute_edits
+from server.text.positions import LineIndex
+from server.text.unified import unified_diff
 
 GOAL_SECONDS = 0.050
 CHANGES = 20

@@ -43,7 +43,7 @@ from _common import (
 from edit_tools.registry import Toolbox
 from prompts.loader import load
 from server.providers.gemini import GeminiProvider
-from server.session import EditRequest, build_first_message, run_session
+from server.session.loop import EditRequest, build_first_message, run_session
 from server.settings import Settings
 
 GOAL = 1.0

@@ -27,12 +27,14 @@ from _common import (
 from lsprotocol import types
 
 from edit_tools.registry import Toolbox
-from server.documents import DocumentStore
-from server.edits import compute_edits, to_text_edits, unified_diff
+from server.lsp.bridge import content_changes, to_text_edits
+from server.outcome import EditResult
 from server.providers.gemini import GeminiProvider
-from server.result import EditResult
-from server.session import EditRequest, build_first_message, run_session
+from server.session.loop import EditRequest, build_first_message, run_session
 from server.settings import Settings
+from server.text.diff import compute_edits
+from server.text.documents import DocumentStore
+from server.text.unified import unified_diff
 
 
 def best(fn: Callable[[], Any], runs: int = 3) -> float:
@@ -107,7 +109,7 @@ def main() -> None:
 
     def change() -> None:
         store.open("u", text, 1)
-        store.change("u", 2, echo)
+        store.change("u", 2, content_changes(echo))
 
     table.add("DocumentStore.change (the echo)", f"{best(change) * 1e3:.1f}")
     diff = unified_diff(text, target, "a.py")

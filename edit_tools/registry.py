@@ -200,10 +200,6 @@ class Toolbox:
         return self._buffer.text
 
     @property
-    def original(self) -> str:
-        return self._buffer.original
-
-    @property
     def changed(self) -> bool:
         return self._buffer.changed
 

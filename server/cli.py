@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     import argparse
     from collections.abc import Iterator
 
+    from server.session.process import SessionProcess
     from server.settings import SettingsLayer
 
 EXIT_INTERRUPTED = 130
@@ -174,23 +175,26 @@ def configure_logging(level: str) -> None:
         logging.getLogger(noisy).setLevel(logging.WARNING)
 
 
-def _run_lsp(args: argparse.Namespace) -> int:
-    from server.lsp import build_server
-    from server.lsp_log import attach_client_log
+def _run_lsp(args: argparse.Namespace, sessions: SessionProcess) -> int:
+    from server.lsp.handlers import build_server
+    from server.lsp.log import attach_client_log
 
     configure_logging(args.log_level)
-    server = build_server()
+    server = build_server(sessions=sessions)
     attach_client_log(server)
-    if args.tcp:
-        host, _, port = str(args.tcp).rpartition(":")
-        if not host or not port.isdigit():
-            print("complex-edit lsp: --tcp expects HOST:PORT", file=sys.stderr)
-            return 2
-        server.start_tcp(host, int(port))
-    else:
-        if sys.stdin.isatty():
-            print(LSP_ON_A_TERMINAL, file=sys.stderr, flush=True)
-        server.start_io()
+    try:
+        if args.tcp:
+            host, _, port = str(args.tcp).rpartition(":")
+            if not host or not port.isdigit():
+                print("complex-edit lsp: --tcp expects HOST:PORT", file=sys.stderr)
+                return 2
+            server.start_tcp(host, int(port))
+        else:
+            if sys.stdin.isatty():
+                print(LSP_ON_A_TERMINAL, file=sys.stderr, flush=True)
+            server.start_io()
+    finally:
+        sessions.stop_now()
     return 0
 
 
@@ -202,7 +206,7 @@ def _run_edit(args: argparse.Namespace) -> int:
 
 
 def _run_mcp(args: argparse.Namespace) -> int:
-    from server.mcp_server import serve
+    from server.mcp import serve
 
     configure_logging(args.log_level)
     return serve(args.root, setting_overrides(args))
@@ -210,9 +214,9 @@ def _run_mcp(args: argparse.Namespace) -> int:
 
 # The modules each command needs, loaded while Ctrl-C is deferred (`_ctrl_c_deferred`).
 _COMMAND_MODULES: dict[str, tuple[str, ...]] = {
-    "lsp": ("server.lsp", "server.lsp_log"),
+    "lsp": ("server.lsp.handlers", "server.lsp.log"),
     "edit": ("server.cli_edit",),
-    "mcp": ("server.mcp_server",),
+    "mcp": ("server.mcp",),
     "eval": ("server.eval.cli",),
 }
 
@@ -231,10 +235,13 @@ def _dispatch(argv: list[str]) -> int:
     with _ctrl_c_deferred():
         parser = _parser()
         args = parser.parse_args(argv)
+        if args.command == "lsp":
+            # First, so that its imports run beside the server's own (on another core).
+            sessions = _launch_session_process()
         for module in _COMMAND_MODULES.get(args.command, ()):
             importlib.import_module(module)
     if args.command == "lsp":
-        return _run_lsp(args)
+        return _run_lsp(args, sessions)
     if args.command == "edit":
         return _run_edit(args)
     if args.command == "mcp":
@@ -245,6 +252,14 @@ def _dispatch(argv: list[str]) -> int:
         return run_eval(args)
     parser.print_help(sys.stderr)
     return 2
+
+
+def _launch_session_process() -> SessionProcess:
+    import os
+
+    from server.session.process import SessionProcess
+
+    return SessionProcess.launch(os.environ)
 
 
 @contextlib.contextmanager
@@ -281,7 +296,7 @@ def _interrupted(argv: list[str]) -> NoReturn:
         if "--json" in argv:
             import json
 
-            from server.result import EditResult
+            from server.outcome import EditResult
 
             wire = EditResult.failure("cancelled", INTERRUPTED).to_wire()
             sys.stdout.write(json.dumps(wire, ensure_ascii=False, indent=2) + "\n")

@@ -18,12 +18,12 @@ from collections.abc import Coroutine, Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
-from server.events import SessionEvent, SessionFinished, describe
-from server.file_edit import EditRefused, edit_file, make_provider
-from server.outcome import Reason
-from server.providers.select import scrub
-from server.result import EditResult
-from server.session import LineRange
+from server.edit.disk import EditRefused, edit_file
+from server.outcome import EditResult, Reason, scrub
+from server.providers.select import ProviderHub
+from server.session.events import SessionEvent, SessionFinished, describe
+from server.session.loop import LineRange
+from server.session.result import InProcess
 from server.settings import Settings, SettingsError
 
 EXIT_OK = 0
@@ -42,7 +42,6 @@ def run_edit(args: argparse.Namespace, overrides: Mapping[str, Any]) -> int:
         settings = Settings.from_layers(env, overrides)
         selection = parse_range(args.range) if args.range else None
         prompt = sys.stdin.read() if args.prompt == "-" else args.prompt
-        provider = make_provider(settings, env)
     except SettingsError as exc:
         return printer.finish(EditResult.failure("config", str(exc)), EXIT_USAGE)
     except EditRefused as exc:
@@ -53,7 +52,7 @@ def run_edit(args: argparse.Namespace, overrides: Mapping[str, Any]) -> int:
         path,
         prompt,
         settings,
-        provider,
+        InProcess(ProviderHub(env)),
         printer.progress,
         dry_run=args.dry_run,
         selection=selection,
@@ -115,10 +114,7 @@ class _Printer:
             self._note(describe(event))
 
     def finish(self, result: EditResult, status: int) -> int:
-        wire = result.to_wire()
-        for field in ("error", "message"):
-            if isinstance(wire.get(field), str):
-                wire[field] = scrub(wire[field], self._env)
+        wire = result.scrubbed_wire(self._env)
         if result.error:
             self._err.write(f"complex-edit: {wire['error']} [{result.reason}]\n")
         message = result.message or "Edit complete."

@@ -1,6 +1,6 @@
 """`complex-edit mcp`: an MCP server over stdio with one tool, `perform_complex_edit`.
 
-The tool runs the shared file flow (`server.file_edit`) on a path confined to the allowed roots,
+The tool runs the shared file flow (`server.edit.disk`) on a path confined to the allowed roots,
 relays the session's events as MCP progress notifications, and returns the contract's result as
 structured content plus a short text summary with the diff. A cancelled call (the SDK cancels
 the tool's task on `notifications/cancelled`) writes nothing.
@@ -23,13 +23,13 @@ from mcp.types import CallToolResult, InputRequiredResult, TextContent, ToolAnno
 from pydantic import Field, ValidationError
 
 from server import __version__
-from server.events import SessionEvent, describe
-from server.file_edit import EditRefused, edit_file, make_provider
-from server.providers.base import Provider
-from server.providers.select import scrub
-from server.result import EditResult
-from server.roots import PathRefused, Roots
-from server.session import LineRange
+from server.edit.disk import EditRefused, edit_file
+from server.edit.roots import PathRefused, Roots
+from server.outcome import EditResult, scrub
+from server.providers.select import ProviderHub
+from server.session.events import SessionEvent, describe
+from server.session.loop import LineRange
+from server.session.result import InProcess, SessionRunner
 from server.settings import Settings, SettingsError
 
 log = logging.getLogger("complex_edit.mcp")
@@ -146,10 +146,10 @@ def build_server(
     roots: Roots,
     settings: Settings | SettingsError,
     env: Mapping[str, str],
-    provider: Provider | EditRefused,
+    runner: SessionRunner,
 ) -> MCPServer:
-    """The MCP server for `roots`. A settings or provider problem is answered per call
-    (reason `config`), as the language server does, so the server always starts."""
+    """The MCP server for `roots`. A settings problem is answered per call (reason
+    `config`), as the language server does, so the server always starts."""
     server = EditServer(
         env,
         name="complex-edit",
@@ -195,8 +195,6 @@ def build_server(
     ) -> Annotated[CallToolResult, EditResult]:
         if isinstance(settings, SettingsError):
             return tool_result(EditResult.failure("config", str(settings)), env, path)
-        if isinstance(provider, EditRefused):
-            return tool_result(provider.result(), env, path)
         try:
             target = roots.resolve(path)
         except PathRefused as exc:
@@ -213,7 +211,7 @@ def build_server(
                 target,
                 prompt,
                 settings,
-                provider,
+                runner,
                 relay,
                 dry_run=dry_run,
                 selection=selection,
@@ -233,13 +231,7 @@ def build_server(
 
 
 def tool_result(result: EditResult, env: Mapping[str, str], path: str) -> CallToolResult:
-    result = result.model_copy(
-        update={
-            "error": scrub(result.error, env) if result.error else result.error,
-            "message": scrub(result.message, env) if result.message else result.message,
-        }
-    )
-    wire = result.to_wire()
+    wire = result.scrubbed_wire(env)
     return CallToolResult(
         content=[TextContent(type="text", text=_summary(result, wire, path))],
         structured_content=wire,
@@ -252,7 +244,7 @@ def _summary(result: EditResult, wire: Mapping[str, Any], path: str) -> str:
         return (
             f"The edit failed ({result.reason}): {wire.get('error', '')}\n{path} was not changed."
         )
-    message = result.message or "Edit complete."
+    message = wire.get("message") or "Edit complete."
     if not result.diff:
         return f"{message}\n{path} was left as it was."
     head = (
@@ -278,16 +270,11 @@ def serve(root_dirs: Sequence[str], overrides: Mapping[str, Any]) -> int:
         print(f"complex-edit mcp: {exc}", file=sys.stderr)
         return 2
     settings: Settings | SettingsError
-    provider: Provider | EditRefused
     try:
         settings = Settings.from_layers(env, overrides)
-        provider = make_provider(settings, env)
     except SettingsError as exc:
-        settings, provider = exc, EditRefused("config", str(exc))
+        settings = exc
         log.warning("%s", exc)
-    except EditRefused as exc:
-        provider = exc
-        log.warning("%s", exc.message)
     log.info("serving %s for %s", TOOL_NAME, roots.describe())
-    build_server(roots, settings, env, provider).run()
+    build_server(roots, settings, env, InProcess(ProviderHub(env))).run()
     return 0

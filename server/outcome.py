@@ -1,8 +1,11 @@
-"""Run-ending failures and the session's outcome: the one place `reason` codes are defined."""
+"""What a run ends with, as every front end reports it: the contract's `reason` codes (defined
+here only), `RunError` for failures the model cannot fix, the session's outcome, the result
+object, and `scrub`, the one function that keeps API keys out of text shown to users."""
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Iterable, Mapping
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 from pydantic.alias_generators import to_camel
@@ -22,6 +25,15 @@ Reason = Literal[
     "too_large",
     "config",
 ]
+
+# The environment variables that may hold a model credential, by provider. Text shown to users
+# is scrubbed of all of them, whichever provider is in use.
+CREDENTIALS: Mapping[str, tuple[str, ...]] = {
+    "gemini": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
+    "openai": ("OPENAI_API_KEY",),
+    "anthropic": ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"),
+}
+MIN_SECRET_CHARS = 4
 
 
 class RunError(Exception):
@@ -62,3 +74,70 @@ class SessionOutcome(BaseModel):
     turns: int = 0
     tool_calls: int = 0
     usage: Usage = Usage()
+
+
+class EditResult(BaseModel):
+    """The contract's result object, shared by the LSP command, the CLI and the MCP tool."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True)
+
+    success: bool
+    message: str | None = None
+    error: str | None = None
+    reason: Reason | None = None
+    applied: bool = False
+    diff: str = ""
+    turns: int = 0
+    tool_calls: int = 0
+    usage: Usage = Usage()
+
+    @classmethod
+    def failure(
+        cls, reason: Reason, error: str, outcome: SessionOutcome | None = None
+    ) -> EditResult:
+        result = cls(success=False, reason=reason, error=error)
+        return result.with_counts(outcome) if outcome is not None else result
+
+    @classmethod
+    def from_outcome(cls, outcome: SessionOutcome) -> EditResult:
+        if outcome.success:
+            return cls(success=True, message=outcome.message).with_counts(outcome)
+        return cls.failure(outcome.reason or "model_error", outcome.error or "", outcome)
+
+    def with_counts(self, outcome: SessionOutcome) -> EditResult:
+        return self.model_copy(
+            update={
+                "turns": outcome.turns,
+                "tool_calls": outcome.tool_calls,
+                "usage": outcome.usage,
+            }
+        )
+
+    def to_wire(self) -> dict[str, Any]:
+        """camelCase JSON object; absent optional fields are omitted."""
+        return self.model_dump(by_alias=True, exclude_none=True, mode="json")
+
+    def scrubbed_wire(self, env: Mapping[str, str]) -> dict[str, Any]:
+        """`to_wire` with the API keys of `env` scrubbed from `error` and `message`."""
+        wire = self.to_wire()
+        for field in ("error", "message"):
+            if isinstance(wire.get(field), str):
+                wire[field] = scrub(wire[field], env)
+        return wire
+
+
+def secret_values(env: Mapping[str, str], names: Iterable[str]) -> list[str]:
+    """The values of the named variables that are long enough to be worth redacting."""
+    return [value for name in names if len(value := env.get(name, "")) >= MIN_SECRET_CHARS]
+
+
+def redact(text: str, env: Mapping[str, str], names: Iterable[str]) -> str:
+    """`text` without the values of the named variables."""
+    for value in secret_values(env, names):
+        text = text.replace(value, "[redacted]")
+    return text
+
+
+def scrub(text: str, env: Mapping[str, str]) -> str:
+    """`text` without the value of any model credential in `env` (every provider's)."""
+    return redact(text, env, (name for names in CREDENTIALS.values() for name in names))

@@ -128,9 +128,6 @@ class Settings(BaseModel):
         except ValidationError as exc:
             raise SettingsError(_describe(exc, origins)) from None
 
-    def public_dict(self) -> dict[str, Any]:
-        return self.model_dump(by_alias=True)
-
 
 def _field_name(key: str) -> str | None:
     for name, info in Settings.model_fields.items():

@@ -230,7 +230,8 @@ def _execute(
     from server.eval.progress import Progress
     from server.eval.record import RecordWriter, TaskRecord
     from server.eval.runner import EvalAborted, run_eval
-    from server.providers.select import ProviderHub, scrub
+    from server.outcome import scrub
+    from server.providers.select import ProviderHub
 
     provider = ProviderHub(provider_env)
     out = Path(args.out) if args.out else _default_out(suite_name, settings.model)

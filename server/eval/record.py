@@ -12,7 +12,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from server.eval.sandbox import CheckResult, CheckStatus
-from server.providers.select import scrub
+from server.outcome import scrub
 
 Exclusion = Literal["broken_reference", "missing_dependency"]
 

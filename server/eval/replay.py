@@ -27,7 +27,7 @@ from typing import Any
 
 from server.eval.runner import edit_request
 from server.eval.suite import Task
-from server.session import build_first_message
+from server.session.loop import build_first_message
 from server.settings import Settings
 
 WRONG_EDIT_NOTE = "# replay: a deliberate mistake, undone in the next turn\n"

@@ -19,7 +19,7 @@ from server.eval.suite import Task
 from server.eval.transcript import RecordingProvider, Transcript
 from server.outcome import Reason, SessionOutcome
 from server.providers.base import Provider
-from server.session import EditRequest, run_session
+from server.session.loop import EditRequest, run_session
 from server.settings import Settings
 
 # Session failures that no other task can escape: the run stops at the first one.

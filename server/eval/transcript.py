@@ -9,7 +9,6 @@ import time
 from collections.abc import Sequence
 
 from server.eval.record import CallRecord, TurnRecord
-from server.events import SessionEvent, ToolFinished
 from server.providers.base import (
     Conversation,
     ConversationRequest,
@@ -17,6 +16,7 @@ from server.providers.base import (
     Provider,
     ToolResult,
 )
+from server.session.events import SessionEvent, ToolFinished
 
 
 class Transcript:

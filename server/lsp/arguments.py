@@ -7,6 +7,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic.alias_generators import to_camel
 
+from server.edit.checks import prompt_problem
+from server.session.loop import LineRange
 from server.settings import SettingsLayer
 
 
@@ -47,6 +49,18 @@ class PerformArgs(_Wire):
             raise ValueError("the instruction is empty")
         return value
 
+    def selection(self) -> LineRange | None:
+        """The lines `range` covers (1-based, inclusive; a range ending at the start of a line
+        leaves that line out)."""
+        if self.range is None:
+            return None
+        start = self.range.start.line
+        end = self.range.end.line
+        if self.range.end.character == 0 and end > start:
+            end -= 1
+        start, end = sorted((start, end))
+        return LineRange(start_line=start + 1, end_line=end + 1)
+
     def overrides(self) -> SettingsLayer:
         """The settings layer this command gives (the most specific one)."""
         return SettingsLayer(
@@ -71,12 +85,9 @@ def parse_arguments(raw: tuple[Any, ...]) -> PerformArgs:
 
 def check_prompt_size(args: PerformArgs, max_prompt_bytes: int) -> None:
     """Raises InvalidArguments when the prompt is over `max_prompt_bytes` in UTF-8."""
-    size = len(args.prompt.encode("utf-8", "surrogatepass"))
-    if size > max_prompt_bytes:
-        raise InvalidArguments(
-            f"'prompt' is {size} bytes, over the limit of {max_prompt_bytes} bytes "
-            "(setting maxPromptBytes)."
-        )
+    problem = prompt_problem(args.prompt, max_prompt_bytes, "'prompt'")
+    if problem is not None:
+        raise InvalidArguments(problem)
 
 
 def _describe(exc: ValidationError) -> str:

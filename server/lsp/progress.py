@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 
 if TYPE_CHECKING:
-    from server.events import SessionEvent
-    from server.lsp import ComplexEditServer
+    from server.lsp.server import ComplexEditServer
+    from server.session.events import SessionEvent
 
 log = logging.getLogger("complex_edit.progress")
 CREATE_TIMEOUT_SECONDS = 5.0
@@ -64,7 +64,7 @@ class Progress:
         return self._ls.work_done_progress.tokens.get(self.token)
 
     def report(self, event: SessionEvent) -> None:
-        from server.events import SessionFinished, describe
+        from server.session.events import SessionFinished, describe
 
         if self.token is None or self._ended or isinstance(event, SessionFinished):
             return
@@ -79,16 +79,20 @@ class Progress:
             self._timer = loop.call_later(wait, self._flush)
 
     def _flush(self) -> None:
+        from server.outcome import scrub
+
         self._timer = None
         if self._pending is None or self._ended or self.token is None:
             return
-        message, self._pending = self._ls.provider.scrub(self._pending), None
+        message, self._pending = scrub(self._pending, self._ls.env), None
         self._last_sent = asyncio.get_running_loop().time()
         self._ls.work_done_progress.report(
             self.token, types.WorkDoneProgressReport(message=message)
         )
 
     def end(self, message: str) -> None:
+        from server.outcome import scrub
+
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
@@ -96,6 +100,6 @@ class Progress:
             return
         self._ended = True
         self._ls.work_done_progress.end(
-            self.token, types.WorkDoneProgressEnd(message=self._ls.provider.scrub(message))
+            self.token, types.WorkDoneProgressEnd(message=scrub(message, self._ls.env))
         )
         self._ls.work_done_progress.tokens.pop(self.token, None)

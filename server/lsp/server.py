@@ -1,8 +1,9 @@
-"""Builds the pygls language server and registers thin handlers.
+"""The pygls language server: the protocol glue, the server object, its stdio loop and its end.
 
 Documents are kept in our own LSP-correct `DocumentStore` (pygls' `TextDocument` splits lines on
 form feeds and other characters LSP does not treat as line breaks), so the protocol class below
-replaces pygls' built-in didOpen/didChange/didClose bookkeeping.
+replaces pygls' built-in didOpen/didChange/didClose bookkeeping. The handlers are in
+`server/lsp/handlers.py`; `build_server` registers them.
 """
 
 from __future__ import annotations
@@ -13,9 +14,9 @@ import logging
 import os
 import sys
 import threading
-from collections.abc import Callable, Generator, Mapping
+from collections.abc import Generator, Mapping
 from concurrent.futures import Future
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import Any, BinaryIO
 
 from lsprotocol import types
 from pygls.exceptions import (
@@ -23,7 +24,6 @@ from pygls.exceptions import (
     JsonRpcException,
     JsonRpcInternalError,
     JsonRpcInvalidParams,
-    JsonRpcRequestCancelled,
 )
 from pygls.io_ import run_async
 from pygls.lsp.server import LanguageServer
@@ -31,22 +31,15 @@ from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
 
 from server import __version__
-from server.documents import DocumentStore
-from server.framing import EditorOutput, FramedInput, PrefetchingReader, watch_hangup
-from server.lsp_log import STDERR_ONLY
-from server.progress import Progress
-from server.session_process import SessionProcess
+from server.lsp.bridge import content_changes
+from server.lsp.commands import Commands
+from server.lsp.framing import EditorOutput, FramedInput, PrefetchingReader, watch_hangup
+from server.lsp.log import STDERR_ONLY
+from server.session.process import SessionProcess
+from server.text.documents import DocumentStore
 
-if TYPE_CHECKING:
-    from server.events import SessionEvent
-    from server.providers.select import ProviderHub
-    from server.result import EditResult
-
-COMMAND = "performComplexEdit"
 # Once the editor is gone: how long the commands still running get to unwind.
 WIND_DOWN_SECONDS = 2.0
-# Not part of the contract: a diagnostics request for soak tests and benchmarks (see `_stats`).
-STATS_METHOD = "complexEdit/_stats"
 log = logging.getLogger("complex_edit")
 
 
@@ -134,8 +127,9 @@ class ComplexEditProtocol(LanguageServerProtocol):
     ) -> Generator[Any, Any, None]:
         uri = params.text_document.uri
         if self._ce.documents.is_open(uri):
-            self._ce.documents.change(uri, params.text_document.version, params.content_changes)
-            self._ce.notify_changed(uri)
+            changes = content_changes(params.content_changes)
+            self._ce.documents.change(uri, params.text_document.version, changes)
+            self._ce.commands.changed(uri)
         else:
             log.warning("didChange for a document that is not open: %s", uri)
         yield from ()
@@ -146,12 +140,12 @@ class ComplexEditProtocol(LanguageServerProtocol):
     ) -> Generator[Any, Any, None]:
         uri = params.text_document.uri
         self._ce.documents.close(uri)
-        self._ce.notify_closed(uri)
+        self._ce.commands.closed(uri)
         yield from ()
 
 
 class ComplexEditServer(LanguageServer):
-    def __init__(self, env: Mapping[str, str]) -> None:
+    def __init__(self, env: Mapping[str, str], sessions: SessionProcess | None = None) -> None:
         super().__init__(
             "complex-edit",
             __version__,
@@ -160,47 +154,34 @@ class ComplexEditServer(LanguageServer):
         )
         self.env = env
         self.documents = DocumentStore()
-        self.sessions = SessionProcess(env)
+        self.sessions = sessions if sessions is not None else SessionProcess(env)
+        self.commands = Commands()
         # As the editor sent them; `SettingsLayer.client` reads them at each command.
         self.init_options: Any = None
         self.pushed_settings: Any = None
-        self.running: dict[str, asyncio.Task[EditResult]] = {}
-        # Commands whose edit is on its way to the editor: no longer cancelled by a close.
-        self.sending: set[asyncio.Task[EditResult]] = set()
-        # Commands creating their progress, by document (the value identifies the command).
-        self.starting: dict[str, object] = {}
-        self._change_waiters: dict[str, list[asyncio.Future[bool]]] = {}
-        self._provider: ProviderHub | None = None
         self.output: EditorOutput | None = None
 
-    @property
-    def provider(self) -> ProviderHub:
-        """Built on first use: it imports pydantic and the provider modules, which the
-        start-up (up to `initialize` answered) does not need."""
-        if self._provider is None:
-            from server.providers.select import ProviderHub
+    def request_future(self, msg_id: Any) -> Future[Any] | None:
+        """The future pygls answers request `msg_id` from (gone once answered or cancelled)."""
+        return self.protocol._request_futures.get(msg_id)
 
-            self._provider = ProviderHub(self.env)
-        return self._provider
+    def request_cancelled(self, msg_id: Any) -> bool:
+        return msg_id not in self.protocol._request_futures
 
-    def notify_changed(self, uri: str) -> None:
-        for waiter in self._change_waiters.pop(uri, []):
-            if not waiter.done():
-                waiter.set_result(True)
+    def forget_request(self, msg_id: Any) -> None:
+        """Take request `msg_id` out of pygls' cancellable set: a late cancel must not answer
+        -32800 for an edit that lands."""
+        self.protocol._request_futures.pop(msg_id, None)
 
-    def notify_closed(self, uri: str) -> None:
-        for waiter in self._change_waiters.pop(uri, []):
-            if not waiter.done():
-                waiter.set_result(False)
-        task = self.running.get(uri)
-        if task is not None and not task.done() and task not in self.sending:
-            task.cancel("closed")
+    def pending_requests(self) -> int:
+        return len(self.protocol._request_futures)
 
     def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
         """pygls' stdio server, reading through `FramedInput` and `PrefetchingReader` and
-        writing through `EditorOutput`. It ends when the editor is gone: `exit`, the end of
-        stdin, a failed write or stdout closed by the editor. Then the commands still running
-        are cancelled and the session process is stopped, so nothing outlives the server."""
+        writing through `EditorOutput`; the session process is started with it (unless it was
+        launched earlier). It ends when the editor is gone: `exit`, the end of stdin, a failed
+        write or stdout closed by the editor. Then the commands still running are cancelled
+        and the session process is stopped, so nothing outlives the server."""
         if stdin is None:
             # A stream of our own on a copy of fd 0: the reading thread may still be blocked
             # in it when the interpreter exits, and closing sys.stdin must not wait for it.
@@ -217,6 +198,7 @@ class ComplexEditServer(LanguageServer):
         self.protocol.set_writer(self.output)
 
         async def serve() -> None:
+            self.sessions.start_soon()
             reader.start(asyncio.get_running_loop())
             watch_hangup(out_stream, editor_gone)
             try:
@@ -224,7 +206,7 @@ class ComplexEditServer(LanguageServer):
                     stop_event=stop_event,
                     reader=reader,
                     protocol=self.protocol,
-                    logger=logging.getLogger("pygls.server"),  # filtered in server/lsp_log.py
+                    logger=logging.getLogger("pygls.server"),  # filtered in server/lsp/log.py
                     error_handler=self.report_server_error,
                 )
             finally:
@@ -244,7 +226,7 @@ class ComplexEditServer(LanguageServer):
         is killed)."""
         if self.output is not None:
             self.output.close()
-        tasks: set[asyncio.Future[Any]] = set(self.running.values())
+        tasks: set[asyncio.Future[Any]] = set(self.commands.running.values())
         # Typed as concurrent futures, but a coroutine handler's entry is its asyncio task.
         pending: list[object] = list(self.protocol._request_futures.values())
         for future in pending:
@@ -281,270 +263,3 @@ class ComplexEditServer(LanguageServer):
                 "sync, close and reopen them.",
             )
         )
-
-    def next_change(self, uri: str) -> asyncio.Future[bool]:
-        """Resolves with True on the next didChange of `uri`, False if it is closed."""
-        waiter: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
-        self._change_waiters.setdefault(uri, []).append(waiter)
-        return waiter
-
-
-def build_server(env: Mapping[str, str] | None = None) -> ComplexEditServer:
-    environ = env if env is not None else os.environ
-    ls = ComplexEditServer(environ)
-
-    @ls.feature(types.INITIALIZE)
-    def on_initialize(params: types.InitializeParams) -> None:
-        encoding = ls.protocol.workspace.position_encoding or "utf-16"
-        ls.documents.encoding = str(getattr(encoding, "value", encoding))
-        ls.init_options = params.initialization_options
-
-    @ls.feature(types.INITIALIZED)
-    def on_initialized(params: types.InitializedParams) -> None:
-        asyncio.get_running_loop().call_soon(_preload, ls)
-
-    @ls.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
-    def on_configuration(params: types.DidChangeConfigurationParams) -> None:
-        ls.pushed_settings = params.settings
-
-    @ls.command(COMMAND)
-    async def perform_complex_edit(ls_: ComplexEditServer, *raw: Any) -> dict[str, Any]:
-        from server.arguments import InvalidArguments, check_prompt_size, parse_arguments
-        from server.command import CommandEnv, command_settings, label_for_uri, one_line, perform
-        from server.lsp_editor import LspEditor
-        from server.providers.select import scrub
-        from server.result import EditResult
-        from server.settings import SettingsError
-
-        msg_id = ls.protocol.msg_id
-        request_future = _request_future(ls, msg_id)
-        try:
-            args = parse_arguments(raw)
-        except InvalidArguments as exc:
-            raise JsonRpcInvalidParams(str(exc)) from None
-        uri = args.text_document.uri
-        if not ls.documents.is_open(uri):
-            raise JsonRpcInvalidParams(
-                f"The document {uri} is not open in the editor; open it first."
-            )
-        editor = LspEditor(ls)
-        try:
-            settings = await command_settings(args, editor, environ)
-        except SettingsError as exc:
-            problem = scrub(str(exc), environ)
-            log.warning("performComplexEdit %s: %s", label_for_uri(uri), problem)
-            return EditResult.failure("config", problem).to_wire()
-        try:
-            check_prompt_size(args, settings.max_prompt_bytes)
-        except InvalidArguments as exc:
-            raise JsonRpcInvalidParams(str(exc)) from None
-        if uri in ls.running or uri in ls.starting:
-            return EditResult.failure(
-                "busy", "Another complex edit is already running on this document."
-            ).to_wire()
-
-        # Creating the progress waits for the client: hold the document meanwhile, so that a
-        # second command on it is `busy` rather than running side by side. A cancel frees it
-        # at once: the client has its -32800 and may send the next command straight away.
-        hold = object()
-        ls.starting[uri] = hold
-
-        def release(_: object = None) -> None:
-            if ls.starting.get(uri) is hold:
-                del ls.starting[uri]
-
-        if request_future is not None:
-            request_future.add_done_callback(release)
-        try:
-            progress = await Progress.start(ls, one_line(args.prompt, 80))
-        finally:
-            release()
-        if _request_cancelled(ls, msg_id):
-            # Cancelled while the progress was created: pygls has answered -32800 already,
-            # and the run must not start (nothing links this request to a task yet).
-            progress.end("Cancelled")
-            return _cancelled(request_future)
-        if not ls.documents.is_open(uri):
-            progress.end("Document closed")
-            return EditResult.failure(
-                "document_changed",
-                "The document was closed before the edit started; nothing was applied.",
-            ).to_wire()
-
-        def on_event(event: SessionEvent) -> None:
-            progress.report(event)
-            # The session is under way in its own process: meanwhile, scan the lines that
-            # turning its result into edits and reading their echo will need.
-            ls.documents.prepare(uri)
-
-        task = asyncio.create_task(
-            perform(
-                args,
-                settings,
-                editor,
-                CommandEnv(environ, ls.provider, ls.sessions.run_session),
-                on_event,
-            )
-        )
-        ls.running[uri] = task
-        unlink = _link_cancellation(ls, msg_id, progress, task)
-        editor.before_send = unlink
-        try:
-            result = await task
-        except asyncio.CancelledError:
-            closed = not ls.documents.is_open(uri)
-            progress.end("Cancelled" if not closed else "Document closed")
-            if closed and not _request_cancelled(ls, msg_id):
-                return EditResult.failure(
-                    "document_changed",
-                    "The document was closed while the edit was running; nothing was applied.",
-                ).to_wire()
-            return _cancelled(request_future)
-        except Exception as exc:
-            # A bug, not a fault of the model or the editor. pygls would answer with the
-            # exception text and a traceback; answer with the type only (no document text).
-            log.exception("performComplexEdit %s failed unexpectedly", label_for_uri(uri))
-            progress.end("Failed (internal error)")
-            raise JsonRpcInternalError(
-                f"complex-edit hit an internal error ({type(exc).__name__}); the server log "
-                "has the details. Check the document before running the command again."
-            ) from None
-        finally:
-            unlink()
-            ls.sending.discard(task)
-            if ls.running.get(uri) is task:
-                del ls.running[uri]
-        log.info(
-            "performComplexEdit %s: %s%s (turns=%d, toolCalls=%d)",
-            label_for_uri(uri),
-            "success" if result.success else "failed",
-            "" if result.success else f" [{result.reason}]",
-            result.turns,
-            result.tool_calls,
-        )
-        progress.end(_final_message(result))
-        wire = result.to_wire()
-        for field in ("error", "message"):
-            if isinstance(wire.get(field), str):
-                wire[field] = scrub(wire[field], environ)
-        return wire
-
-    @ls.feature(STATS_METHOD)
-    def stats(params: Any) -> dict[str, Any]:
-        return _stats(ls)
-
-    return ls
-
-
-def _link_cancellation(
-    ls: ComplexEditServer, msg_id: Any, progress: Progress, task: asyncio.Task[Any]
-) -> Callable[[], None]:
-    """Cancel `task` when the request is cancelled ($/cancelRequest, shutdown) or its progress
-    is cancelled. pygls cancels only the request's own future, never the command's task."""
-
-    linked = True
-
-    def on_done(future: Future[Any] | asyncio.Future[Any]) -> None:
-        if linked and future.cancelled() and not task.done():
-            task.cancel()
-            # The client may already have its -32800 and send the next command before this
-            # task has unwound; it can no longer apply anything, so it no longer holds the URI.
-            for uri, running in list(ls.running.items()):
-                if running is task:
-                    del ls.running[uri]
-
-    request_future = _request_future(ls, msg_id)
-    if request_future is not None:
-        request_future.add_done_callback(on_done)
-    progress_future = progress.cancel_future()
-    if progress_future is not None:
-        progress_future.add_done_callback(on_done)
-
-    def unlink() -> None:
-        # Past this point the edit is on its way: a late cancel must not answer -32800 for
-        # an edit that lands, so the request leaves pygls' cancellable set.
-        nonlocal linked
-        linked = False
-        ls.protocol._request_futures.pop(msg_id, None)
-        if not task.done():
-            ls.sending.add(task)
-
-    return unlink
-
-
-def _cancelled(request_future: Future[Any] | None) -> dict[str, Any]:
-    """How a cancelled command ends. A request the editor cancelled ($/cancelRequest, or
-    `shutdown`) has had its -32800 from pygls, which then drops whatever the command returns
-    or raises: an exception raised then is never retrieved, and asyncio logs it as an error
-    with its traceback. Only a cancel pygls did not answer (the progress was cancelled) is
-    answered here, by raising. (No future: the request was cancelled before the command
-    started.)"""
-    if request_future is None or request_future.cancelled():
-        return {}  # never sent
-    raise JsonRpcRequestCancelled("The complex edit was cancelled.") from None
-
-
-def _request_future(ls: ComplexEditServer, msg_id: Any) -> Future[Any] | None:
-    """The future pygls answers the request from (gone once answered or cancelled)."""
-    return ls.protocol._request_futures.get(msg_id)
-
-
-def _request_cancelled(ls: ComplexEditServer, msg_id: Any) -> bool:
-    return msg_id not in ls.protocol._request_futures
-
-
-def _stats(ls: ComplexEditServer) -> dict[str, Any]:
-    """`complexEdit/_stats`: live counters for soak tests (`bench/soak.py`). Not part of the
-    contract; no document text, no settings. `rssBytes` is read from /proc (0 elsewhere);
-    `sessionProcessPid` is the child running sessions (null until it starts), and
-    `sessionProcessRssBytes` its resident memory."""
-    child = ls.sessions.pid()
-    return {
-        "asyncioTasks": len(asyncio.all_tasks()),
-        "runningCommands": len(ls.running),
-        "openDocuments": len(ls.documents.uris()),
-        "changeWaiters": sum(len(waiters) for waiters in ls._change_waiters.values()),
-        "pendingRequests": len(ls.protocol._request_futures),
-        "progressTokens": len(ls.work_done_progress.tokens),
-        "rssBytes": _rss_bytes(),
-        "sessionProcessPid": child,
-        "sessionProcessRssBytes": _rss_bytes(child) if child is not None else 0,
-    }
-
-
-def _rss_bytes(pid: int | str = "self") -> int:
-    try:
-        with open(f"/proc/{pid}/status", encoding="ascii") as status:
-            for line in status:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    return 0
-
-
-def _preload(ls: ComplexEditServer) -> None:
-    """Right after `initialized`: start the session process (it imports the session's modules
-    and the provider's SDK on its own core meanwhile), then import what the first command
-    needs here and check the settings (a mistake is logged now, not at the first command)."""
-    ls.sessions.start_soon()
-    asyncio.get_running_loop().call_soon(_import_and_check, ls)
-
-
-def _import_and_check(ls: ComplexEditServer) -> None:
-    import server.arguments
-    import server.command
-    import server.lsp_editor
-    import server.result  # noqa: F401
-    from server.settings import Settings, SettingsError, SettingsLayer
-
-    try:
-        Settings.from_layers(ls.env, SettingsLayer.client("initializationOptions", ls.init_options))
-    except SettingsError as exc:
-        log.warning("%s", exc)
-
-
-def _final_message(result: EditResult) -> str:
-    if result.success:
-        return result.message or "Done"
-    return f"Failed ({result.reason})"

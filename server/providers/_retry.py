@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 from urllib.parse import urlsplit
 
-from server.outcome import RunError
+from server.outcome import RunError, redact
 from server.settings import Settings
 
 T = TypeVar("T")
@@ -30,7 +30,6 @@ FIRST_BACKOFF_SECONDS = 0.5
 # Slack on top of requestTimeoutSeconds before the request is abandoned from the outside (the
 # SDK's own timeout should fire first).
 HARD_TIMEOUT_SLACK_SECONDS = 5.0
-MIN_SECRET_CHARS = 4
 
 # Exception class names (anywhere in the MRO) that mean "the request did not get through".
 TRANSIENT_ERROR_NAMES = frozenset(
@@ -228,18 +227,6 @@ def retry_after_seconds(
         return None
     current = time.time() if now is None else now
     return max(when.timestamp() - current, 0.0)
-
-
-def secret_values(env: Mapping[str, str], names: Iterable[str]) -> list[str]:
-    """The values of the named variables that are long enough to be worth redacting."""
-    return [value for name in names if len(value := env.get(name, "")) >= MIN_SECRET_CHARS]
-
-
-def redact(text: str, env: Mapping[str, str], names: Iterable[str]) -> str:
-    """`text` without the values of the named key variables."""
-    for value in secret_values(env, names):
-        text = text.replace(value, "[redacted]")
-    return text
 
 
 def service_host(base_url: str | None, default: str) -> str:

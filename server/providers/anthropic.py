@@ -14,7 +14,20 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 from edit_tools import errors as tool_errors
-from server.outcome import RunError, Usage
+from server.outcome import CREDENTIALS, RunError, Usage, scrub
+from server.providers._retry import (
+    RETRYABLE_STATUS,
+    Retry,
+    RetryBudget,
+    connection_failure,
+    readable,
+    retry_after_seconds,
+    sentence,
+    service_host,
+    status_retry,
+    timeout_failure,
+    transport_failure,
+)
 from server.providers.base import (
     ConversationRequest,
     FullViews,
@@ -23,26 +36,12 @@ from server.providers.base import (
     ToolResult,
     effective_model,
 )
-from server.providers.retry import (
-    RETRYABLE_STATUS,
-    Retry,
-    RetryBudget,
-    connection_failure,
-    readable,
-    redact,
-    retry_after_seconds,
-    sentence,
-    service_host,
-    status_retry,
-    timeout_failure,
-    transport_failure,
-)
 
 if TYPE_CHECKING:
     from anthropic import AsyncAnthropic
     from anthropic.types import Message
 
-KEY_VARIABLES = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
+KEY_VARIABLES = CREDENTIALS["anthropic"]
 BASE_URL_VARIABLE = "ANTHROPIC_BASE_URL"
 DEFAULT_MODEL = "claude-sonnet-4-6"
 PLACEHOLDER_KEY = "complex-edit-no-key"
@@ -183,7 +182,7 @@ class AnthropicConversation:
     def _map_status(self, exc: Any) -> RunError:
         code = int(exc.status_code)
         kind = str(getattr(exc, "type", None) or "")
-        detail = readable(redact(_detail(exc), self._env, KEY_VARIABLES))
+        detail = readable(scrub(_detail(exc), self._env))
         label = f"{code} {kind}".strip()
         if code in (401, 403) or kind in ("authentication_error", "permission_error"):
             hint = (

@@ -13,7 +13,7 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from edit_tools.registry import ToolDeclaration
 from server.outcome import Usage
-from server.providers.retry import RetryListener
+from server.providers._retry import RetryListener
 from server.settings import DEFAULT_MODEL, Settings
 
 

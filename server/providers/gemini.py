@@ -11,7 +11,17 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from server.outcome import RunError, Usage
+from server.outcome import CREDENTIALS, RunError, Usage, scrub
+from server.providers._retry import (
+    RETRYABLE_STATUS,
+    Retry,
+    RetryBudget,
+    readable,
+    sentence,
+    service_host,
+    status_retry,
+    transport_failure,
+)
 from server.providers.base import (
     ConversationRequest,
     FullViews,
@@ -19,24 +29,12 @@ from server.providers.base import (
     ToolCall,
     ToolResult,
 )
-from server.providers.retry import (
-    RETRYABLE_STATUS,
-    Retry,
-    RetryBudget,
-    readable,
-    redact,
-    secret_values,
-    sentence,
-    service_host,
-    status_retry,
-    transport_failure,
-)
 
 if TYPE_CHECKING:
     from google import genai
     from google.genai import types
 
-KEY_VARIABLES = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
+KEY_VARIABLES = CREDENTIALS["gemini"]
 DEFAULT_HOST = "generativelanguage.googleapis.com"
 BLOCKED_FINISH = frozenset(
     {
@@ -70,16 +68,6 @@ def _api_key(env: Mapping[str, str]) -> str | None:
         if env.get(name):
             return env[name]
     return None
-
-
-def secrets(env: Mapping[str, str]) -> list[str]:
-    return secret_values(env, KEY_VARIABLES)
-
-
-def scrub(text: str, env: Mapping[str, str]) -> str:
-    """Remove Gemini API key values from text meant for users or logs (front ends: prefer
-    `server.providers.select.scrub`, which knows every provider's variables)."""
-    return redact(text, env, KEY_VARIABLES)
 
 
 class GeminiProvider:

@@ -14,7 +14,20 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 from edit_tools import errors as tool_errors
-from server.outcome import RunError, Usage
+from server.outcome import CREDENTIALS, RunError, Usage, scrub
+from server.providers._retry import (
+    RETRYABLE_STATUS,
+    Retry,
+    RetryBudget,
+    connection_failure,
+    readable,
+    retry_after_seconds,
+    sentence,
+    service_host,
+    status_retry,
+    timeout_failure,
+    transport_failure,
+)
 from server.providers.base import (
     ConversationRequest,
     FullViews,
@@ -23,26 +36,12 @@ from server.providers.base import (
     ToolResult,
     effective_model,
 )
-from server.providers.retry import (
-    RETRYABLE_STATUS,
-    Retry,
-    RetryBudget,
-    connection_failure,
-    readable,
-    redact,
-    retry_after_seconds,
-    sentence,
-    service_host,
-    status_retry,
-    timeout_failure,
-    transport_failure,
-)
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
     from openai.types.chat import ChatCompletion
 
-KEY_VARIABLES = ("OPENAI_API_KEY",)
+KEY_VARIABLES = CREDENTIALS["openai"]
 BASE_URL_VARIABLE = "OPENAI_BASE_URL"
 DEFAULT_MODEL = "gpt-5.4-mini"
 PLACEHOLDER_KEY = "complex-edit-no-key"
@@ -260,7 +259,7 @@ class OpenAIConversation:
 
     def _map_status(self, exc: Any) -> RunError:
         code = int(exc.status_code)
-        detail = readable(redact(_detail(exc), self._env, KEY_VARIABLES))
+        detail = readable(scrub(_detail(exc), self._env))
         label = f"{code} {_error_code(exc) or ''}".strip()
         if code in (401, 403):
             hint = (

@@ -1,7 +1,7 @@
-"""The provider a run uses, chosen by the `provider` setting; and key redaction for all of them.
+"""The provider a run uses, chosen by the `provider` setting.
 
-`ProviderHub` is what front ends hold: it implements the `Provider` protocol, builds each
-provider (and so its SDK clients) on first use, and dispatches every conversation on
+`ProviderHub` is what runs hold: it implements the `Provider` protocol, builds each provider
+(and so its SDK clients) on first use, and dispatches every conversation on
 `request.settings.provider`. No SDK is imported until a conversation needs it.
 """
 
@@ -11,28 +11,14 @@ import os
 from collections.abc import Callable, Mapping
 
 from server.outcome import RunError
-from server.providers import anthropic_msgs, gemini, openai_compat
+from server.providers import anthropic, gemini, openai
 from server.providers.base import Conversation, ConversationRequest, Provider
-from server.providers.retry import redact
 
 _FACTORIES: Mapping[str, Callable[[Mapping[str, str]], Provider]] = {
     "gemini": gemini.GeminiProvider,
-    "openai": openai_compat.OpenAIProvider,
-    "anthropic": anthropic_msgs.AnthropicProvider,
+    "openai": openai.OpenAIProvider,
+    "anthropic": anthropic.AnthropicProvider,
 }
-
-# Every variable that may hold a model credential. Text shown to users is scrubbed of all of
-# them, whichever provider is in use.
-KEY_VARIABLES: tuple[str, ...] = (
-    *gemini.KEY_VARIABLES,
-    *openai_compat.KEY_VARIABLES,
-    *anthropic_msgs.KEY_VARIABLES,
-)
-
-
-def scrub(text: str, env: Mapping[str, str]) -> str:
-    """Remove every provider's API key values from text meant for users or logs."""
-    return redact(text, env, KEY_VARIABLES)
 
 
 class ProviderHub:
@@ -59,6 +45,3 @@ class ProviderHub:
             provider = factory(self._env)
             self._providers[name] = provider
         return provider
-
-    def scrub(self, text: str) -> str:
-        return scrub(text, self._env)

@@ -14,7 +14,16 @@ from dataclasses import dataclass
 from edit_tools.lines import line_count, line_endings
 from edit_tools.registry import Completion, Toolbox, ToolOutcome, render_document
 from prompts.loader import load
-from server.events import (
+from server.outcome import Reason, RunError, SessionOutcome, Usage
+from server.providers._retry import RetryNotice
+from server.providers.base import (
+    ConversationRequest,
+    ModelTurn,
+    Provider,
+    ToolCall,
+    ToolResult,
+)
+from server.session.events import (
     EventSink,
     ModelRetrying,
     SessionEvent,
@@ -23,15 +32,6 @@ from server.events import (
     ToolStarted,
     TurnStarted,
 )
-from server.outcome import Reason, RunError, SessionOutcome, Usage
-from server.providers.base import (
-    ConversationRequest,
-    ModelTurn,
-    Provider,
-    ToolCall,
-    ToolResult,
-)
-from server.providers.retry import RetryNotice
 from server.settings import Settings
 
 MAX_EMPTY_TURNS_IN_A_ROW = 2

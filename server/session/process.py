@@ -1,4 +1,4 @@
-"""Sessions run in a child process (`server/session_worker.py`), so the language server's own
+"""Sessions run in a child process (`server/session/worker.py`), so the language server's own
 interpreter only does protocol work.
 
 A session spends 10–50 ms of CPU between two awaits (the first message, the SDK building a
@@ -7,8 +7,10 @@ GIL. In the server's process, twenty sessions whose model turns come back togeth
 every other request waiting behind that work, on the event loop or for the GIL; in a child
 they run on their own interpreter (and on another core when there is one).
 
-The child is started once (after `initialized`, or by the first command) and restarted if it
-dies; the sessions it was running then fail as internal errors. It exits with the server.
+The child is started when the server process starts (`SessionProcess.launch`, before the
+server imports pygls: the two processes import side by side), or else on first use, and
+restarted if it dies; the sessions it was running then fail as internal errors. It exits when
+its stdin closes: `stop` (or `stop_now` once no event loop runs), or the server's exit.
 """
 
 from __future__ import annotations
@@ -17,23 +19,100 @@ import asyncio
 import contextlib
 import itertools
 import logging
+import subprocess
 import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from server.frames import CHUNK, read_frame, write_frame
+from server.session.wire import CHUNK, read_frame, write_frame
 
 if TYPE_CHECKING:
-    from server.command import SessionResult
-    from server.events import EventSink
-    from server.providers.base import Provider
-    from server.session import EditRequest
+    from server.session.events import EventSink
+    from server.session.loop import EditRequest
+    from server.session.result import SessionResult
 
 log = logging.getLogger("complex_edit.sessions")
-# The child imports this checkout's packages, whatever the server's working directory holds.
-_ROOT = str(Path(__file__).resolve().parent.parent)
-_BOOT = f"import sys; sys.path.insert(0, {_ROOT!r}); from server.session_worker import main; main()"
+WORKER = "server.session.worker"
+# The child runs in this checkout's root (`-m` puts it first on sys.path; `-E` ignores
+# PYTHONPATH), so it imports this checkout's packages whatever the server's directory holds.
+_ROOT = Path(__file__).resolve().parents[2]
+STOP_SECONDS = 5.0
+
+
+def _popen(env: Mapping[str, str]) -> subprocess.Popen[bytes]:
+    """Start the worker. It gets a session of its own: a Ctrl-C meant for the server (on a
+    terminal) never interrupts it; the server ends it through its stdin."""
+    process = subprocess.Popen(
+        [sys.executable, "-E", "-s", "-m", WORKER],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        env=dict(env),
+        cwd=_ROOT,
+        bufsize=0,
+        start_new_session=True,
+    )
+    log.debug("session process %s started", process.pid)
+    return process
+
+
+class _Process:
+    """A started child, waited for on a thread (it may have started before any event loop)."""
+
+    def __init__(self, popen: subprocess.Popen[bytes]) -> None:
+        self.popen = popen
+
+    @property
+    def pid(self) -> int:
+        return self.popen.pid
+
+    @property
+    def returncode(self) -> int | None:
+        return self.popen.poll()
+
+    def kill(self) -> None:
+        if self.popen.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                self.popen.kill()
+
+    async def wait(self) -> int:
+        return await asyncio.to_thread(self.popen.wait)
+
+    async def end(self) -> None:
+        """Wait for it to exit (its stdin is closed), killing it after `STOP_SECONDS`."""
+        try:
+            async with asyncio.timeout(STOP_SECONDS):
+                await self.wait()
+        except TimeoutError:
+            self.kill()
+            await self.wait()
+
+    def close_stdin(self) -> None:
+        """For a child never talked to (`_pipes` owns the pipe of one that was)."""
+        if self.popen.stdin is not None:
+            self.popen.stdin.close()
+
+    def end_now(self) -> None:
+        """`end` without an event loop: close its stdin, wait, kill after `STOP_SECONDS`."""
+        self.close_stdin()
+        try:
+            self.popen.wait(STOP_SECONDS)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            self.popen.wait()
+
+
+async def _pipes(
+    popen: subprocess.Popen[bytes],
+) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """The child's stdout and stdin as asyncio streams of this loop."""
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=CHUNK)
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), popen.stdout)
+    transport, protocol = await loop.connect_write_pipe(
+        lambda: asyncio.StreamReaderProtocol(asyncio.StreamReader()), popen.stdin
+    )
+    return reader, asyncio.StreamWriter(transport, protocol, None, loop)
 
 
 class SessionProcessError(RuntimeError):
@@ -41,28 +120,26 @@ class SessionProcessError(RuntimeError):
 
 
 class _Child:
-    def __init__(self, process: asyncio.subprocess.Process) -> None:
+    def __init__(
+        self, process: _Process, stdout: asyncio.StreamReader, stdin: asyncio.StreamWriter
+    ) -> None:
         self.process = process
         self.pending: dict[int, tuple[asyncio.Future[SessionResult], EventSink]] = {}
         self.exited = False
+        self._stdin = stdin
         self._outbox: asyncio.Queue[tuple[Any, ...]] = asyncio.Queue()
-        self._reader = asyncio.create_task(self._read())
+        self._reader = asyncio.create_task(self._read(stdout))
         self._writer = asyncio.create_task(self._write())
 
     @classmethod
-    async def spawn(cls, env: Mapping[str, str]) -> _Child:
-        process = await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-I",
-            "-c",
-            _BOOT,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            env=dict(env),
-            limit=CHUNK,
-        )
-        log.debug("session process %s started", process.pid)
-        return cls(process)
+    async def adopt(cls, popen: subprocess.Popen[bytes]) -> _Child:
+        """Talk to a started child over its pipes (it is killed if they cannot be set up)."""
+        try:
+            stdout, stdin = await _pipes(popen)
+        except BaseException:
+            _Process(popen).kill()
+            raise
+        return cls(_Process(popen), stdout, stdin)
 
     def send(self, message: tuple[Any, ...]) -> None:
         """Queue a frame; one task writes them in order (a large frame is written in chunks,
@@ -74,23 +151,17 @@ class _Child:
     def close(self) -> None:
         """Stop writing and close the child's stdin: it ends its sessions and exits."""
         self._writer.cancel()
-        if self.process.stdin is not None:
-            self.process.stdin.close()
+        self._stdin.close()
 
     async def _write(self) -> None:
-        stdin = self.process.stdin
-        assert stdin is not None
         try:
             while True:
-                await write_frame(stdin, await self._outbox.get())
+                await write_frame(self._stdin, await self._outbox.get())
         except (ConnectionError, RuntimeError) as exc:
             log.warning("could not write to the session process: %s", type(exc).__name__)
-            if self.process.returncode is None:
-                self.process.kill()
+            self.process.kill()
 
-    async def _read(self) -> None:
-        stdout = self.process.stdout
-        assert stdout is not None
+    async def _read(self, stdout: asyncio.StreamReader) -> None:
         try:
             while (message := await read_frame(stdout)) is not None:
                 self._dispatch(*message)
@@ -102,8 +173,8 @@ class _Child:
             for future, _ in self.pending.values():
                 if not future.done():
                     future.set_exception(SessionProcessError("the session process exited"))
-            if self.process.returncode is None:
-                self.process.kill()
+            self.process.kill()
+            await self.process.wait()
 
     def _dispatch(self, kind: str, run_id: int, payload: Any) -> None:
         entry = self.pending.get(run_id)
@@ -124,21 +195,30 @@ class _Child:
 
 
 class SessionProcess:
-    """Runs sessions in the child, one at a time or many at once."""
+    """Runs sessions in the child, one at a time or many at once (a `SessionRunner`)."""
 
-    def __init__(self, env: Mapping[str, str]) -> None:
+    def __init__(
+        self, env: Mapping[str, str], launched: subprocess.Popen[bytes] | None = None
+    ) -> None:
         self._env = env
+        self._launched = launched
         self._child: _Child | None = None
         self._lock: asyncio.Lock | None = None
         self._ids = itertools.count(1)
         self._starting: asyncio.Future[_Child] | None = None
         self._stopped = False
 
+    @classmethod
+    def launch(cls, env: Mapping[str, str]) -> SessionProcess:
+        """Start the child now, before any event loop runs; the first use talks to it."""
+        return cls(env, _popen(env))
+
     def start_soon(self) -> None:
-        """Start the child in the background now (it imports the SDK meanwhile) rather than
-        on first use; a failure is logged (the first command tries again)."""
-        self._starting = asyncio.ensure_future(self._running_child())
-        self._starting.add_done_callback(_log_failure)
+        """Have the child running in the background (it imports the SDK meanwhile) rather
+        than on first use; a failure is logged (the first command tries again)."""
+        if self._starting is None:
+            self._starting = asyncio.ensure_future(self._running_child())
+            self._starting.add_done_callback(_log_failure)
 
     async def _running_child(self) -> _Child:
         if self._lock is None:
@@ -147,41 +227,48 @@ class SessionProcess:
             if self._stopped:
                 raise SessionProcessError("the server is stopping")
             if self._child is None or self._child.exited:
-                self._child = await _Child.spawn(self._env)
+                popen, self._launched = self._launched or _popen(self._env), None
+                self._child = await _Child.adopt(popen)
             return self._child
 
     async def stop(self) -> None:
         """End the child (closing its stdin ends it) and wait for it; none starts afterwards.
-        One being started is waited for, then ended too: a start still under way when the
-        event loop closes never finishes (asyncio waits forever for the process it kills), and
-        that kept the server from exiting."""
+        One being started is waited for, then ended too."""
         self._stopped = True
         if self._lock is not None:
             async with self._lock:
                 child, self._child = self._child, None
         else:
             child, self._child = self._child, None
-        if child is None:
-            return
-        child.close()
-        try:
-            async with asyncio.timeout(5):
-                await child.process.wait()
-        except TimeoutError:
-            child.process.kill()
-            await child.process.wait()
+        launched, self._launched = self._launched, None
+        if launched is not None:  # never talked to
+            process = _Process(launched)
+            process.close_stdin()
+            await process.end()
+        if child is not None:
+            child.close()
+            await child.process.end()
+
+    def stop_now(self) -> None:
+        """`stop` once no event loop runs (or none ever ran): a safety net for every exit."""
+        self._stopped = True
+        launched, self._launched = self._launched, None
+        child, self._child = self._child, None
+        for process in (
+            _Process(launched) if launched is not None else None,
+            child.process if child is not None else None,
+        ):
+            if process is not None and process.returncode is None:
+                process.end_now()
 
     def pid(self) -> int | None:
         child = self._child
         return None if child is None or child.exited else child.process.pid
 
-    async def run_session(
-        self, request: EditRequest, provider: Provider, on_event: EventSink
-    ) -> SessionResult:
-        """`server.command.run_and_diff` in the child, which builds its providers from the
-        server's environment (`provider` is not used: it cannot cross processes). `on_event`
-        is called on this loop, in order. Cancelling the caller cancels the session in the
-        child (its HTTP request is aborted) without waiting for it to unwind."""
+    async def run_session(self, request: EditRequest, on_event: EventSink) -> SessionResult:
+        """`run_and_diff` in the child, with providers built from the server's environment.
+        `on_event` is called on this loop, in order. Cancelling the caller cancels the session
+        in the child (its HTTP request is aborted) without waiting for it to unwind."""
         child = await self._running_child()
         run_id = next(self._ids)
         future: asyncio.Future[SessionResult] = asyncio.get_running_loop().create_future()

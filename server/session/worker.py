@@ -1,4 +1,5 @@
-"""The child process that runs sessions for the language server (`server/session_process.py`).
+"""The child process that runs sessions for the language server (`server/session/process.py`),
+started as `python -m server.session.worker`.
 
 It reads frames from stdin and writes frames to stdout, each a 4-byte big-endian length and a
 pickle of a tuple (the two processes are the same program, on a private pipe):
@@ -18,10 +19,10 @@ import os
 import sys
 from typing import Any
 
-from server.command import run_and_diff
-from server.events import SessionEvent, SessionFinished
-from server.frames import CHUNK, encode_frame, read_frame
 from server.providers.select import ProviderHub
+from server.session.events import SessionEvent, SessionFinished
+from server.session.result import run_and_diff
+from server.session.wire import CHUNK, encode_frame, read_frame
 
 log = logging.getLogger("complex_edit.session_worker")
 

@@ -721,7 +721,7 @@ def test_ctrl_c_at_any_moment_prints_one_line_and_exits_130(
         if moment == "loading the command line":
             seen = _wait_for_import(proc, "argparse")  # the first import inside main()
         elif moment == "loading the edit modules":
-            seen = _wait_for_import(proc, "server.events")
+            seen = _wait_for_import(proc, "server.session.events")
         elif moment == "reading stdin":
             assert proc.stdin is not None
             proc.stdin.write(b"rename foo to bar")  # no EOF: the CLI keeps reading

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Any, get_args
 
-from server.events import SessionEvent
 from server.outcome import Reason, SessionOutcome
 from server.providers.select import ProviderHub
-from server.session import EditRequest, run_session
+from server.session.events import SessionEvent
+from server.session.loop import EditRequest, run_session
 from server.settings import Settings
 from tests.conftest import TEST_KEY
 from tests.session.scripts import KEY_VARIABLE

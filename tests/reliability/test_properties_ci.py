@@ -5,7 +5,7 @@ NEL, U+2028/2029, BOM, astral characters, ZWJ sequences, combining marks, CJK.
 
 Every check is against the strict reference positions of ``tests/reliability/rawlsp.py``
 (shared with no server code). The last property drives the whole command flow
-(``server.command.perform``) in-process: a model rewrites the document while the user types,
+(``server.edit.flow.perform``) in-process: a model rewrites the document while the user types,
 and the editor's text must end up as both changes or as the user's alone: no byte lost, no
 success reported for a text the editor does not have.
 """
@@ -29,15 +29,17 @@ from lsprotocol.types import (
 )
 
 from edit_tools.registry import Toolbox
-from server.arguments import PerformArgs
-from server.command import ApplyAnswer, CommandEnv, Echo, StaleDocument, perform
-from server.documents import DocumentStore, Snapshot
-from server.edits import TextChange, apply_changes, compute_edits, to_text_edits
+from server.edit.flow import EditOrder, perform
+from server.edit.port import ApplyAnswer, Echo, StaleDocument
+from server.lsp.bridge import content_changes, offset_at, position_at, to_text_edits
 from server.outcome import Usage
-from server.positions import LineIndex
 from server.providers.base import ConversationRequest, ModelTurn, ToolCall, ToolResult
-from server.rebase import Rebased, compose_changes, edit_landed, rebase_changes
+from server.session.result import InProcess
 from server.settings import Settings
+from server.text.diff import TextChange, apply_changes, compute_edits
+from server.text.documents import DocumentStore, Snapshot
+from server.text.positions import LineIndex
+from server.text.rebase import Rebased, compose_changes, edit_landed, rebase_changes
 from tests.hypothesis_profiles import active
 from tests.reliability.rawlsp import offset_to_position, position_to_offset
 
@@ -138,11 +140,11 @@ def test_edits_from_a_to_b_applied_to_a_give_b(pair: tuple[str, str], encoding: 
 def test_positions_round_trip_in_every_encoding(text: str, encoding: str, other: str) -> None:
     index = LineIndex(text)
     for offset in addressable(text):
-        position = index.position_at(offset, encoding)  # type: ignore[arg-type]
+        position = position_at(index, offset, encoding)  # type: ignore[arg-type]
         assert as_dict(position) == offset_to_position(text, offset, encoding)
-        assert index.offset_at(position, encoding) == offset  # type: ignore[arg-type]
-        across = index.position_at(offset, other)  # type: ignore[arg-type]
-        assert index.offset_at(across, other) == offset  # type: ignore[arg-type]
+        assert offset_at(index, position, encoding) == offset  # type: ignore[arg-type]
+        across = position_at(index, offset, other)  # type: ignore[arg-type]
+        assert offset_at(index, across, other) == offset  # type: ignore[arg-type]
     assert index.line_count == len(addressable_lines(text))
 
 
@@ -225,7 +227,7 @@ def replay(session: tuple[str, str, list[EditorEvent]]) -> tuple[DocumentStore, 
     client = text
     for version, event in enumerate(events, start=2):
         client, changes = client_event(client, event, encoding)
-        store.change(URI, version, changes)
+        store.change(URI, version, content_changes(changes))
         assert store.snapshot(URI).text == client
         assert store.snapshot(URI).version == version
         assert store.line_index(URI).text == client
@@ -345,7 +347,7 @@ class FakeEditor:
         event = EditorEvent([(start, end, new_text)])
         self.text, changes = client_event(self.text, event, self.encoding)
         self.version += 1
-        self.store.change(self.uri, self.version, changes)
+        self.store.change(self.uri, self.version, content_changes(changes))
 
     # EditorPort
     def is_open(self, uri: str) -> bool:
@@ -423,10 +425,8 @@ def test_the_command_never_loses_typing_nor_reports_a_false_success(
 
     editor = FakeEditor("file:///doc.txt", text, encoding)
     provider = ScriptedProvider(target, lambda: editor.type(start, end, typed))
-    args = PerformArgs.model_validate({"textDocument": {"uri": editor.uri}, "prompt": "edit"})
-    result = asyncio.run(
-        perform(args, Settings(), editor, CommandEnv({}, provider), lambda _event: None)
-    )
+    order = EditOrder(uri=editor.uri, prompt="edit", settings=Settings(), label="doc.txt")
+    result = asyncio.run(perform(order, editor, InProcess(provider), lambda _event: None))
 
     assert editor.store.snapshot(editor.uri).text == editor.text, "the store lost the editor"
     if agent == text:  # nothing to apply

@@ -431,7 +431,7 @@ def test_settings_never_hold_the_key() -> None:
     """The key is read by the SDKs from their own variables; it is not a setting, so it
     cannot be echoed by anything that prints settings."""
     settings = Settings.from_layers({"GEMINI_API_KEY": CANARY, "COMPLEX_EDIT_MODEL": "m"})
-    assert_absent("the settings", settings.public_dict())
+    assert_absent("the settings", settings.model_dump(by_alias=True))
 
 
 async def test_run_failures_name_the_variable_not_the_key(emulator: GeminiEmulator) -> None:

@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from server.events import SessionEvent
 from server.outcome import SessionOutcome
 from server.providers.gemini import GeminiProvider
-from server.session import EditRequest, LineRange, run_session
+from server.session.events import SessionEvent
+from server.session.loop import EditRequest, LineRange, run_session
 from server.settings import Settings
 from tests.conftest import TEST_KEY
 from tests.fakes.gemini_emulator import GeminiEmulator

@@ -7,7 +7,7 @@ import os
 import pytest
 
 from server.providers.gemini import GeminiProvider
-from server.session import EditRequest, run_session
+from server.session.loop import EditRequest, run_session
 from server.settings import Settings
 
 pytestmark = [

@@ -12,7 +12,10 @@ from typing import Any
 
 import pytest
 
-from server.events import (
+from server.outcome import RunError, SessionOutcome, scrub
+from server.providers.base import STALE_VIEW, ConversationRequest
+from server.providers.select import ProviderHub
+from server.session.events import (
     SessionEvent,
     SessionFinished,
     ToolFinished,
@@ -20,10 +23,7 @@ from server.events import (
     TurnStarted,
     describe,
 )
-from server.outcome import RunError, SessionOutcome
-from server.providers.base import STALE_VIEW, ConversationRequest
-from server.providers.select import ProviderHub, scrub
-from server.session import EditRequest, LineRange, run_session
+from server.session.loop import EditRequest, LineRange, run_session
 from server.settings import Settings
 from tests.conftest import TEST_KEY
 from tests.fakes.anthropic_emulator import AnthropicEmulator

@@ -8,11 +8,11 @@ import asyncio
 import os
 from typing import Any
 
-from server.events import ModelRetrying, SessionEvent, TurnStarted, describe
 from server.outcome import SessionOutcome
 from server.providers.select import ProviderHub
-from server.session import EditRequest, run_session
-from server.session_process import SessionProcess
+from server.session.events import ModelRetrying, SessionEvent, TurnStarted, describe
+from server.session.loop import EditRequest, run_session
+from server.session.process import SessionProcess
 from server.settings import Settings
 from tests.conftest import TEST_KEY
 from tests.fakes.gemini_emulator import GeminiEmulator, Reply
@@ -103,7 +103,7 @@ async def test_the_retry_event_crosses_the_session_process(emulator: GeminiEmula
     events: list[SessionEvent] = []
     sessions = SessionProcess(env)
     try:
-        finished = await sessions.run_session(request, ProviderHub(env), events.append)
+        finished = await sessions.run_session(request, events.append)
     finally:
         await sessions.stop()
     assert finished.outcome.success

@@ -1,4 +1,4 @@
-"""Sessions in the child process (`server/session_process.py`, `server/session_worker.py`),
+"""Sessions in the child process (`server/session/process.py`, `server/session/worker.py`),
 against the emulator through the real SDK: results and events reach the caller's loop in
 order, cancelling the caller aborts the model request, and a dead child is replaced."""
 
@@ -11,11 +11,10 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from server.command import SessionResult
-from server.events import SessionEvent, SessionFinished, ToolFinished, TurnStarted
-from server.providers.select import ProviderHub
-from server.session import EditRequest
-from server.session_process import SessionProcess, SessionProcessError
+from server.session.events import SessionEvent, SessionFinished, ToolFinished, TurnStarted
+from server.session.loop import EditRequest
+from server.session.process import SessionProcess, SessionProcessError
+from server.session.result import SessionResult
 from server.settings import Settings
 from tests.conftest import TEST_KEY
 from tests.fakes.gemini_emulator import GeminiEmulator, Reply
@@ -50,9 +49,7 @@ async def _start_waiting_on_the_model(
     emulator: GeminiEmulator, sessions: SessionProcess
 ) -> asyncio.Future[SessionResult]:
     emulator.enqueue(Reply.hang())
-    task = asyncio.ensure_future(
-        sessions.run_session(_request(emulator), ProviderHub(ENV), lambda _: None)
-    )
+    task = asyncio.ensure_future(sessions.run_session(_request(emulator), lambda _: None))
     await emulator.wait_for_requests_async(1)
     return task
 
@@ -63,7 +60,7 @@ async def test_a_session_runs_in_the_child_and_reports_in_order(
     emulator.enqueue(UPPER_BETA)
     events: list[SessionEvent] = []
 
-    finished = await sessions.run_session(_request(emulator), ProviderHub(ENV), events.append)
+    finished = await sessions.run_session(_request(emulator), events.append)
 
     assert finished.outcome.success
     assert finished.target(DOC) == DOC.replace("beta", "BETA")
@@ -104,6 +101,6 @@ async def test_a_dead_child_fails_its_sessions_and_is_replaced(
 
     emulator.reset()
     emulator.enqueue(UPPER_BETA)
-    finished = await sessions.run_session(_request(emulator), ProviderHub(ENV), lambda _: None)
+    finished = await sessions.run_session(_request(emulator), lambda _: None)
     assert finished.outcome.success
     assert sessions.pid() not in (None, first)

@@ -11,7 +11,7 @@ import pytest
 
 from server.outcome import SessionOutcome
 from server.providers.select import ProviderHub
-from server.session import EditRequest, run_session
+from server.session.loop import EditRequest, run_session
 from server.settings import Settings
 from tests.conftest import TEST_KEY
 from tests.session.scripts import KEY_VARIABLE, PROVIDERS, Harness, calls, done, replace

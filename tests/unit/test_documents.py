@@ -13,9 +13,10 @@ from lsprotocol.types import (
     TextDocumentContentChangeWholeDocument,
 )
 
-from server.documents import DocumentEvent, DocumentNotOpenError, DocumentStore, Snapshot
-from server.edits import TextChange, apply_changes
-from server.positions import ENCODINGS, Encoding
+from server.lsp.bridge import content_changes
+from server.text.diff import TextChange, apply_changes
+from server.text.documents import DocumentNotOpenError, DocumentStore, Snapshot
+from server.text.positions import ENCODINGS, Encoding
 
 URI = "file:///work/doc.py"
 
@@ -30,6 +31,16 @@ def edit(
         ),
         text=text,
     )
+
+
+def did_change(
+    store: DocumentStore,
+    uri: str,
+    version: int,
+    events: list[TextDocumentContentChangePartial | TextDocumentContentChangeWholeDocument],
+) -> None:
+    """didChange as the server feeds it: the editor's changes through the LSP bridge."""
+    store.change(uri, version, content_changes(events))
 
 
 def store_with(text: str, encoding: str = "utf-16", version: int = 1) -> DocumentStore:
@@ -53,7 +64,7 @@ def test_open_snapshot_and_close() -> None:
 def test_snapshot_is_immutable_and_keeps_its_version() -> None:
     store = store_with("abc")
     before = store.snapshot(URI)
-    store.change(URI, 2, [edit(0, 0, 0, 1, "X")])
+    did_change(store, URI, 2, [edit(0, 0, 0, 1, "X")])
     assert before.text == "abc"
     assert before.version == 1
     assert store.snapshot(URI).text == "Xbc"
@@ -64,7 +75,7 @@ def test_snapshot_is_immutable_and_keeps_its_version() -> None:
 def test_unknown_uri_is_a_clear_error() -> None:
     store = DocumentStore()
     with pytest.raises(DocumentNotOpenError, match="not open: file:///nope"):
-        store.change("file:///nope", 2, [edit(0, 0, 0, 0, "x")])
+        did_change(store, "file:///nope", 2, [edit(0, 0, 0, 0, "x")])
     with pytest.raises(DocumentNotOpenError):
         store.snapshot("file:///nope")
     with pytest.raises(DocumentNotOpenError):
@@ -85,64 +96,65 @@ EMOJI_CASES: dict[Encoding, tuple[int, int]] = {
 def test_insert_after_emoji_in_each_encoding(encoding: Encoding) -> None:
     after_emoji, after_a = EMOJI_CASES[encoding]
     store = store_with("😀ab\n", encoding)
-    store.change(URI, 2, [edit(0, after_emoji, 0, after_emoji, "X")])
+    did_change(store, URI, 2, [edit(0, after_emoji, 0, after_emoji, "X")])
     assert store.snapshot(URI).text == "😀Xab\n"
-    store.change(URI, 3, [edit(0, after_a + 0, 0, after_a + 1, "")])  # deletes "a" (after X)
+    did_change(store, URI, 3, [edit(0, after_a + 0, 0, after_a + 1, "")])  # deletes "a" (after X)
     assert store.snapshot(URI).text == "😀Xb\n"
 
 
 @pytest.mark.parametrize("encoding", ENCODINGS)
 def test_replace_spanning_lines_in_crlf_document(encoding: Encoding) -> None:
     store = store_with("one\r\ntwo\r\nthree\r\n", encoding)
-    store.change(URI, 2, [edit(0, 2, 2, 1, "E\r\nT")])
+    did_change(store, URI, 2, [edit(0, 2, 2, 1, "E\r\nT")])
     assert store.snapshot(URI).text == "onE\r\nThree\r\n"
 
 
 def test_delete_line_terminator_at_line_end() -> None:
     store = store_with("ab\r\ncd\n")
-    store.change(URI, 2, [edit(0, 2, 1, 0, "")])
+    did_change(store, URI, 2, [edit(0, 2, 1, 0, "")])
     assert store.snapshot(URI).text == "abcd\n"
 
 
 def test_character_past_line_end_is_clamped() -> None:
     store = store_with("ab\ncd")
-    store.change(URI, 2, [edit(0, 99, 0, 99, "!")])
+    did_change(store, URI, 2, [edit(0, 99, 0, 99, "!")])
     assert store.snapshot(URI).text == "ab!\ncd"
 
 
 def test_insert_at_end_of_file() -> None:
     store = store_with("ab\n")
-    store.change(URI, 2, [edit(1, 0, 1, 0, "cd")])
-    store.change(URI, 3, [edit(5, 0, 5, 0, "!")])  # a line past the end means the end
+    did_change(store, URI, 2, [edit(1, 0, 1, 0, "cd")])
+    did_change(store, URI, 3, [edit(5, 0, 5, 0, "!")])  # a line past the end means the end
     assert store.snapshot(URI).text == "ab\ncd!"
 
 
 def test_form_feed_and_unicode_separators_are_not_line_breaks() -> None:
     store = store_with("a\fb\u2028c\x85d\ne")
-    store.change(URI, 2, [edit(1, 0, 1, 1, "E")])  # line 1 is "e", not "b..."
+    did_change(store, URI, 2, [edit(1, 0, 1, 1, "E")])  # line 1 is "e", not "b..."
     assert store.snapshot(URI).text == "a\fb\u2028c\x85d\nE"
-    store.change(URI, 3, [edit(0, 6, 0, 7, "D")])
+    did_change(store, URI, 3, [edit(0, 6, 0, 7, "D")])
     assert store.snapshot(URI).text == "a\fb\u2028c\x85D\nE"
 
 
 def test_lone_cr_lines() -> None:
     store = store_with("a\rb\rc")
-    store.change(URI, 2, [edit(2, 0, 2, 1, "C")])
+    did_change(store, URI, 2, [edit(2, 0, 2, 1, "C")])
     assert store.snapshot(URI).text == "a\rb\rC"
 
 
 def test_inserting_lf_after_cr_joins_the_lines() -> None:
     store = store_with("a\rb")
-    store.change(URI, 2, [edit(1, 0, 1, 0, "\n")])
+    did_change(store, URI, 2, [edit(1, 0, 1, 0, "\n")])
     assert store.snapshot(URI).text == "a\r\nb"
     assert store.line_index(URI).line_count == 2
-    store.change(URI, 3, [edit(1, 0, 1, 1, "B")])
+    did_change(store, URI, 3, [edit(1, 0, 1, 1, "B")])
     assert store.snapshot(URI).text == "a\r\nB"
 
 
 def test_several_changes_apply_in_order() -> None:
     store = store_with("abc\ndef\n")
-    store.change(
+    did_change(
+        store,
         URI,
         2,
         [edit(0, 0, 0, 0, "1\n"), edit(1, 0, 1, 1, "A"), edit(3, 0, 3, 0, "end")],
@@ -152,17 +164,17 @@ def test_several_changes_apply_in_order() -> None:
 
 def test_full_document_change() -> None:
     store = store_with("abc\ndef\n")
-    store.change(URI, 2, [TextDocumentContentChangeWholeDocument(text="abc\nDEF\n")])
+    did_change(store, URI, 2, [TextDocumentContentChangeWholeDocument(text="abc\nDEF\n")])
     assert store.snapshot(URI).text == "abc\nDEF\n"
     assert store.changes_since(URI, 1) == [TextChange(4, 7, "DEF")]
-    store.change(URI, 3, [edit(0, 0, 0, 1, "A")])
+    did_change(store, URI, 3, [edit(0, 0, 0, 1, "A")])
     assert store.snapshot(URI).text == "Abc\nDEF\n"
 
 
 def test_a_whole_document_change_is_logged_one_change_after_another() -> None:
     # Two separate differences: each logged change reads against the text the previous left.
     store = store_with("a\r\nb\r\n")
-    store.change(URI, 2, [TextDocumentContentChangeWholeDocument(text="A1\r\nb\r\nc\r\n")])
+    did_change(store, URI, 2, [TextDocumentContentChangeWholeDocument(text="A1\r\nb\r\nc\r\n")])
     logged = store.changes_since(URI, 1)
     assert logged == [TextChange(6, 6, "c\r\n"), TextChange(0, 1, "A1")]
     text = "a\r\nb\r\n"
@@ -173,8 +185,8 @@ def test_a_whole_document_change_is_logged_one_change_after_another() -> None:
 
 def test_changes_since_lists_the_changes_after_a_version() -> None:
     store = store_with("abc\n")
-    store.change(URI, 2, [edit(0, 3, 0, 3, "d")])
-    store.change(URI, 3, [edit(0, 0, 0, 1, ""), edit(0, 0, 0, 0, "AA")])
+    did_change(store, URI, 2, [edit(0, 3, 0, 3, "d")])
+    did_change(store, URI, 3, [edit(0, 0, 0, 1, ""), edit(0, 0, 0, 0, "AA")])
     assert store.changes_since(URI, 3) == []
     assert store.changes_since(URI, 2) == [TextChange(0, 1, ""), TextChange(0, 0, "AA")]
     since_open = store.changes_since(URI, 1)
@@ -190,7 +202,7 @@ def test_changes_since_is_none_after_reopen_or_trimming() -> None:
     store = DocumentStore(max_log_entries=2)
     store.open(URI, "x", 1)
     for version in range(2, 6):
-        store.change(URI, version, [edit(0, 0, 0, 0, str(version))])
+        did_change(store, URI, version, [edit(0, 0, 0, 0, str(version))])
     assert store.changes_since(URI, 1) is None  # trimmed
     assert store.changes_since(URI, 3) == [TextChange(0, 0, "4"), TextChange(0, 0, "5")]
     store.close(URI)
@@ -203,16 +215,16 @@ def test_changes_since_is_none_after_reopen_or_trimming() -> None:
 def test_log_is_bounded_by_size() -> None:
     store = DocumentStore(max_log_chars=100)
     store.open(URI, "", 1)
-    store.change(URI, 2, [edit(0, 0, 0, 0, "a" * 80)])
-    store.change(URI, 3, [edit(0, 0, 0, 0, "b" * 80)])
+    did_change(store, URI, 2, [edit(0, 0, 0, 0, "a" * 80)])
+    did_change(store, URI, 3, [edit(0, 0, 0, 0, "b" * 80)])
     assert store.changes_since(URI, 1) is None
     assert store.changes_since(URI, 2) == [TextChange(0, 0, "b" * 80)]
 
 
 def test_non_increasing_version_drops_the_history() -> None:
     store = store_with("a")
-    store.change(URI, 2, [edit(0, 1, 0, 1, "b")])
-    store.change(URI, 2, [edit(0, 2, 0, 2, "c")])
+    did_change(store, URI, 2, [edit(0, 1, 0, 1, "b")])
+    did_change(store, URI, 2, [edit(0, 2, 0, 2, "c")])
     assert store.snapshot(URI).text == "abc"
     assert store.changes_since(URI, 1) is None
     assert store.changes_since(URI, 2) == []
@@ -222,7 +234,7 @@ def test_generation_changes_on_every_event_and_tells_reopen_apart() -> None:
     store = store_with("a")
     first = store.generation(URI)
     assert first is not None
-    store.change(URI, 2, [edit(0, 0, 0, 0, "b")])
+    did_change(store, URI, 2, [edit(0, 0, 0, 0, "b")])
     second = store.generation(URI)
     assert second is not None
     assert second > first
@@ -235,43 +247,11 @@ def test_generation_changes_on_every_event_and_tells_reopen_apart() -> None:
     assert reopened.generation > before_close.generation
 
 
-def test_listeners_see_every_event_and_can_be_removed() -> None:
-    store = DocumentStore()
-    events: list[DocumentEvent] = []
-    remove = store.add_listener(events.append)
-    store.open(URI, "a", 1)
-    store.change(URI, 2, [edit(0, 1, 0, 1, "b")])
-    store.close(URI)
-    assert [event.kind for event in events] == ["open", "change", "close"]
-    assert events[1].snapshot is not None
-    assert events[1].snapshot.text == "ab"
-    assert events[2].snapshot is None
-    assert events[0].generation < events[1].generation < events[2].generation
-    remove()
-    store.open(URI, "a", 1)
-    assert len(events) == 3
-
-
-def test_a_failing_listener_does_not_stop_the_others_or_the_change() -> None:
-    store = store_with("a")
-    seen: list[str] = []
-
-    def broken(event: DocumentEvent) -> None:
-        raise RuntimeError("listener bug")
-
-    store.add_listener(broken)
-    store.add_listener(lambda event: seen.append(event.kind))
-    with pytest.raises(RuntimeError, match="listener bug"):
-        store.change(URI, 2, [edit(0, 0, 0, 0, "x")])
-    assert seen == ["change"]
-    assert store.snapshot(URI).text == "xa"
-
-
 def test_encoding_can_be_changed_after_initialize() -> None:
     store = store_with("😀a")
     store.encoding = PositionEncodingKind.Utf8
     assert store.encoding == "utf-8"
-    store.change(URI, 2, [edit(0, 4, 0, 5, "b")])
+    did_change(store, URI, 2, [edit(0, 4, 0, 5, "b")])
     assert store.snapshot(URI).text == "😀b"
     with pytest.raises(ValueError, match="unsupported"):
         store.encoding = "latin-1"
@@ -288,11 +268,11 @@ def test_reopening_replaces_the_document() -> None:
 
 def test_line_index_follows_the_text() -> None:
     store = store_with("a\nb\n")
-    store.change(URI, 2, [edit(1, 0, 1, 0, "x\r\ny\rz")])
+    did_change(store, URI, 2, [edit(1, 0, 1, 0, "x\r\ny\rz")])
     index = store.line_index(URI)
     assert index.text == store.snapshot(URI).text == "a\nx\r\ny\rzb\n"
     assert index.line_count == 5
-    assert index.line_text(3) == "zb"
+    assert index.text[index.line_start(3) : index.line_end(3)] == "zb"
 
 
 def test_prepare_builds_the_line_index_of_open_documents_only() -> None:

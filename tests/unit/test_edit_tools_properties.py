@@ -236,6 +236,7 @@ class ToolboxAgainstReference(RuleBasedStateMachine):
     def __init__(self) -> None:
         super().__init__()
         self.toolbox: Toolbox | None = None
+        self.original = ""
         self.text = ""
         self.undo_stack: list[str] = []
         self.redo_stack: list[str] = []
@@ -249,7 +250,7 @@ class ToolboxAgainstReference(RuleBasedStateMachine):
     @rule(text=texts)
     def start(self, text: str) -> None:
         self.toolbox = Toolbox(text, max_history=self.MAX_HISTORY)
-        self.text = text
+        self.original = self.text = text
 
     @precondition(lambda self: self.toolbox is not None)
     @rule(content=texts)
@@ -314,7 +315,7 @@ class ToolboxAgainstReference(RuleBasedStateMachine):
     def texts_agree(self) -> None:
         if self.toolbox is not None:
             assert self.toolbox.text == self.text
-            assert self.toolbox.changed == (self.text != self.toolbox.original)
+            assert self.toolbox.changed == (self.text != self.original)
 
 
 ToolboxAgainstReference.TestCase.settings = settings(

@@ -5,16 +5,16 @@ from __future__ import annotations
 import difflib
 import itertools
 import random
-import re
 import time
 
 import pytest
 from lsprotocol.types import Position, Range, TextEdit
 
-from server.edits import TextChange, apply_changes, compute_edits, to_text_edits, unified_diff
-from server.positions import LineIndex
-
-LSP_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")
+from edit_tools.lines import split_lines
+from server.lsp.bridge import to_text_edits
+from server.text.diff import TextChange, apply_changes, compute_edits
+from server.text.positions import LineIndex
+from server.text.unified import unified_diff
 
 
 def check(old: str, new: str) -> list[TextChange]:
@@ -225,7 +225,7 @@ def test_to_text_edits_checks_the_line_index() -> None:
 
 
 def difflib_diff(old: str, new: str, label: str) -> str:
-    return "".join(difflib.unified_diff(LSP_LINE.findall(old), LSP_LINE.findall(new), label, label))
+    return "".join(difflib.unified_diff(split_lines(old), split_lines(new), label, label))
 
 
 @pytest.mark.parametrize(

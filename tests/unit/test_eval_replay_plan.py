@@ -19,7 +19,7 @@ from server.eval.replay import (
 )
 from server.eval.runner import edit_request
 from server.eval.suite import load_suite
-from server.session import build_first_message
+from server.session.loop import build_first_message
 from server.settings import Settings
 
 LINES = ["a\n", "b\n", "def f():\n", "    return 1\n", "\n", "x = 1\n", "x = 1", "# c\n"]

@@ -1,4 +1,4 @@
-"""Reading text files exactly and replacing them atomically (server/files.py)."""
+"""Reading text files exactly and replacing them atomically (server/edit/files.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from server.files import FileChanged, FileRefused, check_writable, read_text_file, write_atomic
+from server.edit.files import FileChanged, FileRefused, check_writable, read_text_file, write_atomic
 
 LIMIT = 1_000_000
 
@@ -193,7 +193,7 @@ _WRITER = textwrap.dedent(
     """
     import sys
     from pathlib import Path
-    from server.files import write_atomic
+    from server.edit.files import write_atomic
 
     path = Path(sys.argv[1])
     contents = [b"A" * 4_000_000 + b"\\n", b"B" * 3_000_000 + b"\\n"]

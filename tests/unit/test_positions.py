@@ -7,7 +7,8 @@ import time
 import pytest
 from lsprotocol.types import Position, PositionEncodingKind, Range
 
-from server.positions import ENCODINGS, Encoding, LineIndex, code_units, normalize_encoding
+from server.lsp.bridge import offset_at, position_at, range_of, range_offsets
+from server.text.positions import ENCODINGS, Encoding, LineIndex, code_units, normalize_encoding
 
 # (text, offset of the character of interest, its width in utf-8 / utf-16 / utf-32)
 WIDE = {
@@ -28,8 +29,8 @@ def test_character_after_wide_text_round_trips(name: str, encoding: Encoding) ->
     index = LineIndex(text)
     y_offset = 1 + len(wide)
     expected_character = 1 + widths[encoding]
-    assert index.position_at(y_offset, encoding) == Position(line=0, character=expected_character)
-    assert index.offset_at(Position(line=0, character=expected_character), encoding) == y_offset
+    assert position_at(index, y_offset, encoding) == Position(line=0, character=expected_character)
+    assert offset_at(index, Position(line=0, character=expected_character), encoding) == y_offset
     assert code_units(wide, encoding) == widths[encoding]
 
 
@@ -37,8 +38,10 @@ def test_character_inside_surrogate_pair_rounds_down() -> None:
     index = LineIndex("a😀b")
     assert index.offset_of(0, 2, "utf-16") == 1  # between the two halves: before the emoji
     assert index.offset_of(0, 3, "utf-16") == 2
-    assert index.range_offsets(
-        Range(start=Position(line=0, character=2), end=Position(line=0, character=2)), "utf-16"
+    assert range_offsets(
+        index,
+        Range(start=Position(line=0, character=2), end=Position(line=0, character=2)),
+        "utf-16",
     ) == (1, 1)
 
 
@@ -52,7 +55,7 @@ def test_offsets_in_utf8_for_cjk_line() -> None:
     assert index.offset_of(0, 3, "utf-8") == 1
     assert index.offset_of(0, 4, "utf-8") == 1  # inside 文
     assert index.offset_of(1, 3, "utf-8") == 4
-    assert index.position_at(4, "utf-8") == Position(line=1, character=3)
+    assert position_at(index, 4, "utf-8") == Position(line=1, character=3)
 
 
 @pytest.mark.parametrize(
@@ -72,7 +75,7 @@ def test_offsets_in_utf8_for_cjk_line() -> None:
 def test_lines_break_on_crlf_cr_and_lf_only(text: str, lines: list[str]) -> None:
     index = LineIndex(text)
     assert index.line_count == len(lines)
-    assert [index.line_text(line) for line in range(index.line_count)] == lines
+    assert [_line_text(index, line) for line in range(index.line_count)] == lines
 
 
 @pytest.mark.parametrize("char", ["\f", "\v", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029"])
@@ -81,9 +84,9 @@ def test_unicode_separators_do_not_break_lines(char: str) -> None:
     text = f"a{char}b\nc"
     index = LineIndex(text)
     assert index.line_count == 2
-    assert index.line_text(0) == f"a{char}b"
+    assert _line_text(index, 0) == f"a{char}b"
     assert index.offset_of(1, 0) == 4
-    assert index.position_at(2) == Position(line=0, character=2)
+    assert position_at(index, 2) == Position(line=0, character=2)
 
 
 def test_character_past_line_end_clamps_before_terminator() -> None:
@@ -106,14 +109,14 @@ def test_negative_values_clamp_to_start() -> None:
 
 def test_offset_between_cr_and_lf_maps_to_line_end() -> None:
     index = LineIndex("ab\r\ncd")
-    assert index.position_at(3) == Position(line=0, character=2)
-    assert index.line_of(3) == 0
+    assert position_at(index, 3) == Position(line=0, character=2)
+    assert index.line_character_of(3)[0] == 0
 
 
 def test_offsets_out_of_range_are_clamped() -> None:
     index = LineIndex("ab\ncd")
-    assert index.position_at(-5) == Position(line=0, character=0)
-    assert index.position_at(99) == Position(line=1, character=2)
+    assert position_at(index, -5) == Position(line=0, character=0)
+    assert position_at(index, 99) == Position(line=1, character=2)
 
 
 def test_empty_document() -> None:
@@ -121,25 +124,25 @@ def test_empty_document() -> None:
     assert index.line_count == 1
     assert index.offset_of(0, 0) == 0
     assert index.offset_of(3, 3) == 0
-    assert index.position_at(0) == Position(line=0, character=0)
+    assert position_at(index, 0) == Position(line=0, character=0)
 
 
 def test_final_newline_gives_an_empty_last_line() -> None:
     with_newline = LineIndex("ab\n")
     without = LineIndex("ab")
     assert with_newline.line_count == 2
-    assert with_newline.position_at(3) == Position(line=1, character=0)
+    assert position_at(with_newline, 3) == Position(line=1, character=0)
     assert without.line_count == 1
-    assert without.position_at(2) == Position(line=0, character=2)
+    assert position_at(without, 2) == Position(line=0, character=2)
 
 
 def test_given_positions_are_not_mutated() -> None:
     index = LineIndex("ab\n😀")
     position = Position(line=0, character=40)
     inside = Position(line=1, character=1)
-    index.offset_at(position)
-    index.offset_at(inside, "utf-16")
-    index.range_offsets(Range(start=inside, end=position))
+    offset_at(index, position)
+    offset_at(index, inside, "utf-16")
+    range_offsets(index, Range(start=inside, end=position))
     assert position == Position(line=0, character=40)
     assert inside == Position(line=1, character=1)
 
@@ -147,15 +150,15 @@ def test_given_positions_are_not_mutated() -> None:
 def test_reversed_range_is_put_in_order() -> None:
     index = LineIndex("abc\ndef")
     reversed_range = Range(start=Position(line=1, character=1), end=Position(line=0, character=1))
-    assert index.range_offsets(reversed_range) == (1, 5)
+    assert range_offsets(index, reversed_range) == (1, 5)
 
 
 def test_range_of_builds_a_range_in_the_encoding() -> None:
     index = LineIndex("😀a\nb")
-    assert index.range_of(1, 3, "utf-16") == Range(
+    assert range_of(index, 1, 3, "utf-16") == Range(
         start=Position(line=0, character=2), end=Position(line=1, character=0)
     )
-    assert index.range_of(1, 2, "utf-8") == Range(
+    assert range_of(index, 1, 2, "utf-8") == Range(
         start=Position(line=0, character=4), end=Position(line=0, character=5)
     )
 
@@ -165,8 +168,8 @@ def test_lone_surrogates_do_not_crash() -> None:
     index = LineIndex(text)
     for encoding in ENCODINGS:
         for offset in range(len(text) + 1):
-            position = index.position_at(offset, encoding)
-            assert index.offset_at(position, encoding) == offset
+            position = position_at(index, offset, encoding)
+            assert offset_at(index, position, encoding) == offset
     assert index.offset_of(0, 3, "utf-16") == 3  # each lone half is one UTF-16 unit
 
 
@@ -216,10 +219,10 @@ def test_one_megabyte_line_converts_quickly() -> None:
     index = LineIndex(text)
     started = time.perf_counter()
     for encoding in ENCODINGS:
-        position = index.position_at(1_000_001, encoding)
-        assert index.offset_at(position, encoding) == 1_000_001
-    assert index.position_at(1_000_001, "utf-16").character == 1_000_002
-    assert index.position_at(1_000_001, "utf-8").character == 2_000_004
+        position = position_at(index, 1_000_001, encoding)
+        assert offset_at(index, position, encoding) == 1_000_001
+    assert position_at(index, 1_000_001, "utf-16").character == 1_000_002
+    assert position_at(index, 1_000_001, "utf-8").character == 2_000_004
     assert time.perf_counter() - started < 1.0
 
 
@@ -256,4 +259,9 @@ def test_line_starts_of_a_text_longer_than_one_scan_window(separator: str) -> No
     assert index.line_count == len(lines) + 1
     for number in (0, 199, 200, 201, 399, 400):
         expected = [*lines, "last"][number]
-        assert index.line_text(number) == expected
+        assert _line_text(index, number) == expected
+
+
+def _line_text(index: LineIndex, line: int) -> str:
+    """The content of `line` without its terminator."""
+    return index.text[index.line_start(line) : index.line_end(line)]

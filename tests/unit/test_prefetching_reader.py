@@ -1,4 +1,4 @@
-"""`PrefetchingReader` (server/framing.py): one thread reads whole messages ahead, and pygls'
+"""`PrefetchingReader` (server/lsp/framing.py): one thread reads whole messages ahead, and pygls'
 message loop gets the same header lines and bodies, in order, as from pygls' own reader."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Any
 
 from pygls.io_ import run_async
 
-from server.framing import FramedInput, PrefetchingReader
+from server.lsp.framing import FramedInput, PrefetchingReader
 
 
 def _frame(message: dict[str, Any], extra_header: bytes = b"") -> bytes:

@@ -1,4 +1,4 @@
-"""Work-done progress of a command (`server/progress.py`): reports are coalesced to one per
+"""Work-done progress of a command (`server/lsp/progress.py`): reports are coalesced to one per
 interval, the latest message wins, and nothing follows the end."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from typing import Any, cast
 
 from lsprotocol import types
 
-from server.events import ToolFinished, TurnStarted
-from server.progress import Progress
+from server.lsp.progress import Progress
+from server.session.events import ToolFinished, TurnStarted
 
 INTERVAL = 0.05
 
@@ -27,15 +27,10 @@ class _WorkDone:
         self.sent.append(value)
 
 
-class _Provider:
-    def scrub(self, text: str) -> str:
-        return text.replace("sk-secret", "[redacted]")
-
-
 @dataclass
 class _Server:
     work_done_progress: _WorkDone = field(default_factory=_WorkDone)
-    provider: _Provider = field(default_factory=_Provider)
+    env: dict[str, str] = field(default_factory=lambda: {"OPENAI_API_KEY": "sk-secret"})
 
 
 def _progress(token: str | None = "t") -> tuple[Progress, _WorkDone]:

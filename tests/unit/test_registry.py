@@ -126,7 +126,6 @@ class TestDispatch:
         assert toolbox.execute("replace_text", {"old_text": "beta", "new_text": "BETA"}).ok
         assert toolbox.text == "alpha\nBETA\ngamma\n"
         assert toolbox.changed
-        assert toolbox.original == TEXT
 
     def test_toolboxes_do_not_share_history(self) -> None:
         first, second = Toolbox(TEXT), Toolbox(TEXT)

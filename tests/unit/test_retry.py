@@ -9,21 +9,20 @@ from email.utils import format_datetime
 
 import pytest
 
-from server.events import ModelRetrying, describe
-from server.outcome import RunError
-from server.providers.retry import (
+from server.outcome import RunError, redact
+from server.providers._retry import (
     Retry,
     RetryBudget,
     RetryNotice,
     backoff,
     connection_failure,
-    redact,
     retry_after_seconds,
     service_host,
     status_retry,
     timeout_failure,
     transport_failure,
 )
+from server.session.events import ModelRetrying, describe
 from server.settings import Settings
 
 

@@ -1,4 +1,4 @@
-"""Path confinement for the MCP server (server/roots.py), on a real directory tree."""
+"""Path confinement for the MCP server (server/edit/roots.py), on a real directory tree."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from server.roots import PathRefused, Roots
+from server.edit.roots import PathRefused, Roots
 
 
 @pytest.fixture

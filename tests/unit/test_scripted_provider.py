@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from server.providers.base import ModelTurn, ToolCall
-from server.session import EditRequest, run_session
+from server.session.loop import EditRequest, run_session
 from server.settings import Settings
 from tests.fakes.scripted import ScriptedConversation, ScriptedProvider, call, done
 

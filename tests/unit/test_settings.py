@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from server.arguments import InvalidArguments, PerformArgs, check_prompt_size
+from server.lsp.arguments import InvalidArguments, PerformArgs, check_prompt_size
 from server.settings import Settings, SettingsError, SettingsLayer
 
 # A valid value of each setting, as text (the rest take "7").

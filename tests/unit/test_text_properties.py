@@ -20,11 +20,14 @@ from lsprotocol.types import (
     TextEdit,
 )
 
-from server import edits as edits_module
-from server.documents import DocumentStore
-from server.edits import TextChange, apply_changes, compute_edits, to_text_edits, unified_diff
-from server.positions import ENCODINGS, Encoding, LineIndex
-from server.rebase import Conflict, Rebased, compose_changes, rebase_changes
+from edit_tools.lines import split_lines
+from server.lsp.bridge import content_changes, offset_at, position_at, to_text_edits
+from server.text import line_diff as edits_module
+from server.text.diff import TextChange, apply_changes, compute_edits
+from server.text.documents import DocumentStore
+from server.text.positions import ENCODINGS, Encoding, LineIndex
+from server.text.rebase import Conflict, Rebased, compose_changes, rebase_changes
+from server.text.unified import unified_diff
 
 PROPERTY = settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 HEAVY = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -135,7 +138,6 @@ def ref_apply_text_edits(text: str, edits: list[TextEdit], encoding: Encoding) -
     return text
 
 
-DIFF_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")
 HUNK = re.compile(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@\n")
 
 
@@ -143,8 +145,8 @@ def ref_patch(old: str, diff: str) -> str:
     """Apply a unified diff whose lines keep their own terminators."""
     if not diff:
         return old
-    old_lines = DIFF_LINE.findall(old)
-    rows = DIFF_LINE.findall(diff)
+    old_lines = split_lines(old)
+    rows = split_lines(diff)
     assert rows[0].startswith("--- ")
     assert rows[1].startswith("+++ ")
     out: list[str] = []
@@ -204,9 +206,9 @@ def text_pairs(draw: st.DrawFn) -> tuple[str, str]:
 def test_offset_position_round_trip(text: str, encoding: Encoding) -> None:
     index = LineIndex(text)
     for offset in addressable(text):
-        position = index.position_at(offset, encoding)
+        position = position_at(index, offset, encoding)
         assert position == ref_position(text, offset, encoding)
-        assert index.offset_at(position, encoding) == offset
+        assert offset_at(index, position, encoding) == offset
 
 
 @PROPERTY
@@ -216,10 +218,10 @@ def test_any_position_matches_the_reference(
 ) -> None:
     index = LineIndex(text)
     position = Position(line=line, character=character)
-    offset = index.offset_at(position, encoding)
+    offset = offset_at(index, position, encoding)
     assert offset == ref_offset(text, line, character, encoding)
     assert position == Position(line=line, character=character)  # not mutated
-    back = index.position_at(offset, encoding)
+    back = position_at(index, offset, encoding)
     assert (back.line, back.character) <= (line, character)
 
 
@@ -310,7 +312,7 @@ def test_inserted_or_deleted_lines_replace_nothing_else(
 LINES = ["x\n", "y\n", "}\n", "\n", "a b\n", "c\r\n", "d\r", "😀\n", "e\u0301\n", "\f\n"]
 
 
-# Internal limits of server.edits, shrunk so that every path of the line diff runs on small
+# Internal limits of server.text.line_diff, shrunk so that every path of the line diff runs on small
 # documents: growing re-synchronisation windows, unique-line anchors, the difflib fallback.
 MODES: dict[str, dict[str, int]] = {
     "default": {},
@@ -391,7 +393,7 @@ def test_store_follows_a_client_making_incremental_changes(
                 )
             )
             client = client[:start] + new_text + client[end:]
-        store.change("file:///t", version, events)
+        store.change("file:///t", version, content_changes(events))
         assert store.snapshot("file:///t").text == client
         assert store.line_index("file:///t").line_count == len(ref_lines(client))
     since_open = store.changes_since("file:///t", 1)

@@ -2,30 +2,23 @@
 
 It follows LSP line rules (lines break only on ``\\r\\n``, ``\\r``, ``\\n``) and the negotiated
 position encoding, unlike pygls' ``TextDocument``. It hands out immutable ``Snapshot``s, keeps
-a bounded log of the changes each document received (``changes_since``), a store-wide
+a bounded log of the changes each document received (``changes_since``), and a store-wide
 ``generation`` counter that moves on every open, change and close (so a document closed and
-reopened at the same version is told apart), and calls synchronous listeners after each event.
+reopened at the same version is told apart). Changes arrive as ``ContentChange``s (plain
+positions: ``server/lsp/bridge.py`` converts the editor's).
 """
 
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Literal
 
-from lsprotocol.types import (
-    Position,
-    TextDocumentContentChangeEvent,
-    TextDocumentContentChangePartial,
-    TextDocumentContentChangeWholeDocument,
-)
-
-from server.edits import TextChange, compute_edits
-from server.positions import Encoding, LineIndex, normalize_encoding
+from server.text.diff import TextChange, compute_edits
+from server.text.positions import Encoding, LineIndex, Point, normalize_encoding
 
 __all__ = [
-    "DocumentEvent",
+    "ContentChange",
     "DocumentNotOpenError",
     "DocumentStore",
     "Snapshot",
@@ -52,16 +45,12 @@ class Snapshot:
 
 
 @dataclass(frozen=True, slots=True)
-class DocumentEvent:
-    """What a listener is told. ``snapshot`` is None after a close."""
+class ContentChange:
+    """One entry of a didChange: ``text`` replaces the range ``start``..``end`` (positions in
+    the store's encoding), or the whole document when ``range`` is None."""
 
-    kind: Literal["open", "change", "close"]
-    uri: str
-    generation: int
-    snapshot: Snapshot | None
-
-
-Listener = Callable[[DocumentEvent], None]
+    text: str
+    range: tuple[Point, Point] | None = None
 
 
 @dataclass(slots=True)
@@ -98,7 +87,6 @@ class DocumentStore:
         self._encoding: Encoding = normalize_encoding(encoding)
         self._documents: dict[str, _Document] = {}
         self._generation = 0
-        self._listeners: list[Listener] = []
         self._max_log_entries = max_log_entries
         self._max_log_chars = max_log_chars
 
@@ -119,14 +107,11 @@ class DocumentStore:
         """didOpen. Opening an open URI again replaces it (new generation, log dropped)."""
         document = _Document(uri, language_id, version, self._next_generation(), LineIndex(text))
         self._documents[uri] = document
-        self._notify(DocumentEvent("open", uri, document.generation, document.snapshot()))
 
-    def change(
-        self, uri: str, version: int, changes: Sequence[TextDocumentContentChangeEvent]
-    ) -> None:
+    def change(self, uri: str, version: int, changes: Sequence[ContentChange]) -> None:
         """didChange: apply ``changes`` in order, each against the text the previous one left.
 
-        Ranges are read in the store's encoding and clamped (see ``server.positions``). All
+        Ranges are read in the store's encoding and clamped (see ``server.text.positions``). All
         changes are applied or none (an unknown URI raises ``DocumentNotOpenError``).
         """
         document = self._documents.get(uri)
@@ -138,7 +123,7 @@ class DocumentStore:
         position = 0
         while position < len(events):
             event = events[position]
-            if isinstance(event, TextDocumentContentChangePartial):
+            if event.range is not None:
                 run = _descending_run(index, events, position, self._encoding)
                 applied.extend(run)
                 # Applied in arrival order, each against the text the previous one left; a
@@ -146,15 +131,13 @@ class DocumentStore:
                 # multi-range edit) reads the same against the first text: one pass.
                 index = index.replaced_many([(c.start, c.end, c.new_text) for c in reversed(run)])
                 position += len(run)
-            elif isinstance(event, TextDocumentContentChangeWholeDocument):
+            else:
                 # Log a whole-document replacement as the minimal edits, so that a full-sync
                 # client still lets changes be rebased; descending, so each one reads against
                 # the text the previous ones left.
                 applied.extend(reversed(compute_edits(index.text, event.text)))
                 index = LineIndex(event.text)
                 position += 1
-            else:
-                raise TypeError(f"not a TextDocumentContentChangeEvent: {type(event).__name__}")
         previous = document.version
         document.index = index
         document.version = version
@@ -165,14 +148,13 @@ class DocumentStore:
             document.log_size = 0
         else:
             self._record(document, _LogEntry(previous, applied, _size(applied)))
-        self._notify(DocumentEvent("change", uri, document.generation, document.snapshot()))
 
     def close(self, uri: str) -> bool:
         """didClose: forget the document and its log. False if it was not open."""
         document = self._documents.pop(uri, None)
         if document is None:
             return False
-        self._notify(DocumentEvent("close", uri, self._next_generation(), None))
+        self._next_generation()
         return True
 
     # -- queries ---------------------------------------------------------------------------
@@ -216,7 +198,7 @@ class DocumentStore:
         """The changes received after the document was at ``version``, oldest first.
 
         Each change is offset-based against the text the previous one left (compose them with
-        ``server.rebase.compose_changes``). ``[]`` if ``version`` is current; None if the
+        ``server.text.rebase.compose_changes``). ``[]`` if ``version`` is current; None if the
         document is not open or ``version`` is not in the (bounded) log.
         """
         document = self._documents.get(uri)
@@ -229,22 +211,6 @@ class DocumentStore:
             if entries[position].from_version == version:
                 return [change for entry in entries[position:] for change in entry.changes]
         return None
-
-    # -- listeners -------------------------------------------------------------------------
-
-    def add_listener(self, listener: Listener) -> Callable[[], None]:
-        """Call ``listener`` synchronously after every open, change and close.
-
-        Returns a function that removes it. Every listener runs even if one raises; the first
-        exception is raised again after all of them ran (the store is already updated).
-        """
-        self._listeners.append(listener)
-
-        def remove() -> None:
-            if listener in self._listeners:
-                self._listeners.remove(listener)
-
-        return remove
 
     # -- internals -------------------------------------------------------------------------
 
@@ -260,30 +226,17 @@ class DocumentStore:
         ):
             document.log_size -= document.log.popleft().size
 
-    def _notify(self, event: DocumentEvent) -> None:
-        error: BaseException | None = None
-        for listener in list(self._listeners):
-            try:
-                listener(event)
-            except Exception as exc:
-                if error is None:
-                    error = exc
-        if error is not None:
-            raise error
 
-
-def _exact(index: LineIndex, position: Position, offset: int, encoding: Encoding) -> bool:
-    """Does ``position`` name ``offset`` itself (no clamping, no rounding)?"""
-    return index.line_character_of(offset, encoding) == (position.line, position.character)
+def _exact(index: LineIndex, position: Point, encoding: Encoding) -> bool:
+    """Does ``position`` name an offset itself (no clamping, no rounding)?"""
+    offset = index.offset_of(*position, encoding)
+    return index.line_character_of(offset, encoding) == position
 
 
 def _descending_run(
-    index: LineIndex,
-    events: Sequence[TextDocumentContentChangeEvent],
-    first: int,
-    encoding: Encoding,
+    index: LineIndex, events: Sequence[ContentChange], first: int, encoding: Encoding
 ) -> list[TextChange]:
-    """The partial change at ``first`` and the ones after it that each lie wholly before the
+    """The range change at ``first`` and the ones after it that each lie wholly before the
     previous one, all as offsets into ``index.text`` (at least one change).
 
     Such a change reads the same in the text the previous changes left, provided its
@@ -291,21 +244,19 @@ def _descending_run(
     one starts right after a CR (a LF inserted there would join that CR and move the line).
     """
     event = events[first]
-    assert isinstance(event, TextDocumentContentChangePartial)
-    start, end = index.range_offsets(event.range, encoding)
+    assert event.range is not None
+    start, end = index.span_offsets(*event.range, encoding)
     run = [TextChange(start, end, event.text)]
     text = index.text
     for event in events[first + 1 :]:
-        if not isinstance(event, TextDocumentContentChangePartial):
+        if event.range is None:
             break
         later = run[-1]
-        start, end = index.range_offsets(event.range, encoding)
+        start, end = index.span_offsets(*event.range, encoding)
         if end > later.start or (end == later.start and text[end - 1 : end] == "\r"):
             break
-        range_ = event.range
         if not (
-            _exact(index, range_.start, index.offset_at(range_.start, encoding), encoding)
-            and _exact(index, range_.end, index.offset_at(range_.end, encoding), encoding)
+            _exact(index, event.range[0], encoding) and _exact(index, event.range[1], encoding)
         ):
             break
         run.append(TextChange(start, end, event.text))

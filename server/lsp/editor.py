@@ -9,14 +9,15 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from server.command import ApplyAnswer, ApplyRefused, Echo, StaleDocument
-from server.documents import Snapshot
-from server.edits import TextChange, to_text_edits
-from server.rebase import edit_landed
+from server.edit.port import ApplyAnswer, ApplyRefused, Echo, StaleDocument
+from server.lsp.bridge import annotated, to_text_edits
 from server.settings import SECTION, SettingsLayer
+from server.text.diff import TextChange
+from server.text.documents import Snapshot
+from server.text.rebase import edit_landed
 
 if TYPE_CHECKING:
-    from server.lsp import ComplexEditServer
+    from server.lsp.server import ComplexEditServer
 
 log = logging.getLogger("complex_edit.editor")
 CONFIGURATION_TIMEOUT = 5.0
@@ -102,7 +103,7 @@ class LspEditor:
         if confirm:
             limit_seconds = max(limit_seconds, CONFIRMATION_TIMEOUT_SECONDS)
         self.before_send()
-        self._echo = self._ls.next_change(uri)
+        self._echo = self._ls.commands.next_change(uri)
         try:
             async with asyncio.timeout(limit_seconds):
                 result = await self._ls.workspace_apply_edit_async(
@@ -130,7 +131,7 @@ class LspEditor:
                         return "matches"
                     # The rest may follow in later didChanges (Neovim sends a multi-range
                     # edit's first range at once and the others after its debounce).
-                    echo = self._ls.next_change(base.uri)
+                    echo = self._ls.commands.next_change(base.uri)
         except TimeoutError:
             echo.cancel()
             return "differs" if heard else "silent"
@@ -154,14 +155,12 @@ class LspEditor:
             return types.WorkspaceEdit(
                 document_changes=[types.TextDocumentEdit(text_document=document, edits=edits)]
             )
-        annotated: list[types.TextEdit | types.AnnotatedTextEdit] = [
-            types.AnnotatedTextEdit(
-                range=e.range, new_text=e.new_text, annotation_id=CONFIRMATION_ID
-            )
-            for e in edits
-        ]
         return types.WorkspaceEdit(
-            document_changes=[types.TextDocumentEdit(text_document=document, edits=annotated)],
+            document_changes=[
+                types.TextDocumentEdit(
+                    text_document=document, edits=annotated(edits, CONFIRMATION_ID)
+                )
+            ],
             change_annotations={
                 CONFIRMATION_ID: types.ChangeAnnotation(
                     label="Complex Edit: removes most of the document",

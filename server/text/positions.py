@@ -1,7 +1,8 @@
-"""LSP positions <-> Python string offsets, in the negotiated position encoding.
+"""LSP positions as plain ``(line, character)`` pairs <-> Python string offsets, in the
+negotiated position encoding (the LSP types themselves are converted in ``server/lsp/bridge.py``).
 
-Offsets are indices into a Python ``str`` (code points). An LSP ``Position(line, character)``
-counts ``character`` in the negotiated encoding: UTF-16 code units (``"utf-16"``, VS Code; an
+Offsets are indices into a Python ``str`` (code points). A position ``(line, character)`` counts
+``character`` in the negotiated encoding: UTF-16 code units (``"utf-16"``, VS Code; an
 astral character counts 2), UTF-8 bytes (``"utf-8"``, Neovim) or code points (``"utf-32"``).
 
 Lines break only on ``\\r\\n``, ``\\r`` and ``\\n`` (LSP rules). ``\\f``, ``\\v``, ``\\x1c``-
@@ -24,8 +25,6 @@ maps to the end of that line's content.
 
 Lone surrogates (possible in a Python ``str``, never in valid UTF-8 JSON) count as one UTF-16
 unit and three UTF-8 bytes (``surrogatepass``), and never crash a conversion.
-
-The ``Position`` objects passed in are never mutated (pygls' own codec does mutate them).
 """
 
 from __future__ import annotations
@@ -38,12 +37,13 @@ from collections.abc import Sequence
 from itertools import accumulate, islice, repeat
 from typing import Final, Literal
 
-from lsprotocol.types import Position, Range
-
 __all__ = [
     "ENCODINGS",
+    "LINE",
+    "LINE_BREAK",
     "Encoding",
     "LineIndex",
+    "Point",
     "code_units",
     "normalize_encoding",
 ]
@@ -51,7 +51,11 @@ __all__ = [
 Encoding = Literal["utf-8", "utf-16", "utf-32"]
 ENCODINGS: Final[tuple[Encoding, ...]] = ("utf-8", "utf-16", "utf-32")
 
+Point = tuple[int, int]  # (line, character)
+
 LINE_BREAK: Final = re.compile(r"\r\n|\r|\n")
+# One line with its terminator, or a last line without one.
+LINE: Final = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")
 _SCAN_WINDOW: Final = 1 << 16
 _SURROGATE: Final = re.compile("[\ud800-\udfff]")
 
@@ -59,8 +63,9 @@ _SURROGATE: Final = re.compile("[\ud800-\udfff]")
 def normalize_encoding(encoding: object) -> Encoding:
     """Return the canonical encoding name for ``encoding``.
 
-    Accepts the LSP strings ``"utf-8"``, ``"utf-16"``, ``"utf-32"`` (any case) or an
-    ``lsprotocol.types.PositionEncodingKind``. Anything else is a ``ValueError``.
+    Accepts the LSP strings ``"utf-8"``, ``"utf-16"``, ``"utf-32"`` (any case) or an object
+    whose ``value`` is one (``lsprotocol.types.PositionEncodingKind``). Anything else is a
+    ``ValueError``.
     """
     value = getattr(encoding, "value", encoding)
     if isinstance(value, str):
@@ -216,17 +221,6 @@ class LineIndex:
             end -= 1
         return end
 
-    def line_text(self, line: int) -> str:
-        """The content of ``line`` without its terminator ("" past the end)."""
-        if line < 0 or line >= len(self._starts):
-            return ""
-        return self._text[self._starts[line] : self.line_end(line)]
-
-    def line_of(self, offset: int) -> int:
-        """The line holding ``offset`` (an offset inside a CRLF belongs to its line)."""
-        offset = min(max(offset, 0), len(self._text))
-        return bisect.bisect_right(self._starts, offset) - 1
-
     # -- conversions -----------------------------------------------------------------------
 
     def offset_of(self, line: int, character: int, encoding: Encoding = "utf-16") -> int:
@@ -243,10 +237,6 @@ class LineIndex:
             return start + min(character, end - start)
         return start + _code_points_in_units(self._text[start:end], character, encoding)
 
-    def offset_at(self, position: Position, encoding: Encoding = "utf-16") -> int:
-        """Offset of an LSP ``Position`` (not mutated)."""
-        return self.offset_of(position.line, position.character, encoding)
-
     def line_character_of(self, offset: int, encoding: Encoding = "utf-16") -> tuple[int, int]:
         """(line, character) of ``offset``, ``character`` counted in ``encoding``."""
         offset = min(max(offset, 0), len(self._text))
@@ -257,20 +247,14 @@ class LineIndex:
             return line, offset - start
         return line, code_units(self._text[start:offset], encoding)
 
-    def position_at(self, offset: int, encoding: Encoding = "utf-16") -> Position:
-        """A new LSP ``Position`` for ``offset``."""
-        line, character = self.line_character_of(offset, encoding)
-        return Position(line=line, character=character)
-
-    def range_offsets(self, range_: Range, encoding: Encoding = "utf-16") -> tuple[int, int]:
-        """(start, end) offsets of an LSP ``Range``; a reversed range is put in order."""
-        start = self.offset_at(range_.start, encoding)
-        end = self.offset_at(range_.end, encoding)
-        return (start, end) if start <= end else (end, start)
-
-    def range_of(self, start: int, end: int, encoding: Encoding = "utf-16") -> Range:
-        """A new LSP ``Range`` for the offsets ``start``..``end``."""
-        return Range(start=self.position_at(start, encoding), end=self.position_at(end, encoding))
+    def span_offsets(
+        self, start: Point, end: Point, encoding: Encoding = "utf-16"
+    ) -> tuple[int, int]:
+        """(start, end) offsets of the range ``start``..``end``; a reversed range is put in
+        order."""
+        low = self.offset_of(*start, encoding)
+        high = self.offset_of(*end, encoding)
+        return (low, high) if low <= high else (high, low)
 
     # -- derivation ------------------------------------------------------------------------
 

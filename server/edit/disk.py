@@ -1,0 +1,192 @@
+"""Edit one file on disk with the shared flow (`server.edit.flow`): the CLI's and the MCP
+tool's editor.
+
+read (refuse binary / too large / read-only) → session → diff → (dry run: stop) → atomic,
+change-checked write. Problems found before any model call raise `EditRefused`; everything
+after is an `EditResult`. The write is the last step and has no await inside it, so a
+cancelled task writes nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from pathlib import Path
+
+from server.edit.checks import prompt_problem, selection_problem
+from server.edit.files import (
+    FileChanged,
+    FileRefused,
+    TextFile,
+    check_writable,
+    read_text_file,
+    write_atomic,
+)
+from server.edit.flow import EditOrder, perform
+from server.edit.port import ApplyAnswer, ApplyRefused, Echo, StaleDocument
+from server.outcome import EditResult, Reason
+from server.session.events import EventSink, SessionEvent
+from server.session.loop import EditRequest, LineRange
+from server.session.result import SessionResult, SessionRunner
+from server.settings import Settings
+from server.text.diff import TextChange, apply_changes
+from server.text.documents import Snapshot
+
+
+class EditRefused(Exception):
+    """The request cannot run (bad file, bad range, bad prompt); no model call was made."""
+
+    def __init__(self, reason: Reason, message: str) -> None:
+        super().__init__(message)
+        self.reason: Reason = reason
+        self.message = message
+
+    def result(self) -> EditResult:
+        return EditResult.failure(self.reason, self.message)
+
+
+def _ignore(_: SessionEvent) -> None:
+    return None
+
+
+async def edit_file(
+    path: Path,
+    prompt: str,
+    settings: Settings,
+    runner: SessionRunner,
+    on_event: EventSink = _ignore,
+    *,
+    dry_run: bool = False,
+    selection: LineRange | None = None,
+    label: str | None = None,
+) -> EditResult:
+    """Run the instruction on the file at `path` (already resolved and allowed by the caller).
+
+    Raises EditRefused before any model call. Cancellation propagates; nothing is written
+    after it.
+    """
+    shown = label or path.name
+    document = _open(path, prompt, settings, shown, dry_run=dry_run, selection=selection)
+    order = EditOrder(
+        uri=str(path),
+        prompt=prompt,
+        settings=settings,
+        label=shown,
+        selection=selection,
+        dry_run=dry_run,
+    )
+    return await perform(
+        order, DiskEditor(document, shown), _FitTheFile(runner, document), on_event
+    )
+
+
+def _open(
+    path: Path,
+    prompt: str,
+    settings: Settings,
+    shown: str,
+    *,
+    dry_run: bool,
+    selection: LineRange | None,
+) -> TextFile:
+    """The file, read, once the request passes every check made before a model call."""
+    if not prompt.strip():
+        raise EditRefused("invalid_request", "The instruction is empty.")
+    problem = prompt_problem(prompt, settings.max_prompt_bytes, "The instruction")
+    if problem is not None:
+        raise EditRefused("invalid_request", problem)
+    try:
+        document = read_text_file(path, settings.max_document_bytes, shown)
+        if not dry_run:
+            check_writable(path, shown)
+    except FileRefused as exc:
+        raise EditRefused(exc.reason, exc.message) from None
+    problem = selection_problem(selection, document.text) if selection is not None else None
+    if problem is not None:
+        raise EditRefused("invalid_request", problem)
+    return document
+
+
+class DiskEditor:
+    """`EditorPort` over one file as it was read: the document does not move while the
+    session runs (a change on disk is found by the write, which then refuses)."""
+
+    def __init__(self, document: TextFile, label: str) -> None:
+        self._document = document
+        self._label = label
+        self._snapshot = Snapshot(str(document.path), 0, document.text, "")
+
+    def is_open(self, uri: str) -> bool:
+        return True
+
+    def snapshot(self, uri: str) -> Snapshot:
+        return self._snapshot
+
+    def can_apply_edits(self) -> bool:
+        return True
+
+    def changes_since(self, uri: str, version: int) -> list[TextChange] | None:
+        return []
+
+    async def apply(
+        self, base: Snapshot, changes: Sequence[TextChange], label: str, limit_seconds: float
+    ) -> ApplyAnswer:
+        """The atomic, change-checked write of the result."""
+        document, shown = self._document, self._label
+        data = document.encode(apply_changes(base.text, changes))
+        # Let a cancellation that is already on its way land now; from here on nothing awaits.
+        await asyncio.sleep(0)
+        task = asyncio.current_task()
+        if task is not None and task.cancelling():
+            raise asyncio.CancelledError
+        try:
+            write_atomic(document.path, data, document.raw, document.mode)
+        except FileChanged:
+            raise StaleDocument(
+                f"{shown} changed on disk while the sub-agent worked; nothing was written. "
+                "Run the edit again.",
+                keep_diff=True,
+            ) from None
+        except OSError as exc:
+            raise ApplyRefused(
+                f"{shown} could not be written ({exc.strerror or exc}); it is unchanged.",
+                keep_diff=True,
+            ) from None
+        return ApplyAnswer(applied=True)
+
+    async def confirm(
+        self, base: Snapshot, changes: Sequence[TextChange], limit_seconds: float
+    ) -> Echo:
+        return "matches"
+
+
+class _FitTheFile:
+    """The session's result as the file will hold it: with a byte-order mark exactly when
+    the file has one (what `TextFile.encode` writes). A result the file cannot hold (a lone
+    surrogate) fails as a model error, before any dry run shows it."""
+
+    def __init__(self, runner: SessionRunner, document: TextFile) -> None:
+        self._runner = runner
+        self._document = document
+
+    async def run_session(self, request: EditRequest, on_event: EventSink) -> SessionResult:
+        finished = await self._runner.run_session(request, on_event)
+        if not finished.outcome.success:
+            return finished
+        target = finished.target(request.text)
+        fitted = self._document.conform(target)
+        try:
+            fitted.encode("utf-8")
+        except UnicodeEncodeError:
+            return SessionResult(
+                finished.outcome.model_copy(
+                    update={
+                        "success": False,
+                        "message": None,
+                        "reason": "model_error",
+                        "error": "The result contains invalid Unicode (a lone surrogate); "
+                        "nothing was written.",
+                    }
+                )
+            )
+        return finished if fitted == target else SessionResult.of(request, finished.outcome, fitted)

@@ -1,0 +1,208 @@
+"""The one edit flow every front end uses: snapshot → session → diff → rebase → apply → confirm.
+
+Editor details (LSP capabilities and versions, files on disk) stay behind `EditorPort`; sessions
+run behind `SessionRunner`; this module decides what happens and in which order.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from server.edit.checks import document_problem
+from server.edit.port import ApplyFailed, EditorPort, StaleDocument
+from server.outcome import EditResult, Reason, SessionOutcome
+from server.session.events import EventSink
+from server.session.loop import EditRequest, LineRange
+from server.session.result import SessionResult, SessionRunner
+from server.settings import Settings
+from server.text.diff import TextChange, compute_edits
+from server.text.documents import Snapshot
+from server.text.rebase import Conflict, compose_changes, rebase
+
+log = logging.getLogger("complex_edit.flow")
+ECHO_SECONDS = 5.0
+
+
+@dataclass(frozen=True)
+class EditOrder:
+    """What a front end asks for: `prompt` on the document `uri` (`label` names it in the
+    diff and in messages), with settings already resolved from every layer."""
+
+    uri: str
+    prompt: str
+    settings: Settings
+    label: str
+    selection: LineRange | None = None
+    dry_run: bool = False
+
+
+async def perform(
+    order: EditOrder, editor: EditorPort, runner: SessionRunner, on_event: EventSink
+) -> EditResult:
+    snapshot = editor.snapshot(order.uri)
+    problem = document_problem(snapshot.text, order.settings)
+    if problem is not None:
+        return problem
+    if not order.dry_run and not editor.can_apply_edits():
+        return EditResult.failure(
+            "invalid_request",
+            "This editor does not support workspace/applyEdit; run the command with "
+            "dryRun: true to get the change as a diff.",
+        )
+    finished = await runner.run_session(_request(order, snapshot), on_event)
+    outcome = finished.outcome
+    if not outcome.success:
+        return EditResult.from_outcome(outcome)
+    result = EditResult.from_outcome(outcome).model_copy(update={"diff": finished.diff})
+    if finished.target(snapshot.text) == snapshot.text:
+        return result.model_copy(update={"message": (outcome.message or "") + " (no changes)"})
+    if order.dry_run:
+        return result
+    return await _apply(order, editor, snapshot, finished, result)
+
+
+def _request(order: EditOrder, snapshot: Snapshot) -> EditRequest:
+    return EditRequest(
+        instruction=order.prompt,
+        text=snapshot.text,
+        settings=order.settings,
+        selection=order.selection,
+        path_label=order.label,
+    )
+
+
+async def _apply(
+    order: EditOrder,
+    editor: EditorPort,
+    snapshot: Snapshot,
+    finished: SessionResult,
+    result: EditResult,
+) -> EditResult:
+    """Apply the result to the live document, rebased over what changed meanwhile."""
+    outcome = finished.outcome
+    if not editor.is_open(order.uri):
+        return EditResult.failure(
+            "document_changed", "The document was closed while the edit was running.", outcome
+        )
+    live = editor.snapshot(order.uri)
+    changes = _onto_live(editor, snapshot, live, finished)
+    if changes is None:
+        return EditResult.failure(
+            "document_changed",
+            "The document changed where the edit applies while the sub-agent worked; "
+            "nothing was applied. Run the command again.",
+            outcome,
+        )
+    limit = order.settings.apply_timeout_seconds
+    try:
+        answer = await editor.apply(
+            live, changes, "Complex Edit: " + one_line(order.prompt, 60), limit
+        )
+    except ApplyFailed as exc:
+        return _not_applied(exc, result, outcome)
+    except TimeoutError:
+        return EditResult.failure(
+            "client_rejected",
+            f"The editor did not answer the edit within {limit:g} s (setting "
+            "applyTimeoutSeconds); it was not confirmed, and the editor may still apply it: "
+            "check the document.",
+            outcome,
+        )
+    if not answer.applied:
+        why = answer.failure_reason or "no reason given"
+        return EditResult.failure(
+            "client_rejected", f"The editor rejected the edit: {why}", outcome
+        )
+    return await _confirm(order, editor, (live, changes), result, outcome)
+
+
+def _onto_live(
+    editor: EditorPort, snapshot: Snapshot, live: Snapshot, finished: SessionResult
+) -> list[TextChange] | None:
+    """The result's changes against the live document: as the session computed them when
+    nothing changed meanwhile, else rebased over the user's changes; None on a conflict."""
+    if live.version == snapshot.version and live.text == snapshot.text:
+        return list(finished.changes)
+    target = finished.target(snapshot.text)
+    # A client that changed the text without a new version (or went backwards) leaves the
+    # change log unusable: the changes are then worked out from the texts.
+    user = (
+        editor.changes_since(snapshot.uri, snapshot.version)
+        if live.version != snapshot.version
+        else None
+    )
+    try:
+        rebased = rebase(
+            snapshot.text,
+            target,
+            live.text,
+            user=compose_changes(user) if user is not None else None,
+        )
+    except ValueError:
+        log.warning("the change log does not match the document; rebasing from the texts")
+        rebased = rebase(snapshot.text, target, live.text, user=None)
+    if isinstance(rebased, Conflict):
+        return None
+    log.info("rebased the result over concurrent changes (v%s→v%s)", snapshot.version, live.version)
+    return _nameable(live.text, rebased.changes, rebased.text)
+
+
+def _nameable(text: str, changes: Sequence[TextChange], target: str) -> list[TextChange]:
+    """`changes` if every end falls where an LSP position can point, else the same result
+    computed afresh. A rebased change can end between a CR the user typed and the LF after
+    it; no position names that offset, and the editor would apply another range."""
+    for change in changes:
+        for cut in (change.start, change.end):
+            if 0 < cut < len(text) and text[cut - 1] == "\r" and text[cut] == "\n":
+                return compute_edits(text, target)
+    return list(changes)
+
+
+def _not_applied(failed: ApplyFailed, result: EditResult, outcome: SessionOutcome) -> EditResult:
+    reason: Reason
+    if isinstance(failed, StaleDocument):
+        reason, message = (
+            "document_changed",
+            failed.message
+            or ("The document changed just before the edit could be sent; nothing was applied."),
+        )
+    else:
+        reason, message = "client_rejected", failed.message
+    failure = EditResult.failure(reason, message, outcome)
+    return failure.model_copy(update={"diff": result.diff}) if failed.keep_diff else failure
+
+
+async def _confirm(
+    order: EditOrder,
+    editor: EditorPort,
+    applied: tuple[Snapshot, Sequence[TextChange]],
+    result: EditResult,
+    outcome: SessionOutcome,
+) -> EditResult:
+    """The applied result, or `client_rejected` (still `applied`) when what the editor then
+    reports is not the edit."""
+    live, changes = applied
+    limit = min(ECHO_SECONDS, order.settings.apply_timeout_seconds)
+    echo = await editor.confirm(live, changes, limit)
+    if echo == "differs":
+        mismatch = (
+            "The editor reported the edit as applied, but the changes it then reported are "
+            "not that edit (it was dropped or applied differently); check the document."
+        )
+    elif echo == "silent":
+        mismatch = (
+            "The editor reported the edit as applied but never reported the change to its "
+            "document; check the document."
+        )
+    else:
+        return result.model_copy(update={"applied": True})
+    failure = EditResult.failure("client_rejected", mismatch, outcome)
+    return failure.model_copy(update={"applied": True, "diff": result.diff})
+
+
+def one_line(text: str, limit: int) -> str:
+    """Whitespace collapsed and cut to `limit` characters with an ellipsis."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"

@@ -1,0 +1,71 @@
+"""What the edit flow needs from an editor (`EditorPort`), and how an editor answers.
+
+Two editors implement it: the language server's connection (`server/lsp/editor.py`) and a file
+on disk (`server/edit/disk.py`), so the CLI, the MCP tool and the LSP command share one flow.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal, Protocol
+
+from server.text.diff import TextChange
+from server.text.documents import Snapshot
+
+Echo = Literal["matches", "differs", "silent", "closed"]
+
+
+@dataclass(frozen=True)
+class ApplyAnswer:
+    applied: bool
+    failure_reason: str | None = None
+
+
+class ApplyFailed(Exception):
+    """The edit was not applied. `message`, when given, is the sentence the result shows
+    instead of the flow's own; `keep_diff`: the result still shows the diff (what would have
+    been applied)."""
+
+    def __init__(self, message: str = "", *, keep_diff: bool = False) -> None:
+        super().__init__(message)
+        self.message = message
+        self.keep_diff = keep_diff
+
+
+class ApplyRefused(ApplyFailed):
+    """The editor did not apply the edit; the message says why."""
+
+
+class StaleDocument(ApplyFailed):
+    """The live document moved on between the last check and the send."""
+
+
+class EditorPort(Protocol):
+    def is_open(self, uri: str) -> bool: ...
+
+    def snapshot(self, uri: str) -> Snapshot: ...
+
+    def can_apply_edits(self) -> bool: ...
+
+    def changes_since(self, uri: str, version: int) -> list[TextChange] | None:
+        """The user's changes after `version`, in order, or None when unknown."""
+        ...
+
+    async def apply(
+        self, base: Snapshot, changes: Sequence[TextChange], label: str, limit_seconds: float
+    ) -> ApplyAnswer:
+        """Apply `changes` (offsets into `base.text`) as one edit.
+
+        Must re-check, synchronously right before sending, that the live document is still
+        `base`; raises `StaleDocument` otherwise, `ApplyRefused` when the editor fails it."""
+        ...
+
+    async def confirm(
+        self, base: Snapshot, changes: Sequence[TextChange], limit_seconds: float
+    ) -> Echo:
+        """After an accepted edit of `changes` (offsets into `base.text`), read what the editor
+        reports: `matches` once its changes since `base` show the edit landing (the user's own
+        keystrokes may come before and after it), `differs` when changes came but never the
+        edit, `silent` when no change came in time, `closed` when the document was closed."""
+        ...

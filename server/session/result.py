@@ -1,0 +1,68 @@
+"""A session's result in the form applying it needs, and who runs sessions.
+
+`run_and_diff` runs a session and turns a success into the diff and the minimal changes from
+the session's text to the result, where the session ran (in the language server's session
+process: off its event loop). `SessionRunner` is what the edit flow runs sessions with: the
+session process for the language server, `InProcess` for the CLI, the MCP server and tests.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from server.outcome import SessionOutcome
+from server.providers.base import Provider
+from server.session.events import EventSink
+from server.session.loop import EditRequest, run_session
+from server.text.diff import TextChange, apply_changes, compute_edits
+from server.text.unified import unified_diff
+
+
+@dataclass(frozen=True)
+class SessionResult:
+    """A finished session and, for a success, the diff and the changes from the session's
+    text to the result. The outcome's `final_text` is dropped: `changes` carry the result, so
+    a multi-megabyte text does not travel back from the session process twice."""
+
+    outcome: SessionOutcome
+    diff: str = ""
+    changes: tuple[TextChange, ...] = ()
+
+    @classmethod
+    def of(cls, request: EditRequest, outcome: SessionOutcome, target: str) -> SessionResult:
+        """The successful `outcome` of `request`, whose result is `target`."""
+        return cls(
+            outcome.model_copy(update={"final_text": None}),
+            unified_diff(request.text, target, request.path_label or ""),
+            tuple(compute_edits(request.text, target)),
+        )
+
+    def target(self, text: str) -> str:
+        """The result: `changes` applied to `text`, the text the session was given."""
+        return apply_changes(text, self.changes)
+
+
+async def run_and_diff(
+    request: EditRequest, provider: Provider, on_event: EventSink
+) -> SessionResult:
+    outcome = await run_session(request, provider, on_event)
+    if not outcome.success or outcome.final_text is None:
+        return SessionResult(outcome)
+    return SessionResult.of(request, outcome, outcome.final_text)
+
+
+class SessionRunner(Protocol):
+    async def run_session(self, request: EditRequest, on_event: EventSink) -> SessionResult:
+        """`run_and_diff` with a provider of the runner's; cancellation propagates."""
+        ...
+
+
+class InProcess:
+    """Runs sessions on the caller's event loop, with `provider`."""
+
+    def __init__(self, provider: Provider) -> None:
+        self._provider = provider
+
+    async def run_session(self, request: EditRequest, on_event: EventSink) -> SessionResult:
+        return await run_and_diff(request, self._provider, on_event)
