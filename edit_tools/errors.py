@@ -13,10 +13,11 @@ class ToolError(ValueError):
     """A mistake the model can fix. `message` goes back to the model; `summary` is a few words
     for progress UIs and never holds document text."""
 
-    def __init__(self, message: str, summary: str) -> None:
+    def __init__(self, message: str, summary: str, kind: str | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.summary = summary
+        self.kind = kind
 
 
 def describe_value(value: Any) -> str:
@@ -232,6 +233,7 @@ def elision_refused(tool: str, details: Sequence[str], advice: str) -> ToolError
         "If you really mean to delete those lines and write that line, delete them in one call "
         "and add the line in another.",
         f"{tool}: error: elision placeholder",
+        kind="elision_refused",
     )
 
 

@@ -210,7 +210,11 @@ class Toolbox:
             result = self._execute(name, args)
         except ToolError as exc:
             return ToolOutcome(
-                name=str(name), ok=False, response={"error": exc.message}, summary=exc.summary
+                name=str(name),
+                ok=False,
+                response={"error": exc.message},
+                summary=exc.summary,
+                refusal=exc.kind,
             )
         except Exception as exc:  # a bug must come back as a tool error, not end the run
             error = errors.internal_error(str(name), exc)

@@ -63,3 +63,6 @@ class ToolOutcome(BaseModel):
     "line_endings", "line_numbers" (old_text matched once adapted), "indentation", "tabs",
     "trailing_whitespace", "final_newline" (a whitespace-tolerant match), "elision_expanded"
     (a placeholder in the text sent was replaced by the original lines it stood for)."""
+    refusal: str | None = None
+    """Why a failed call was refused, for reports: "elision_refused" (a placeholder would have
+    deleted the lines it stood for)."""

@@ -81,6 +81,13 @@ _SETTING_FLAGS: tuple[tuple[str, str, type, str, str], ...] = (
         "SECONDS",
         "budget for one edit, retries included (setting wallTimeSeconds)",
     ),
+    (
+        "--validate",
+        "validate",
+        str,
+        "syntax|off",
+        "refuse a result with new syntax errors (setting validate, default syntax)",
+    ),
 )
 
 

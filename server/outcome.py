@@ -10,6 +10,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 from pydantic.alias_generators import to_camel
 
+from edit_tools.syntax.models import Validation
+
 Reason = Literal[
     "task_failed",
     "max_turns",
@@ -74,6 +76,11 @@ class SessionOutcome(BaseModel):
     turns: int = 0
     tool_calls: int = 0
     usage: Usage = Usage()
+    validation: Validation | None = None
+    integrity: dict[str, int] = {}
+    """How often the run was kept from a model's slip, by kind: the tools' adjustments
+    ("indentation", "tabs", "trailing_whitespace", "elision_expanded", ...), refusals
+    ("elision_refused") and completions refused for new syntax errors ("syntax_refused")."""
 
 
 class EditResult(BaseModel):
@@ -90,6 +97,7 @@ class EditResult(BaseModel):
     turns: int = 0
     tool_calls: int = 0
     usage: Usage = Usage()
+    validation: Validation | None = None
 
     @classmethod
     def failure(
@@ -110,6 +118,7 @@ class EditResult(BaseModel):
                 "turns": outcome.turns,
                 "tool_calls": outcome.tool_calls,
                 "usage": outcome.usage,
+                "validation": outcome.validation,
             }
         )
 

@@ -13,13 +13,14 @@ from collections.abc import Iterator, Mapping
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
-from pydantic.alias_generators import to_camel
+from pydantic.alias_generators import to_camel, to_snake
 
 ENV_PREFIX = "COMPLEX_EDIT_"
 SECTION = "complexEdit"
 DEFAULT_MODEL = "gemini-2.5-flash"
 
 Provider = Literal["gemini", "openai", "anthropic"]
+Validate = Literal["syntax", "off"]
 
 
 class SettingsError(ValueError):
@@ -99,11 +100,12 @@ class Settings(BaseModel):
     wall_time_seconds: float = Field(default=600.0, gt=0)
     apply_timeout_seconds: float = Field(default=30.0, gt=0)
     max_prompt_bytes: int = Field(default=100_000, ge=1)
+    validate_result: Validate = Field(default="syntax", alias="validate")
 
     @classmethod
     def env_name(cls, field: str) -> str:
-        """`max_turns` → `COMPLEX_EDIT_MAX_TURNS`."""
-        return ENV_PREFIX + field.upper()
+        """`max_turns` → `COMPLEX_EDIT_MAX_TURNS` (from the setting's public name)."""
+        return ENV_PREFIX + to_snake(cls.model_fields[field].alias or field).upper()
 
     @classmethod
     def from_layers(cls, env: Mapping[str, str], *layers: Mapping[str, Any] | None) -> Settings:

@@ -10,6 +10,7 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from edit_tools.syntax import grammar_for, language_for_path
 from server.edit.checks import document_problem
 from server.edit.port import ApplyFailed, EditorPort, StaleDocument
 from server.outcome import EditResult, Reason, SessionOutcome
@@ -70,7 +71,16 @@ def _request(order: EditOrder, snapshot: Snapshot) -> EditRequest:
         settings=order.settings,
         selection=order.selection,
         path_label=order.label,
+        language=_language(snapshot.language_id, order.uri),
     )
+
+
+def _language(language_id: str, uri: str) -> str | None:
+    """The editor's language id when a grammar knows it, else the one the file name implies
+    (files on disk have no language id; an editor may send an empty or unusual one)."""
+    if grammar_for(language_id) is not None:
+        return language_id
+    return language_for_path(uri) or language_id or None
 
 
 async def _apply(

@@ -57,7 +57,9 @@ class EvalOptions:
 
 
 def edit_request(task: Task, settings: Settings) -> EditRequest:
-    return EditRequest(instruction=task.instruction, text=task.input, settings=settings)
+    return EditRequest(
+        instruction=task.instruction, text=task.input, settings=settings, language=task.language
+    )
 
 
 class Checker:

@@ -40,6 +40,8 @@ class Task(BaseModel):
     test: str = Field(min_length=1)
     context: str | None = None
     broken_reference: str | None = None
+    language: str = "python"
+    """The language of `input` for the syntax check (EditEval's tasks are all Python)."""
 
     def program(self, code: str) -> str:
         """The Python program that checks `code` as this task's result.

@@ -8,11 +8,13 @@ call in the same turn failed; `complete_task(success=false)` fails it; the turn 
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from edit_tools.lines import line_count, line_endings
 from edit_tools.registry import Completion, Toolbox, ToolOutcome, render_document
+from edit_tools.syntax import render_problems
 from prompts.loader import load
 from server.outcome import Reason, RunError, SessionOutcome, Usage
 from server.providers._retry import RetryNotice
@@ -32,6 +34,7 @@ from server.session.events import (
     ToolStarted,
     TurnStarted,
 )
+from server.session.validation import ResultValidator
 from server.settings import Settings
 
 MAX_EMPTY_TURNS_IN_A_ROW = 2
@@ -52,6 +55,9 @@ class EditRequest:
     settings: Settings
     selection: LineRange | None = None
     path_label: str | None = None
+    language: str | None = None
+    """The document's language (an LSP languageId, a filetype or a grammar name) for the
+    syntax check; None when unknown."""
 
 
 def _ignore(_: SessionEvent) -> None:
@@ -107,6 +113,10 @@ class _Loop:
             max_text_chars=limit,
             elide_repeated_views=True,
         )
+        self.validator = ResultValidator(
+            request.text, request.language, request.settings.validate_result
+        )
+        self.integrity: Counter[str] = Counter()
         self.turns = 0
         self.tool_calls = 0
         self.usage = Usage()
@@ -119,9 +129,18 @@ class _Loop:
             turns=self.turns,
             tool_calls=self.tool_calls,
             usage=self.usage,
+            integrity=dict(self.integrity),
         )
 
     async def run(self, provider: Provider) -> SessionOutcome:
+        # The snapshot is parsed while the model works on its first turn.
+        self.validator.start()
+        try:
+            return await self._run(provider)
+        finally:
+            self.validator.close()
+
+    async def _run(self, provider: Provider) -> SessionOutcome:
         conversation = provider.open(
             ConversationRequest(
                 system_instruction=load("system"),
@@ -154,14 +173,20 @@ class _Loop:
                         "task_failed",
                         completion.error or completion.message or "The model gave up on the task.",
                     )
-                return SessionOutcome(
-                    success=True,
-                    message=completion.message or "Edit complete.",
-                    final_text=self.toolbox.text,
-                    turns=self.turns,
-                    tool_calls=self.tool_calls,
-                    usage=self.usage,
-                )
+                validation = await self.validator.check(self.toolbox.text)
+                if validation.syntax != "errors":
+                    return SessionOutcome(
+                        success=True,
+                        message=completion.message or "Edit complete.",
+                        final_text=self.toolbox.text,
+                        turns=self.turns,
+                        tool_calls=self.tool_calls,
+                        usage=self.usage,
+                        validation=validation,
+                        integrity=dict(self.integrity),
+                    )
+                self.integrity["syntax_refused"] += 1
+                results = _refuse_completion(results, render_problems(validation))
             conversation.add_tool_results(results)
         return self.failure(
             "max_turns",
@@ -194,6 +219,9 @@ class _Loop:
                 )
             )
             outcome = self._run_call(call)
+            self.integrity.update(outcome.adjustments)
+            if outcome.refusal is not None:
+                self.integrity[outcome.refusal] += 1
             self.on_event(
                 ToolFinished(self.turns, self.max_turns, call.name, outcome.ok, outcome.summary)
             )
@@ -239,6 +267,22 @@ def _settle_completion(
                 completion = outcome.completion
         results.append(ToolResult(call=call, ok=ok, response=response, full_view=outcome.full_view))
     return results, completion
+
+
+def _refuse_completion(results: Sequence[ToolResult], problems: str) -> list[ToolResult]:
+    """`results` with the accepted complete_task turned into an error listing `problems`."""
+    error = {
+        "error": (
+            f"The task is NOT complete: {problems}\nFix them (errors the original already had "
+            "do not count), then call complete_task again."
+        )
+    }
+    return [
+        ToolResult(call=result.call, ok=False, response=error, full_view=result.full_view)
+        if result.call.name == "complete_task" and result.ok
+        else result
+        for result in results
+    ]
 
 
 _ENDING_NAMES = {"\r\n": "CRLF", "\n": "LF", "\r": "CR"}

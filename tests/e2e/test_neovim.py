@@ -632,3 +632,31 @@ def test_an_edit_moved_by_a_keystroke_before_it_lands_is_not_a_success(
     assert result["reason"] == "client_rejected", run.explain()
     assert result.get("applied") is True, run.explain()
     assert b"# typed first\n" in run.file_bytes, run.explain()  # the user's line is kept
+
+
+# --- issue 14: a result that no longer parses never lands -------------------------------------
+
+
+def test_a_broken_result_is_refused_and_the_model_fixes_it(
+    nvim: str, emulator: GeminiEmulator, tmp_path: Path
+) -> None:
+    original = b'def greet(name):\n    return "Hello, " + name\n\n\nprint(greet("world"))\n'
+    emulator.enqueue(
+        calls(replace('print(greet("world"))', 'print(greet("there")'), done("greeting changed")),
+        calls(replace('print(greet("there")', 'print(greet("there"))'), done("bracket restored")),
+    )
+
+    run = run_edit(nvim, emulator, tmp_path, original, "greet there instead")
+
+    assert_success(run, original.replace(b'greet("world"))', b'greet("there"))'))
+    result = run.result
+    assert result["turns"] == 2, run.explain()
+    assert result["message"] == "bracket restored"
+    assert result["validation"]["language"] == "python", run.explain()
+    assert result["validation"]["syntax"] == "ok", run.explain()
+    # The model was told what broke, with the line, before anything reached the editor.
+    refusal = json.dumps(emulator.requests[1].contents)
+    assert "NOT complete" in refusal
+    assert "syntax error" in refusal
+    assert "line 5" in refusal
+    assert len(run.apply_edits) == 1, run.explain()

@@ -14,6 +14,7 @@ SAMPLES = {
     "model": "m",
     "base_url": "http://127.0.0.1:9",
     "temperature": "1.5",
+    "validate_result": "off",
 }
 
 
@@ -148,3 +149,12 @@ def test_the_flags_of_edit_and_mcp_are_named_by_their_flag(command: list[str]) -
     message = error_of({"COMPLEX_EDIT_PROVIDER": "openai"}, setting_overrides(args))
     assert "setting 'provider' (--provider)" in message
     assert "setting 'wallTimeSeconds' (--wall-time-seconds)" in message
+
+
+def test_validate_is_named_validate_in_every_layer() -> None:
+    assert Settings().validate_result == "syntax"
+    assert Settings.env_name("validate_result") == "COMPLEX_EDIT_VALIDATE"
+    assert Settings.from_layers({"COMPLEX_EDIT_VALIDATE": "off"}).validate_result == "off"
+    assert "setting 'validate' (COMPLEX_EDIT_VALIDATE)" in error_of(
+        {"COMPLEX_EDIT_VALIDATE": "lint"}
+    )

@@ -1,0 +1,69 @@
+"""The `validate` setting inside a session: the snapshot is parsed while the model works, and
+each `complete_task(success=true)` is checked against it before the task may end.
+
+Only errors the snapshot did not have block (see `edit_tools.syntax`). The check is
+incremental: the changes since the last text checked come from the line diff, so the parse
+after the model's last turn reuses the snapshot's tree.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Literal
+
+from edit_tools.syntax import SyntaxCheck, Validation
+from server.text.diff import compute_edits
+
+ValidateMode = Literal["syntax", "off"]
+log = logging.getLogger("complex_edit.validation")
+
+
+class ResultValidator:
+    """One session's syntax check. `start` begins parsing the snapshot in a worker thread;
+    `check` waits for it, then validates a candidate result."""
+
+    def __init__(self, snapshot: str, language: str | None, mode: ValidateMode) -> None:
+        self._last = snapshot
+        self._language = language
+        self._mode = mode
+        self._started: asyncio.Future[SyntaxCheck] | None = None
+
+    def start(self) -> None:
+        if self._started is not None:
+            return
+        if self._mode == "off":
+            future: asyncio.Future[SyntaxCheck] = asyncio.get_running_loop().create_future()
+            future.set_result(
+                SyntaxCheck.skipping(self._language, "validation is off (setting validate)")
+            )
+            self._started = future
+            return
+        self._started = asyncio.ensure_future(
+            asyncio.to_thread(SyntaxCheck.start, self._last, self._language)
+        )
+
+    async def check(self, text: str) -> Validation:
+        self.start()
+        assert self._started is not None
+        checker = await self._started
+        changes = [
+            (change.start, change.end, change.new_text)
+            for change in compute_edits(self._last, text)
+        ]
+        try:
+            validation = await asyncio.to_thread(checker.check, text, changes)
+        except Exception as exc:  # a fault of the checker must not block or fail the edit
+            log.warning("the syntax check failed (%s); result not checked", type(exc).__name__)
+            return Validation(
+                language=checker.language,
+                syntax="skipped",
+                detail=f"the syntax check failed ({type(exc).__name__})",
+            )
+        self._last = text
+        return validation
+
+    def close(self) -> None:
+        """Stop waiting for a snapshot parse nobody will use (the thread finishes on its own)."""
+        if self._started is not None and not self._started.done():
+            self._started.cancel()

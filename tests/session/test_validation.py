@@ -1,0 +1,94 @@
+"""Issue 14, syntax validation through the whole loop, for every provider through its real SDK
+and wire emulator: a broken result is refused, then fixed; an error the snapshot already had
+never blocks; `validate: "off"` and a language without a grammar say they did not check."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import pytest
+
+from server.outcome import SessionOutcome
+from server.providers.select import ProviderHub
+from server.session.loop import EditRequest, run_session
+from server.settings import Settings
+from tests.conftest import TEST_KEY
+from tests.session.scripts import KEY_VARIABLE, PROVIDERS, Harness, calls, done, replace
+
+RunFn = Callable[..., Awaitable[SessionOutcome]]
+
+DOC = "def total(items):\n    return sum(item.price for item in items)\n\n\nprint(total([]))\n"
+
+
+@pytest.fixture(scope="module")
+def hubs() -> dict[str, ProviderHub]:
+    return {name: ProviderHub({KEY_VARIABLE[name]: TEST_KEY}) for name in PROVIDERS}
+
+
+@pytest.fixture
+def run(model: Harness, hubs: dict[str, ProviderHub]) -> RunFn:
+    async def _run(text: str, language: str | None = "python", **settings: Any) -> SessionOutcome:
+        layer: dict[str, Any] = {
+            "provider": model.provider,
+            "baseUrl": model.base_url,
+            "requestTimeoutSeconds": 5,
+            **settings,
+        }
+        request = EditRequest(
+            instruction="edit it",
+            text=text,
+            settings=Settings.from_layers({}, layer),
+            language=language,
+        )
+        return await run_session(request, hubs[model.provider], lambda _event: None)
+
+    return _run
+
+
+async def test_a_broken_result_is_refused_then_fixed(run: RunFn, model: Harness) -> None:
+    model.script(
+        calls(replace("print(total([]))", "print(total([])"), done("dropped a bracket")),
+        calls(replace("print(total([])", "print(total([1]))"), done("fixed")),
+    )
+    outcome = await run(DOC)
+    assert outcome.success, outcome
+    assert outcome.turns == 2
+    (_edit, refusal) = model.results(1)
+    assert refusal.is_error is not False
+    assert "NOT complete" in refusal.text
+    assert "syntax error" in refusal.text
+    assert "line 5" in refusal.text
+    assert "print(total([])" in refusal.text
+    assert outcome.final_text == DOC.replace("print(total([]))", "print(total([1]))")
+    assert outcome.validation is not None
+    assert outcome.validation.language == "python"
+    assert outcome.validation.syntax == "ok"
+
+
+async def test_an_error_the_snapshot_had_does_not_block(run: RunFn, model: Harness) -> None:
+    broken = DOC + "\nif True\n    pass\n"
+    model.script(calls(replace("sum(item.price", "sum(item.cost"), done()))
+    outcome = await run(broken)
+    assert outcome.success, outcome
+    assert outcome.turns == 1
+    assert outcome.validation is not None
+    assert outcome.validation.syntax == "ok"
+    assert outcome.validation.preexisting >= 1
+
+
+async def test_validation_off_and_unknown_languages_are_not_checked(
+    run: RunFn, model: Harness
+) -> None:
+    model.script(calls(replace("print(total([]))", "print(total([])"), done()))
+    outcome = await run(DOC, validate="off")
+    assert outcome.success, outcome
+    assert outcome.validation is not None
+    assert outcome.validation.syntax == "skipped"
+    assert "validate" in (outcome.validation.detail or "")
+
+    model.script(calls(replace("print(total([]))", "print(total([])"), done()))
+    outcome = await run(DOC, language="brainfuck")
+    assert outcome.success, outcome
+    assert outcome.validation is not None
+    assert outcome.validation.syntax == "skipped"
