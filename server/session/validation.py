@@ -16,6 +16,10 @@ from edit_tools.syntax import SyntaxCheck, Validation
 from server.text.diff import compute_edits
 
 ValidateMode = Literal["syntax", "off"]
+# A tree-sitter tree takes ~21 bytes per byte of text: above this many characters the check
+# would more than double the session's peak memory (benchmark goal 5: ≤ 10× the document), so
+# larger documents are not checked, and their result says so.
+MAX_CHECKED_CHARS = 4_000_000
 log = logging.getLogger("complex_edit.validation")
 
 
@@ -32,16 +36,25 @@ class ResultValidator:
     def start(self) -> None:
         if self._started is not None:
             return
-        if self._mode == "off":
+        skipped = self._skipped_because()
+        if skipped is not None:
             future: asyncio.Future[SyntaxCheck] = asyncio.get_running_loop().create_future()
-            future.set_result(
-                SyntaxCheck.skipping(self._language, "validation is off (setting validate)")
-            )
+            future.set_result(SyntaxCheck.skipping(self._language, skipped))
             self._started = future
             return
         self._started = asyncio.ensure_future(
             asyncio.to_thread(SyntaxCheck.start, self._last, self._language)
         )
+
+    def _skipped_because(self) -> str | None:
+        if self._mode == "off":
+            return "validation is off (setting validate)"
+        if len(self._last) > MAX_CHECKED_CHARS:
+            return (
+                f"documents over {MAX_CHECKED_CHARS:,} characters are not checked "
+                "(a syntax tree would take ~20 times the document's memory)"
+            )
+        return None
 
     async def check(self, text: str) -> Validation:
         self.start()

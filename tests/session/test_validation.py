@@ -92,3 +92,15 @@ async def test_validation_off_and_unknown_languages_are_not_checked(
     assert outcome.success, outcome
     assert outcome.validation is not None
     assert outcome.validation.syntax == "skipped"
+
+
+async def test_a_document_too_large_to_parse_is_not_checked(
+    run: RunFn, model: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("server.session.validation.MAX_CHECKED_CHARS", len(DOC) - 1)
+    model.script(calls(replace("print(total([]))", "print(total([])"), done()))
+    outcome = await run(DOC)
+    assert outcome.success, outcome
+    assert outcome.validation is not None
+    assert outcome.validation.syntax == "skipped"
+    assert "not checked" in (outcome.validation.detail or "")
