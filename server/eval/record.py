@@ -4,7 +4,7 @@ report. Records never hold the API key: the writer scrubs every line."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal
@@ -15,6 +15,15 @@ from server.eval.sandbox import CheckResult, CheckStatus
 from server.outcome import scrub
 
 Exclusion = Literal["broken_reference", "missing_dependency"]
+# The tools' adjustments to a model's slip (`ToolOutcome.adjustments`, elision expansion aside).
+SLIPS = (
+    "indentation",
+    "tabs",
+    "trailing_whitespace",
+    "final_newline",
+    "line_endings",
+    "line_numbers",
+)
 
 
 class CallRecord(BaseModel):
@@ -24,6 +33,8 @@ class CallRecord(BaseModel):
     args: dict[str, Any]
     ok: bool | None = None
     summary: str = ""
+    adjustments: list[str] = []
+    """What the tool adapted to carry the call out (a tolerated slip, an expanded elision)."""
 
 
 class TurnRecord(BaseModel):
@@ -83,6 +94,31 @@ class TaskRecord(BaseModel):
     transcript: list[TurnRecord] = []
     check: CheckRecord | None = None
     reference_check: CheckRecord | None = None
+    integrity: dict[str, int] = {}
+    """The session's counts by kind (`SessionOutcome.integrity`); the five below sum them up:
+    `slips_tolerated` (the `SLIPS` kinds), elisions expanded and refused, completions refused
+    for new syntax errors, and `turns_saved`: calls that succeeded only thanks to a tolerated
+    slip or an expanded elision, each a turn the model would otherwise have spent."""
+    slips_tolerated: int = 0
+    elisions_expanded: int = 0
+    elisions_refused: int = 0
+    syntax_refusals: int = 0
+    turns_saved: int = 0
+
+
+def integrity_fields(counts: Mapping[str, int], turns: Iterable[TurnRecord]) -> dict[str, Any]:
+    """The record's integrity fields from the outcome's counts by kind and the transcript
+    (its calls that succeeded with an adjustment are the turns saved)."""
+    return {
+        "integrity": dict(counts),
+        "slips_tolerated": sum(counts.get(kind, 0) for kind in SLIPS),
+        "elisions_expanded": counts.get("elision_expanded", 0),
+        "elisions_refused": counts.get("elision_refused", 0),
+        "syntax_refusals": counts.get("syntax_refused", 0),
+        "turns_saved": sum(
+            1 for turn in turns for call in turn.calls if call.ok and call.adjustments
+        ),
+    }
 
 
 class RecordWriter:

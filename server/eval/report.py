@@ -6,6 +6,8 @@
 * well-formed rate: tool calls that did not fail / all tool calls (all tasks).
 * mean turns and tool calls, tokens in/out, session latency p50/p95: over all tasks.
 * failures by reason: the scored tasks that failed, grouped by `reason`.
+* integrity, over all tasks: slips tolerated, elisions expanded and refused, syntax refusals,
+  and turns saved (calls that succeeded only thanks to a tolerated slip or an expanded elision).
 """
 
 from __future__ import annotations
@@ -34,6 +36,11 @@ class Summary:
     output_tokens: int
     latency_p50: float
     latency_p95: float
+    slips_tolerated: int = 0
+    elisions_expanded: int = 0
+    elisions_refused: int = 0
+    syntax_refusals: int = 0
+    turns_saved: int = 0
 
     @property
     def pass_rate(self) -> float | None:
@@ -84,6 +91,11 @@ def summarize(records: Iterable[TaskRecord]) -> Summary:
         output_tokens=sum(row.output_tokens for row in rows),
         latency_p50=percentile(latencies, 0.5),
         latency_p95=percentile(latencies, 0.95),
+        slips_tolerated=sum(row.slips_tolerated for row in rows),
+        elisions_expanded=sum(row.elisions_expanded for row in rows),
+        elisions_refused=sum(row.elisions_refused for row in rows),
+        syntax_refusals=sum(row.syntax_refusals for row in rows),
+        turns_saved=sum(row.turns_saved for row in rows),
     )
 
 
@@ -131,6 +143,11 @@ def render(
             f"{summary.latency_p50:.2f} s / {summary.latency_p95:.2f} s",
             "one session; tests not included",
         ),
+        ("slips tolerated", str(summary.slips_tolerated), "whitespace, indentation, line ends"),
+        ("elisions expanded", str(summary.elisions_expanded), "placeholders filled in"),
+        ("elisions refused", str(summary.elisions_refused), "placeholders that would delete"),
+        ("syntax refusals", str(summary.syntax_refusals), "completions with new syntax errors"),
+        ("turns saved", str(summary.turns_saved), "calls that succeeded only thanks to those"),
     ]
     width = max(len(value) for _, value, _ in rows)
     lines = [

@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from server.eval.record import CheckRecord, Exclusion, TaskRecord
+from server.eval.record import CheckRecord, Exclusion, TaskRecord, integrity_fields
 from server.eval.sandbox import CheckResult, CheckStatus, Limits, run_check
 from server.eval.suite import Task
 from server.eval.transcript import RecordingProvider, Transcript
@@ -236,6 +236,7 @@ def build_record(
         transcript=transcript.turns,
         check=CheckRecord.of(check) if check is not None else None,
         reference_check=CheckRecord.of(reference) if reference is not None else None,
+        **integrity_fields(outcome.integrity, transcript.turns),
     )
 
 

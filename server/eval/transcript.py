@@ -47,6 +47,7 @@ class Transcript:
             call = self.turns[-1].calls[self._next_call]
             call.ok = event.ok
             call.summary = event.summary
+            call.adjustments = list(event.adjustments)
         self._next_call += 1
 
 

@@ -29,6 +29,7 @@ class ToolFinished:
     name: str
     ok: bool
     summary: str
+    adjustments: tuple[str, ...] = ()  # see ToolOutcome.adjustments
 
 
 @dataclass(frozen=True)

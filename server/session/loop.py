@@ -223,7 +223,14 @@ class _Loop:
             if outcome.refusal is not None:
                 self.integrity[outcome.refusal] += 1
             self.on_event(
-                ToolFinished(self.turns, self.max_turns, call.name, outcome.ok, outcome.summary)
+                ToolFinished(
+                    self.turns,
+                    self.max_turns,
+                    call.name,
+                    outcome.ok,
+                    outcome.summary,
+                    outcome.adjustments,
+                )
             )
             outcomes.append((call, outcome))
         return _settle_completion(outcomes)

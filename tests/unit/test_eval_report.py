@@ -8,7 +8,14 @@ from typing import Any
 
 import pytest
 
-from server.eval.record import RecordWriter, TaskRecord, read_records
+from server.eval.record import (
+    CallRecord,
+    RecordWriter,
+    TaskRecord,
+    TurnRecord,
+    integrity_fields,
+    read_records,
+)
 from server.eval.report import percentile, render, summarize
 
 KEY = "test-key-not-a-secret-0123456789"
@@ -211,3 +218,84 @@ def test_records_round_trip_through_jsonl_without_the_api_key(tmp_path: Path) ->
     assert all(json.loads(line)["suite"] == "demo" for line in text.splitlines())
     again = list(read_records(path))
     assert summarize(again) == summarize([leaky, *RECORDS[1:]])
+
+
+def test_integrity_counts_are_summed_over_tasks_and_shown() -> None:
+    rows = [
+        record("t1", slips_tolerated=3, elisions_expanded=1, turns_saved=3),
+        record("t2", elisions_refused=2, syntax_refusals=1, turns_saved=1),
+        record("t3"),
+    ]
+    summary = summarize(rows)
+    assert (summary.slips_tolerated, summary.elisions_expanded, summary.elisions_refused) == (
+        3,
+        1,
+        2,
+    )
+    assert (summary.syntax_refusals, summary.turns_saved) == (1, 4)
+    table = render(summary, suite="demo", provider="gemini", model="m")
+    for expected in (
+        "slips tolerated    3 ",
+        "elisions expanded  1 ",
+        "elisions refused   2 ",
+        "syntax refusals    1 ",
+        "turns saved        4 ",
+    ):
+        assert expected in table, expected
+
+
+def test_integrity_fields_count_kinds_and_calls_saved() -> None:
+    counts = {
+        "indentation": 2,
+        "tabs": 1,
+        "line_endings": 1,
+        "elision_expanded": 1,
+        "elision_refused": 1,
+        "syntax_refused": 2,
+    }
+    turns = [
+        TurnRecord(
+            turn=1,
+            calls=[
+                CallRecord(name="replace_text", args={}, ok=True, adjustments=["indentation"]),
+                CallRecord(
+                    name="replace_text", args={}, ok=True, adjustments=["indentation", "tabs"]
+                ),
+                CallRecord(name="set_document", args={}, ok=False),
+            ],
+        ),
+        TurnRecord(
+            turn=2,
+            calls=[
+                CallRecord(name="replace_text", args={}, ok=True),
+                CallRecord(name="set_document", args={}, ok=True, adjustments=["elision_expanded"]),
+                CallRecord(name="replace_text", args={}, ok=True, adjustments=["line_endings"]),
+            ],
+        ),
+    ]
+    row = record("t1", **integrity_fields(counts, turns))
+    assert row.integrity == counts
+    assert row.slips_tolerated == 4
+    assert (row.elisions_expanded, row.elisions_refused, row.syntax_refusals) == (1, 1, 2)
+    assert row.turns_saved == 4  # one a call that succeeded adjusted, however many kinds
+
+
+def test_a_record_written_before_the_integrity_fields_still_loads(tmp_path: Path) -> None:
+    old = record("t1").model_dump(mode="json")
+    for field in (
+        "integrity",
+        "slips_tolerated",
+        "elisions_expanded",
+        "elisions_refused",
+        "syntax_refusals",
+        "turns_saved",
+    ):
+        del old[field]
+    old["transcript"] = [{"turn": 1, "calls": [{"name": "get_document", "args": {}, "ok": True}]}]
+    path = tmp_path / "old.jsonl"
+    path.write_text(json.dumps(old) + "\n", encoding="utf-8")
+    (again,) = read_records(path)
+    assert again.integrity == {}
+    assert again.turns_saved == again.slips_tolerated == 0
+    assert again.transcript[0].calls[0].adjustments == []
+    assert summarize([again]).turns_saved == 0
