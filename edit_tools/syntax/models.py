@@ -30,7 +30,7 @@ class Validation(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    language: str | None
+    language: str | None = None
     syntax: SyntaxStatus
     errors: list[SyntaxProblem] = []
     count: int = 0
