@@ -104,10 +104,11 @@ def setting_overrides(args: argparse.Namespace) -> SettingsLayer:
     is reported with the flag's name."""
     from server.settings import SettingsLayer
 
-    return SettingsLayer.flags(
-        {setting: getattr(args, f"setting_{setting}") for _, setting, *_ in _SETTING_FLAGS},
-        {setting: flag for flag, setting, *_ in _SETTING_FLAGS},
-    )
+    values = {setting: getattr(args, f"setting_{setting}") for _, setting, *_ in _SETTING_FLAGS}
+    flags = {setting: flag for flag, setting, *_ in _SETTING_FLAGS}
+    if getattr(args, "review", None):
+        values["review"], flags["review"] = True, "--review"
+    return SettingsLayer.flags(values, flags)
 
 
 def _add_edit_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -122,8 +123,16 @@ def _add_edit_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
     edit.add_argument(
         "--prompt", required=True, metavar="TEXT", help="the editing instruction ('-': stdin)"
     )
-    edit.add_argument(
+    shows = edit.add_mutually_exclusive_group()
+    shows.add_argument(
         "--dry-run", action="store_true", help="print a unified diff and write nothing"
+    )
+    shows.add_argument(
+        "--review",
+        action="store_const",
+        const=True,
+        help="on a terminal, ask about each change (y/n/a/d/q) and write only the kept ones "
+        "(setting review)",
     )
     edit.add_argument(
         "--json", action="store_true", help="print the result object as JSON on stdout"

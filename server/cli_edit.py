@@ -18,7 +18,9 @@ from collections.abc import Coroutine, Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
+from server.cli_review import Terminal, review, terminal_problem
 from server.edit.disk import EditRefused, edit_file
+from server.edit.files import FileRefused, TextFile, read_text_file
 from server.outcome import EditResult, Reason, scrub
 from server.providers.select import ProviderHub
 from server.session.events import SessionEvent, SessionFinished, describe
@@ -42,12 +44,13 @@ def run_edit(args: argparse.Namespace, overrides: Mapping[str, Any]) -> int:
         settings = Settings.from_layers(env, overrides)
         selection = parse_range(args.range) if args.range else None
         prompt = sys.stdin.read() if args.prompt == "-" else args.prompt
+        path = Path(os.path.realpath(args.path))
+        start = _read_for_review(path, settings, args) if settings.review else None
     except SettingsError as exc:
         return printer.finish(EditResult.failure("config", str(exc)), EXIT_USAGE)
     except EditRefused as exc:
         return printer.finish(exc.result(), EXIT_USAGE)
 
-    path = Path(os.path.realpath(args.path))
     run = edit_file(
         path,
         prompt,
@@ -69,9 +72,30 @@ def run_edit(args: argparse.Namespace, overrides: Mapping[str, Any]) -> int:
         return printer.finish(_interrupted(), EXIT_INTERRUPTED)
     except asyncio.CancelledError:
         return printer.finish(_interrupted(), EXIT_TERMINATED)
+    if start is not None and result.success and not result.applied:
+        try:
+            result = review(start, args.path, result, Terminal.of(sys.stdin, sys.stderr, env))
+        except KeyboardInterrupt:
+            return printer.finish(_interrupted(), EXIT_INTERRUPTED)
     # The result stands: a Ctrl-C from here on must not report "not changed" after a write.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     return printer.finish(result, exit_status(result))
+
+
+def _read_for_review(path: Path, settings: Settings, args: argparse.Namespace) -> TextFile | None:
+    """The file as the sub-agent will start from it, when review asks on this terminal
+    (None with --dry-run: it wins over the setting). Raises EditRefused before any model call:
+    review needs a terminal, and the file must be one that can be edited."""
+    if args.dry_run:
+        return None
+    origin = "--review" if args.review else Settings.env_name("review")
+    problem = terminal_problem(sys.stdin, sys.stderr, origin)
+    if problem is not None:
+        raise EditRefused("invalid_request", problem)
+    try:
+        return read_text_file(path, settings.max_document_bytes, args.path)
+    except FileRefused as exc:
+        raise EditRefused(exc.reason, exc.message) from None
 
 
 def exit_status(result: EditResult) -> int:

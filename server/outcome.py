@@ -83,6 +83,29 @@ class SessionOutcome(BaseModel):
     ("elision_refused") and completions refused for new syntax errors ("syntax_refused")."""
 
 
+class WirePosition(BaseModel):
+    line: int
+    character: int
+
+
+class WireRange(BaseModel):
+    start: WirePosition
+    end: WirePosition
+
+
+class ProposedHunk(BaseModel):
+    """One change proposed for review: `range` (in the editor's position encoding; UTF-16
+    for a file on disk) of the text `version` holds, replaced by `new_text`."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True)
+
+    range: WireRange
+    new_text: str
+    old_text: str
+    label: str
+    diff: str
+
+
 class EditResult(BaseModel):
     """The contract's result object, shared by the LSP command, the CLI and the MCP tool."""
 
@@ -98,6 +121,9 @@ class EditResult(BaseModel):
     tool_calls: int = 0
     usage: Usage = Usage()
     validation: Validation | None = None
+    hunks: list[ProposedHunk] | None = None
+    declined: int | None = None
+    version: int | None = None
 
     @classmethod
     def failure(

@@ -101,6 +101,7 @@ class Settings(BaseModel):
     apply_timeout_seconds: float = Field(default=30.0, gt=0)
     max_prompt_bytes: int = Field(default=100_000, ge=1)
     validate_result: Validate = Field(default="syntax", alias="validate")
+    review: bool = False
 
     @classmethod
     def env_name(cls, field: str) -> str:

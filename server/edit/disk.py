@@ -23,7 +23,7 @@ from server.edit.files import (
     write_atomic,
 )
 from server.edit.flow import EditOrder, perform
-from server.edit.port import ApplyAnswer, ApplyRefused, Echo, StaleDocument
+from server.edit.port import ApplyAnswer, ApplyRefused, Echo, Review, StaleDocument
 from server.outcome import EditResult, Reason
 from server.session.events import EventSink, SessionEvent
 from server.session.loop import EditRequest, LineRange
@@ -31,6 +31,8 @@ from server.session.result import SessionResult, SessionRunner
 from server.settings import Settings
 from server.text.diff import TextChange, apply_changes
 from server.text.documents import Snapshot
+from server.text.hunks import Hunk
+from server.text.positions import Encoding
 
 
 class EditRefused(Exception):
@@ -125,11 +127,23 @@ class DiskEditor:
     def can_apply_edits(self) -> bool:
         return True
 
+    def can_review(self) -> bool:
+        """A file has no one to ask: review answers with the hunks, writing nothing."""
+        return False
+
+    def encoding(self) -> Encoding:
+        return "utf-16"
+
     def changes_since(self, uri: str, version: int) -> list[TextChange] | None:
         return []
 
     async def apply(
-        self, base: Snapshot, changes: Sequence[TextChange], label: str, limit_seconds: float
+        self,
+        base: Snapshot,
+        changes: Sequence[TextChange],
+        label: str,
+        limit_seconds: float,
+        review: Review | None = None,
     ) -> ApplyAnswer:
         """The atomic, change-checked write of the result."""
         document, shown = self._document, self._label
@@ -158,6 +172,11 @@ class DiskEditor:
         self, base: Snapshot, changes: Sequence[TextChange], limit_seconds: float
     ) -> Echo:
         return "matches"
+
+    async def landed(
+        self, base: Snapshot, hunks: Sequence[Hunk], limit_seconds: float
+    ) -> list[int] | None:
+        return list(range(len(hunks)))
 
 
 class _FitTheFile:

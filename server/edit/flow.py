@@ -12,15 +12,25 @@ from dataclasses import dataclass
 
 from edit_tools.syntax import grammar_for, language_for_path
 from server.edit.checks import document_problem
-from server.edit.port import ApplyFailed, EditorPort, StaleDocument
-from server.outcome import EditResult, Reason, SessionOutcome
+from server.edit.port import ApplyFailed, EditorPort, Review, StaleDocument
+from server.outcome import (
+    EditResult,
+    ProposedHunk,
+    Reason,
+    SessionOutcome,
+    WirePosition,
+    WireRange,
+)
 from server.session.events import EventSink
 from server.session.loop import EditRequest, LineRange
 from server.session.result import SessionResult, SessionRunner
 from server.settings import Settings
 from server.text.diff import TextChange, compute_edits
 from server.text.documents import Snapshot
+from server.text.hunks import Hunk, apply_hunks, make_hunks
+from server.text.positions import Encoding, LineIndex
 from server.text.rebase import Conflict, compose_changes, rebase
+from server.text.unified import unified_diff
 
 log = logging.getLogger("complex_edit.flow")
 ECHO_SECONDS = 5.0
@@ -46,7 +56,8 @@ async def perform(
     problem = document_problem(snapshot.text, order.settings)
     if problem is not None:
         return problem
-    if not order.dry_run and not editor.can_apply_edits():
+    reviewing = order.settings.review and not order.dry_run
+    if not order.dry_run and not reviewing and not editor.can_apply_edits():
         return EditResult.failure(
             "invalid_request",
             "This editor does not support workspace/applyEdit; run the command with "
@@ -61,6 +72,8 @@ async def perform(
         return result.model_copy(update={"message": (outcome.message or "") + " (no changes)"})
     if order.dry_run:
         return result
+    if reviewing and not editor.can_review():
+        return _proposed(order, editor, snapshot, finished, result)
     return await _apply(order, editor, snapshot, finished, result)
 
 
@@ -106,9 +119,14 @@ async def _apply(
             outcome,
         )
     limit = order.settings.apply_timeout_seconds
+    review = (
+        Review(make_hunks(live.text, changes, order.label), outcome.message or "")
+        if order.settings.review
+        else None
+    )
     try:
         answer = await editor.apply(
-            live, changes, "Complex Edit: " + one_line(order.prompt, 60), limit
+            live, changes, "Complex Edit: " + one_line(order.prompt, 60), limit, review
         )
     except ApplyFailed as exc:
         return _not_applied(exc, result, outcome)
@@ -120,12 +138,114 @@ async def _apply(
             "check the document.",
             outcome,
         )
+    if review is not None and (answer.applied or not answer.failure_reason):
+        landed = (
+            await editor.landed(live, review.hunks, min(ECHO_SECONDS, limit))
+            if answer.applied
+            else []
+        )
+        return _reviewed(order.label, live, review.hunks, landed, result, outcome)
     if not answer.applied:
         why = answer.failure_reason or "no reason given"
         return EditResult.failure(
             "client_rejected", f"The editor rejected the edit: {why}", outcome
         )
     return await _confirm(order, editor, (live, changes), result, outcome)
+
+
+def _reviewed(
+    label: str,
+    live: Snapshot,
+    hunks: Sequence[Hunk],
+    landed: list[int] | None,
+    result: EditResult,
+    outcome: SessionOutcome,
+) -> EditResult:
+    """The answer once the user has reviewed `hunks` (against `live.text`): what landed."""
+    if landed is None:
+        failure = EditResult.failure(
+            "client_rejected",
+            "The editor reported the reviewed edit as applied, but the changes it then "
+            "reported are not the proposed changes (dropped or applied differently); check "
+            "the document.",
+            outcome,
+        )
+        return failure.model_copy(update={"applied": True, "diff": result.diff})
+    total, kept = len(hunks), len(landed)
+    if kept == 0:
+        message = (
+            "You declined the change; nothing was applied."
+            if total == 1
+            else f"You declined all {total} changes; nothing was applied."
+        )
+    elif kept < total:
+        message = f"Applied {kept} of {total} changes; you declined {total - kept}."
+    else:
+        message = outcome.message or "Applied."
+    landed_text = apply_hunks(live.text, [hunks[i] for i in landed])
+    return result.model_copy(
+        update={
+            "applied": kept > 0,
+            "diff": unified_diff(live.text, landed_text, label),
+            "declined": total - kept,
+            "message": message,
+        }
+    )
+
+
+def _proposed(
+    order: EditOrder,
+    editor: EditorPort,
+    snapshot: Snapshot,
+    finished: SessionResult,
+    result: EditResult,
+) -> EditResult:
+    """Review without an editor that can ask: nothing applied, the hunks proposed against
+    the live document (the result rebased over the user's typing meanwhile)."""
+    outcome = finished.outcome
+    live = editor.snapshot(order.uri) if editor.is_open(order.uri) else None
+    changes = _onto_live(editor, snapshot, live, finished) if live is not None else None
+    if live is None or changes is None:
+        return EditResult.failure(
+            "document_changed",
+            "The document changed where the edit applies (or was closed) while the sub-agent "
+            "worked; nothing was proposed. Run the command again.",
+            outcome,
+        )
+    hunks = make_hunks(live.text, changes, order.label)
+    encoding = editor.encoding()
+    index = LineIndex(live.text)
+    proposed = [_proposed_hunk(hunk, index, encoding) for hunk in hunks]
+    diff = (
+        result.diff
+        if live.text == snapshot.text
+        else unified_diff(live.text, apply_hunks(live.text, hunks), order.label)
+    )
+    count = len(hunks)
+    noun = "1 change" if count == 1 else f"{count} changes"
+    return result.model_copy(
+        update={
+            "applied": False,
+            "diff": diff,
+            "hunks": proposed,
+            "version": live.version,
+            "message": f"{noun} proposed for review; nothing was applied.",
+        }
+    )
+
+
+def _proposed_hunk(hunk: Hunk, index: LineIndex, encoding: Encoding) -> ProposedHunk:
+    def position(offset: int) -> WirePosition:
+        line, character = index.line_character_of(offset, encoding)
+        return WirePosition(line=line, character=character)
+
+    return ProposedHunk(
+        range=WireRange(start=position(hunk.start), end=position(hunk.end)),
+        new_text=hunk.new_text,
+        old_text=hunk.old_text,
+        label=hunk.label,
+        diff=hunk.diff,
+    )
 
 
 def _onto_live(

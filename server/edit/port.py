@@ -12,6 +12,8 @@ from typing import Literal, Protocol
 
 from server.text.diff import TextChange
 from server.text.documents import Snapshot
+from server.text.hunks import Hunk
+from server.text.positions import Encoding
 
 Echo = Literal["matches", "differs", "silent", "closed"]
 
@@ -20,6 +22,15 @@ Echo = Literal["matches", "differs", "silent", "closed"]
 class ApplyAnswer:
     applied: bool
     failure_reason: str | None = None
+
+
+@dataclass(frozen=True)
+class Review:
+    """Send the edit for review: each hunk as its own change that needs confirmation,
+    labelled with the hunk's label and described with `description`."""
+
+    hunks: Sequence[Hunk]
+    description: str
 
 
 class ApplyFailed(Exception):
@@ -48,14 +59,29 @@ class EditorPort(Protocol):
 
     def can_apply_edits(self) -> bool: ...
 
+    def can_review(self) -> bool:
+        """Can the editor ask its user to confirm each change of an edit (`apply` with a
+        `Review`)?"""
+        ...
+
+    def encoding(self) -> Encoding:
+        """How the editor counts characters in positions."""
+        ...
+
     def changes_since(self, uri: str, version: int) -> list[TextChange] | None:
         """The user's changes after `version`, in order, or None when unknown."""
         ...
 
     async def apply(
-        self, base: Snapshot, changes: Sequence[TextChange], label: str, limit_seconds: float
+        self,
+        base: Snapshot,
+        changes: Sequence[TextChange],
+        label: str,
+        limit_seconds: float,
+        review: Review | None = None,
     ) -> ApplyAnswer:
-        """Apply `changes` (offsets into `base.text`) as one edit.
+        """Apply `changes` (offsets into `base.text`) as one edit (for review: `review`'s
+        hunks, the same changes grouped, when `can_review`).
 
         Must re-check, synchronously right before sending, that the live document is still
         `base`; raises `StaleDocument` otherwise, `ApplyRefused` when the editor fails it."""
@@ -68,4 +94,12 @@ class EditorPort(Protocol):
         reports: `matches` once its changes since `base` show the edit landing (the user's own
         keystrokes may come before and after it), `differs` when changes came but never the
         edit, `silent` when no change came in time, `closed` when the document was closed."""
+        ...
+
+    async def landed(
+        self, base: Snapshot, hunks: Sequence[Hunk], limit_seconds: float
+    ) -> list[int] | None:
+        """After an accepted `apply` with a `Review` of `hunks` (against `base.text`): the
+        indexes of the hunks the editor's changes since `base` show landing (waiting for them
+        up to `limit_seconds`), or None when those changes do not read as any of them."""
         ...

@@ -41,6 +41,7 @@ class PerformArgs(_Wire):
     dry_run: bool = False
     max_turns: int | None = Field(default=None, ge=1, le=100)
     model: str | None = Field(default=None, min_length=1)
+    review: bool | None = None
 
     @field_validator("prompt")
     @classmethod
@@ -64,7 +65,8 @@ class PerformArgs(_Wire):
     def overrides(self) -> SettingsLayer:
         """The settings layer this command gives (the most specific one)."""
         return SettingsLayer(
-            {"maxTurns": self.max_turns, "model": self.model}, "performComplexEdit argument "
+            {"maxTurns": self.max_turns, "model": self.model, "review": self.review},
+            "performComplexEdit argument ",
         )
 
 

@@ -9,11 +9,13 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from server.edit.port import ApplyAnswer, ApplyRefused, Echo, StaleDocument
+from server.edit.port import ApplyAnswer, ApplyRefused, Echo, Review, StaleDocument
 from server.lsp.bridge import annotated, to_text_edits
 from server.settings import SECTION, SettingsLayer
 from server.text.diff import TextChange
 from server.text.documents import Snapshot
+from server.text.hunks import Hunk, landed_hunks
+from server.text.positions import Encoding
 from server.text.rebase import edit_landed
 
 if TYPE_CHECKING:
@@ -27,6 +29,10 @@ CONFIRM_MIN_CHARS = 200
 # How long the server waits for an edit that needs confirmation: a person is deciding.
 CONFIRMATION_TIMEOUT_SECONDS = 300.0
 CONFIRMATION_ID = "complex-edit/large-deletion"
+HUNK_ID = "complex-edit/hunk-{}"
+# After some, not all, of the reviewed hunks have landed: how long to wait for the rest to be
+# reported before answering with what landed.
+SETTLE_SECONDS = 0.5
 
 
 def _nothing() -> None:
@@ -51,6 +57,16 @@ class LspEditor:
     def can_apply_edits(self) -> bool:
         workspace = self._ls.client_capabilities.workspace
         return bool(workspace is not None and workspace.apply_edit)
+
+    def can_review(self) -> bool:
+        return (
+            self.can_apply_edits()
+            and self._supports_document_changes()
+            and self._supports_change_annotations()
+        )
+
+    def encoding(self) -> Encoding:
+        return self._ls.documents.encoding
 
     def _supports_document_changes(self) -> bool:
         workspace = self._ls.client_capabilities.workspace
@@ -86,7 +102,12 @@ class LspEditor:
         return layers
 
     async def apply(
-        self, base: Snapshot, changes: Sequence[TextChange], label: str, limit_seconds: float
+        self,
+        base: Snapshot,
+        changes: Sequence[TextChange],
+        label: str,
+        limit_seconds: float,
+        review: Review | None = None,
     ) -> ApplyAnswer:
         uri = base.uri
         store = self._ls.documents
@@ -99,7 +120,11 @@ class LspEditor:
             and self._supports_change_annotations()
             and deletes_most(base.text, changes)
         )
-        edit = self._workspace_edit(base, edits, confirm=confirm)
+        if review is not None and self.can_review():
+            edit = self._review_edit(base, review)
+            confirm = True
+        else:
+            edit = self._workspace_edit(base, edits, confirm=confirm)
         if confirm:
             limit_seconds = max(limit_seconds, CONFIRMATION_TIMEOUT_SECONDS)
         self.before_send()
@@ -136,6 +161,55 @@ class LspEditor:
             echo.cancel()
             return "differs" if heard else "silent"
         return "closed"
+
+    async def landed(
+        self, base: Snapshot, hunks: Sequence[Hunk], limit_seconds: float
+    ) -> list[int] | None:
+        echo = self._echo
+        self._echo = None
+        found = self._hunks_landed(base, hunks)
+        if echo is None:
+            return found
+        try:
+            async with asyncio.timeout(limit_seconds) as scope:
+                while await echo:
+                    found = self._hunks_landed(base, hunks)
+                    if found is not None and len(found) == len(hunks):
+                        return found
+                    if found:
+                        # Some landed: the rest may still be on their way, or declined.
+                        scope.reschedule(asyncio.get_running_loop().time() + SETTLE_SECONDS)
+                    echo = self._ls.commands.next_change(base.uri)
+        except TimeoutError:
+            echo.cancel()
+            return found
+        return None
+
+    def _hunks_landed(self, base: Snapshot, hunks: Sequence[Hunk]) -> list[int] | None:
+        store = self._ls.documents
+        live = store.get(base.uri)
+        if live is None:
+            return None
+        reported = store.changes_since(base.uri, base.version)
+        return landed_hunks(base.text, hunks, reported, live.text)
+
+    def _review_edit(self, base: Snapshot, review: Review) -> types.WorkspaceEdit:
+        store = self._ls.documents
+        index = store.line_index(base.uri)
+        edits: list[types.TextEdit | types.AnnotatedTextEdit] = []
+        notes: dict[str, types.ChangeAnnotation] = {}
+        for number, hunk in enumerate(review.hunks, start=1):
+            key = HUNK_ID.format(number)
+            plain = to_text_edits(base.text, hunk.changes, store.encoding, line_index=index)
+            edits.extend(annotated(plain, key))
+            notes[key] = types.ChangeAnnotation(
+                label=hunk.label, needs_confirmation=True, description=review.description
+            )
+        document = types.OptionalVersionedTextDocumentIdentifier(uri=base.uri, version=base.version)
+        return types.WorkspaceEdit(
+            document_changes=[types.TextDocumentEdit(text_document=document, edits=edits)],
+            change_annotations=notes,
+        )
 
     def _landed(self, base: Snapshot, changes: Sequence[TextChange]) -> bool:
         store = self._ls.documents

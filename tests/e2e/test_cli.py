@@ -787,3 +787,141 @@ def test_lsp_on_a_pipe_prints_no_hint() -> None:
     assert proc.returncode == 0, stderr
     assert stdout == b""
     assert b"language server" not in stderr
+
+
+# ------------------------------------------------------------------------------------------
+# --review: hunk by hunk on a terminal
+# ------------------------------------------------------------------------------------------
+
+LETTERS = b"alpha\nbeta\ngamma\ndelta\nepsilon\nzeta\neta\ntheta\niota\nkappa\nlambda\nmu\n"
+QUESTION = b"Keep this change [y,n,a,d,q,?]? "
+
+
+def _upper(*words: str) -> Reply:
+    return calls(*(replace(word, word.upper()) for word in words), done("upper-cased"))
+
+
+def _review_on_a_terminal(
+    emulator: GeminiEmulator, path: Path, answers: list[bytes | None], *args: str, **env: str
+) -> tuple[int, str, str]:
+    """Run `edit --review` with stdin and stderr on a pseudo-terminal, answering each
+    question in turn (None: Ctrl-C); (status, stdout, what the terminal showed)."""
+    leader, follower = pty.openpty()
+    proc = subprocess.Popen(
+        cli_command(path.name, ["--prompt", "upper-case", "--review", *args]),
+        cwd=path.parent,
+        env=cli_env(emulator.base_url, env),
+        stdin=follower,
+        stdout=subprocess.PIPE,
+        stderr=follower,
+    )
+    os.close(follower)
+    shown = b""
+    try:
+        pending = list(answers)
+        deadline = time.monotonic() + RUN_TIMEOUT
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([leader], [], [], 1)
+            if ready:
+                try:
+                    chunk = os.read(leader, 4096)
+                except OSError:  # the process closed the terminal: it is done
+                    break
+                if not chunk:
+                    break
+                shown += chunk
+            if pending and shown.count(QUESTION) > len(answers) - len(pending):
+                answer = pending.pop(0)
+                if answer is None:
+                    proc.send_signal(signal.SIGINT)
+                else:
+                    os.write(leader, answer + b"\n")
+        stdout, _ = proc.communicate(timeout=RUN_TIMEOUT)
+    finally:
+        os.close(leader)
+        proc.kill()
+        proc.wait()
+    return proc.returncode, stdout.decode("utf-8"), shown.decode("utf-8", "replace")
+
+
+def test_review_keeps_one_change_of_two(emulator: GeminiEmulator, tmp_path: Path) -> None:
+    path = tmp_path / "letters.txt"
+    path.write_bytes(LETTERS)
+    emulator.enqueue(_upper("alpha", "lambda"))
+    status, stdout, shown = _review_on_a_terminal(emulator, path, [b"y", b"n"])
+    assert status == 0, shown
+    assert path.read_bytes() == LETTERS.replace(b"alpha", b"ALPHA")
+    assert stdout == "Kept 1 of 2 changes.\n"
+    assert shown.count("Keep this change [y,n,a,d,q,?]? ") == 2
+    assert "(1/2)" in shown
+    assert "(2/2)" in shown
+    assert "\x1b[32m+ALPHA" in shown  # a terminal, NO_COLOR unset: coloured
+    assert _leftovers(tmp_path) == []
+
+
+def test_review_quit_keeps_only_what_was_decided(emulator: GeminiEmulator, tmp_path: Path) -> None:
+    path = tmp_path / "letters.txt"
+    path.write_bytes(LETTERS)
+    emulator.enqueue(_upper("alpha", "epsilon", "lambda"))
+    status, stdout, shown = _review_on_a_terminal(
+        emulator, path, [b"y", b"q"], "--json", NO_COLOR="1"
+    )
+    assert status == 0, shown
+    assert path.read_bytes() == LETTERS.replace(b"alpha", b"ALPHA")
+    assert shown.count("Keep this change") == 2  # nothing asked after q
+    assert "\x1b[" not in shown
+    result = json.loads(stdout)
+    assert result["success"] is True
+    assert result["applied"] is True
+    assert result["declined"] == 2
+    assert "+ALPHA" in result["diff"]
+    assert "EPSILON" not in result["diff"]
+    assert "LAMBDA" not in result["diff"]
+
+
+def test_review_keeping_nothing_writes_nothing(emulator: GeminiEmulator, tmp_path: Path) -> None:
+    path = tmp_path / "letters.txt"
+    path.write_bytes(LETTERS)
+    emulator.enqueue(_upper("alpha", "lambda"))
+    status, stdout, shown = _review_on_a_terminal(emulator, path, [b"d"])
+    assert status == 0, shown
+    assert path.read_bytes() == LETTERS
+    assert stdout == "Kept none of 2 changes; the file was not changed.\n"
+
+
+def test_ctrl_c_during_the_review_writes_nothing(emulator: GeminiEmulator, tmp_path: Path) -> None:
+    path = tmp_path / "letters.txt"
+    path.write_bytes(LETTERS)
+    emulator.enqueue(_upper("alpha", "lambda"))
+    status, stdout, shown = _review_on_a_terminal(emulator, path, [b"y", None], "--json")
+    assert status == 130, shown
+    assert path.read_bytes() == LETTERS
+    assert INTERRUPTED_LINE in shown
+    assert "Traceback" not in shown
+    assert json.loads(stdout)["reason"] == "cancelled"
+    assert _leftovers(tmp_path) == []
+
+
+@pytest.mark.parametrize("extra", [[], ["--dry-run"]])
+def test_review_without_a_terminal_is_a_usage_error(
+    emulator: GeminiEmulator, tmp_path: Path, extra: list[str]
+) -> None:
+    path = tmp_path / "letters.txt"
+    path.write_bytes(LETTERS)
+    proc = subprocess.run(
+        cli_command(path.name, ["--prompt", "upper-case", "--review", *extra]),
+        cwd=tmp_path,
+        env=cli_env(emulator.base_url),
+        input=b"",
+        capture_output=True,
+        timeout=RUN_TIMEOUT,
+        check=False,
+    )
+    assert proc.returncode == 2, proc.stderr
+    assert emulator.requests == []
+    assert path.read_bytes() == LETTERS
+    said = proc.stderr.decode("utf-8")
+    if extra:
+        assert "--dry-run: not allowed with argument --review" in said
+    else:
+        assert "asks about each change on a terminal" in said

@@ -55,7 +55,9 @@ ALLOWED: dict[str, set[str]] = {
         "server.session",
         "server.providers",
         "server.edit",
+        "server.cli_review",
     },
+    "cli_review": {"server.outcome", "server.edit", "server.text"},
     "cli": {
         "server",
         "server.outcome",

@@ -15,6 +15,7 @@ SAMPLES = {
     "base_url": "http://127.0.0.1:9",
     "temperature": "1.5",
     "validate_result": "off",
+    "review": "true",
 }
 
 
