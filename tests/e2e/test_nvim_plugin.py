@@ -550,3 +550,148 @@ def test_long_messages_fit_and_the_statusline_and_hooks_follow_the_edit(
     assert failure["hooks"][1]["data"]["result"]["reason"] == "task_failed", explain
     assert success["hooks"][1]["data"]["result"]["success"] is True, explain
     assert success["last"]["result"]["success"] is True, explain
+
+
+# --- :ComplexEditReview ---------------------------------------------------------------------
+
+
+def _hunk(
+    start: tuple[int, int], end: tuple[int, int], old: str, new: str, label: str = ""
+) -> dict[str, Any]:
+    return {
+        "range": {
+            "start": {"line": start[0], "character": start[1]},
+            "end": {"line": end[0], "character": end[1]},
+        },
+        "oldText": old,
+        "newText": new,
+        "label": label,
+    }
+
+
+FOO_LINE = _hunk((0, 0), (1, 0), "def foo(x):\n", "def bar(x):\n", "Line 1: foo to bar")
+PRINT_LINE = _hunk((4, 0), (5, 0), "print(foo(41))\n", "print(bar(41))\n", "Line 5: foo to bar")
+KEPT_FOO = "def bar(x):\n    return x + 1\n\n\nprint(foo(41))\n"
+KEPT_PRINT = "def foo(x):\n    return x + 1\n\n\nprint(bar(41))\n"
+
+
+def test_review_ui_keeps_drops_undoes_and_refuses_stale_hunks(
+    nvim: str, emulator: GeminiEmulator, tmp_path: Path
+) -> None:
+    """The review UI fed hand-made hunks (no server), driven by the keys a user presses."""
+    typed = "# typed during the review\n"
+    cases: list[dict[str, Any]] = [
+        {"name": "keep one, drop one", "keys": "yn<CR>", "hunks": [FOO_LINE, PRINT_LINE]},
+        {"name": "move, keep the second", "keys": "]h]h[hy<CR>", "hunks": [FOO_LINE, PRINT_LINE]},
+        {
+            "name": "keep all: a line, an insertion, a word",
+            "keys": "a<CR>",
+            "hunks": [
+                FOO_LINE,
+                _hunk((2, 0), (2, 0), "", "# added\n"),
+                _hunk((4, 6), (4, 9), "foo", "bar"),
+            ],
+        },
+        {"name": "drop all", "keys": "d<CR>", "hunks": [FOO_LINE, PRINT_LINE]},
+        {"name": "cancel", "keys": "y<Esc>", "hunks": [FOO_LINE]},
+        {"name": "stale", "keys": "a<CR>", "typed": "top", "hunks": [FOO_LINE]},
+        {
+            "name": "moved on, still matches",
+            "keys": "a<CR>",
+            "typed": "bottom",
+            "hunks": [FOO_LINE],
+        },
+        {
+            "name": "remapped keys",
+            "keys": "KQ",
+            "review_keys": {"keep": "K", "finish": "Q"},
+            "hunks": [FOO_LINE],
+        },
+    ]
+    report = run_script(
+        nvim,
+        "review_ui",
+        tmp_path,
+        emulator,
+        file=str(tmp_path / "doc"),
+        original=ORIGINAL,
+        cases=cases,
+    )
+    explain = report["explain"]
+    got = {case["name"]: case for case in report["cases"]}
+    expected = {
+        "keep one, drop one": ("applied", KEPT_FOO),
+        "move, keep the second": ("applied", KEPT_PRINT),
+        "keep all: a line, an insertion, a word": (
+            "applied",
+            "def bar(x):\n    return x + 1\n# added\n\n\nprint(bar(41))\n",
+        ),
+        "drop all": ("none", ORIGINAL),
+        "cancel": ("cancelled", ORIGINAL),
+        "stale": ("stale", typed + ORIGINAL),
+        "moved on, still matches": ("applied", KEPT_FOO + typed),
+        "remapped keys": ("applied", KEPT_FOO),
+    }
+    for name, (outcome, text) in expected.items():
+        case = got[name]
+        assert case["ended"]["outcome"] == outcome, (name, explain)
+        assert case["text"] == text, (name, explain)
+        assert case["marks_after"] == 0, (name, explain)  # the review left nothing behind
+        assert case["maparg_y"] == 0, (name, explain)  # nor its buffer-local keys
+        if outcome == "applied" and name != "moved on, still matches":
+            assert case["after_undo"] == ORIGINAL, (name, explain)  # one `u`
+    # Shown in the buffer: the new lines as virtual lines, the cursor on the first hunk.
+    assert got["keep one, drop one"]["virt_lines"] == ["def bar(x):", "print(bar(41))"], explain
+    assert got["keep one, drop one"]["cursor_row"] == 1, explain
+    stale_note = [n for n in report["notifications"] if "changed under the review" in n["msg"]]
+    assert stale_note, explain
+    assert stale_note[0]["level"] == ERROR, explain
+    # The commands complete their argument from the instruction history.
+    assert report["completion"] == ["foo to bar"], explain
+    assert report["completion_all"] == ["add type hints", "rename foo to bar"], explain
+    assert report["plugs"] == [True, True, True], explain
+    assert got["keep one, drop one"]["y_mapped"] is True, explain
+    assert got["remapped keys"]["y_mapped"] is False, explain  # K keeps instead
+
+
+def test_complex_edit_review_writes_only_the_kept_hunk_as_one_undo_step(
+    nvim: str, emulator: GeminiEmulator, tmp_path: Path
+) -> None:
+    path = write(tmp_path, "doc.py", ORIGINAL)
+    emulator.enqueue(
+        calls(
+            replace("def foo(x):", "def bar(x):"),
+            replace("print(foo(41))", "print(bar(41))"),
+            done("renamed foo to bar"),
+        )
+    )
+
+    report = run_script(
+        nvim,
+        "review",
+        tmp_path,
+        emulator,
+        file=str(path),
+        command="ComplexEditReview rename foo to bar",
+        keys="yn<CR>",  # keep the first hunk, drop the second, write
+    )
+
+    explain = report["explain"]
+    done_event = report["done"]
+    assert done_event["outcome"] == "done", explain
+    result = done_event["result"]
+    assert result["applied"] is False, explain
+    assert [hunk["oldText"] for hunk in result["hunks"]] == [
+        "def foo(x):\n",
+        "print(foo(41))\n",
+    ], explain
+    # Nothing landed before the user decided.
+    assert report["states"] == ["pending", "pending"], explain
+    assert report["text_during"] == ORIGINAL, explain
+    assert report["modified_during"] is False, explain
+    # Exactly the kept hunk landed, in the buffer and (after :write) in the file.
+    assert report["still_open"] is False, explain
+    assert report["text"] == KEPT_FOO, explain
+    assert path.read_text(encoding="utf-8") == KEPT_FOO, explain
+    # One `u` restores the original.
+    assert report["after_undo"] == ORIGINAL, explain

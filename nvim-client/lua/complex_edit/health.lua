@@ -7,6 +7,29 @@ local M = {}
 local NAME = 'complex_edit'
 local VERSION_TIMEOUT_MS = 3000
 
+--- `:ComplexEditReview` shows old lines with DiffDelete and new ones with DiffAdd: a colorscheme
+--- that leaves them empty makes the hunks invisible.
+local function check_review()
+  if vim.fn.exists(':ComplexEditReview') ~= 2 then
+    vim.health.warn(':ComplexEditReview is not defined', { 'Update nvim-client/ as a whole.' })
+    return
+  end
+  local empty = {}
+  for _, group in ipairs({ 'DiffDelete', 'DiffAdd' }) do
+    if vim.tbl_isempty(vim.api.nvim_get_hl(0, { name = group, link = false })) then
+      table.insert(empty, group)
+    end
+  end
+  if #empty == 0 then
+    vim.health.ok(':ComplexEditReview is defined; its hunks use DiffDelete and DiffAdd')
+  else
+    vim.health.warn(
+      ':ComplexEditReview: highlight group(s) ' .. table.concat(empty, ', ') .. ' are empty',
+      { 'Your colorscheme clears them, so review hunks will not stand out; define them.' }
+    )
+  end
+end
+
 local function check_neovim()
   vim.health.start('complex-edit: Neovim')
   local v = vim.version()
@@ -21,6 +44,7 @@ local function check_neovim()
   end
   if vim.fn.exists(':ComplexEdit') == 2 then
     vim.health.ok(':ComplexEdit and :ComplexEditCancel are defined')
+    check_review()
   else
     vim.health.warn(
       ':ComplexEdit is not defined',

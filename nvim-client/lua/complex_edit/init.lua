@@ -9,6 +9,8 @@
 ---   require('complex_edit').is_running(bufnr)
 ---   require('complex_edit').status(bufnr)      -- latest progress message, for a statusline
 ---   require('complex_edit').last()             -- the latest message in full (:ComplexEditLast)
+---   require('complex_edit').review({ prompt = ..., bufnr = 0, line1 = ..., line2 = ... })
+---   require('complex_edit').setup({ review_keys = { keep = 'y', ... }, flash_ms = 600 })
 ---
 --- Autocommands for statuslines and progress plugins: `User ComplexEditStart` (data: bufnr,
 --- request_id, prompt) and `User ComplexEditDone` (data: bufnr, request_id, outcome, result,
@@ -42,6 +44,7 @@ local levels = vim.log.levels
 ---@field finished boolean? the buffer was freed and `User ComplexEditDone` fired (only once)
 ---@field timer uv.uv_timer_t?
 ---@field on_done fun(err: table?, result: table?)?
+---@field review boolean? sent with `review: true`: the answer's hunks are shown, not applied
 
 --- The edit running on each buffer (the server runs at most one per document, so do we).
 ---@type table<integer, complex_edit.Job>
@@ -84,6 +87,8 @@ local function notify(message, level, result)
   last = { message = text, level = level, result = result }
   vim.notify(fit(text, ' :ComplexEditLast'), level, { title = TITLE })
 end
+
+M.notify = notify
 
 local function notify_busy()
   notify('an edit is already running here (:ComplexEditCancel).', levels.WARN)
@@ -223,7 +228,7 @@ local function describe_end(job, outcome, err, result)
     return 'failed: the server sent an unexpected answer.', levels.ERROR, 'failed'
   elseif result.success then
     local message = result.message ~= nil and result.message ~= '' and result.message or 'done'
-    if result.applied == false then
+    if result.applied == false and not (job.review and type(result.hunks) == 'table') then
       message = message .. ' (not applied)'
     end
     if job.cancelling then
@@ -262,6 +267,9 @@ local function settle(job, outcome, err, result)
   local answer = outcome == 'answer' and result or nil
   local message, level, ended = describe_end(job, outcome, err, result)
   notify(message, level, answer)
+  if ended == 'done' and answer and answer.applied and type(answer.diff) == 'string' then
+    M.flash_diff(job.bufnr, answer.diff)
+  end
 
   local cb_err = err
   if outcome == 'cancelled' then
@@ -360,6 +368,95 @@ local function ensure_autocmds()
   })
 end
 
+--- Instructions run in this session, most recent first (completion of the commands' argument).
+---@type string[]
+local history = {}
+local HISTORY_MAX = 100
+
+local function remember(prompt)
+  for i, seen in ipairs(history) do
+    if seen == prompt then
+      table.remove(history, i)
+      break
+    end
+  end
+  table.insert(history, 1, prompt)
+  history[HISTORY_MAX + 1] = nil
+end
+
+--- Instructions from this session and from the command-line history (`:ComplexEdit ...`,
+--- `:ComplexEditReview ...`, kept across sessions in the shada file), most recent first.
+function M.history()
+  local seen, out = {}, {}
+  local function add(prompt)
+    prompt = vim.trim(prompt or '')
+    if prompt ~= '' and not seen[prompt] then
+      seen[prompt] = true
+      table.insert(out, prompt)
+    end
+  end
+  for _, prompt in ipairs(history) do
+    add(prompt)
+  end
+  for i = vim.fn.histnr('cmd'), 1, -1 do
+    local line = vim.fn.histget('cmd', i)
+    local args = line:match("^[%s:]*[%w%s,.'<>$%%+-]-ComplexEdit%s+(.*)$")
+      or line:match("^[%s:]*[%w%s,.'<>$%%+-]-ComplexEditReview%s+(.*)$")
+    add(args)
+  end
+  return out
+end
+
+--- Completion of `:ComplexEdit` / `:ComplexEditReview`: earlier instructions that start with
+--- what is typed so far. Neovim replaces only the word under the cursor (`arglead`), so each
+--- candidate is the rest of an instruction from where that word starts.
+function M.complete(arglead, cmdline, cursorpos)
+  local before = cmdline:sub(1, cursorpos or #cmdline)
+  local typed = before:match('ComplexEdit%a*!?%s+(.*)$') or ''
+  local head = typed:sub(1, #typed - #arglead)
+  local out = {}
+  for _, prompt in ipairs(M.history()) do
+    if vim.startswith(prompt, typed) then
+      table.insert(out, prompt:sub(#head + 1))
+    end
+  end
+  return out
+end
+
+--- Briefly highlights the lines a unified diff added or changed (the new side of its hunks).
+function M.flash_diff(bufnr, diff)
+  local review = require('complex_edit.review')
+  local row = nil
+  local first, last = nil, nil
+  local function flush()
+    if first then
+      review.flash(bufnr, first, last)
+    end
+    first, last = nil, nil
+  end
+  for line in vim.gsplit(diff, '\n', { plain = true }) do
+    local start = line:match('^@@ %-%d+,?%d* %+(%d+),?%d* @@')
+    if start then
+      flush()
+      row = tonumber(start) - 1
+    elseif row and line:sub(1, 3) ~= '+++' and line:sub(1, 3) ~= '---' then
+      local mark = line:sub(1, 1)
+      if mark == '+' then
+        first = first or row
+        last = row
+        row = row + 1
+      elseif mark == ' ' then
+        flush()
+        row = row + 1
+      elseif mark == '-' then
+        first = first or row -- a deletion: mark the line that took its place
+        last = last or row
+      end
+    end
+  end
+  flush()
+end
+
 ---@class complex_edit.EditOpts
 ---@field prompt string the instruction
 ---@field bufnr? integer buffer (default: current)
@@ -370,6 +467,7 @@ end
 ---@field model? string
 ---@field max_turns? integer
 ---@field on_done? fun(err: table?, result: table?) called once, after the notification
+---@field review? boolean ask for hunks to review instead of an applied edit (see M.review)
 
 --- Runs `performComplexEdit` on a buffer. Returns the request id, or nil after notifying why not.
 ---@param opts complex_edit.EditOpts
@@ -383,6 +481,10 @@ function M.edit(opts)
   end
   if jobs[bufnr] then
     notify_busy()
+    return nil
+  end
+  if require('complex_edit.review').is_open(bufnr) then
+    notify('a review is open here; finish or cancel it first.', levels.WARN)
     return nil
   end
   local client, why = M.client(bufnr)
@@ -410,6 +512,9 @@ function M.edit(opts)
   if opts.dry_run then
     args.dryRun = true
   end
+  if opts.review then
+    args.review = true
+  end
   args.model = opts.model
   args.maxTurns = opts.max_turns
 
@@ -417,6 +522,8 @@ function M.edit(opts)
   started = started + 1
   ---@type complex_edit.Job
   local job = { bufnr = bufnr, client_id = client.id, seq = started, on_done = opts.on_done }
+  job.review = opts.review or nil
+  remember(prompt)
   jobs[bufnr] = job
   -- Client:exec_cmd() returns nothing in 0.11, so the request goes out directly: its id is what
   -- :ComplexEditCancel needs. Client:request flushes pending didChange for the buffer first.
@@ -436,6 +543,44 @@ function M.edit(opts)
   redraw_status()
   fire('ComplexEditStart', { bufnr = bufnr, request_id = request_id, prompt = prompt })
   return request_id
+end
+
+--- Runs `performComplexEdit` with `review: true`: the server applies nothing and answers
+--- `hunks`, which open in the buffer for review (lua/complex_edit/review.lua). Takes the options
+--- of M.edit; `on_done` is called with the answer, `on_review_end(outcome, message)` when the
+--- review closes.
+---@param opts complex_edit.EditOpts|{ on_review_end: fun(outcome: string, message: string)? }
+function M.review(opts)
+  local bufnr = resolve_buf(opts.bufnr)
+  local on_done = opts.on_done
+  local edit = vim.tbl_extend('force', opts, { bufnr = bufnr, review = true })
+  edit.on_done = function(err, result)
+    local client = vim.lsp.get_clients({ bufnr = bufnr, name = M.name })[1]
+    if not err and type(result) == 'table' and type(result.hunks) == 'table' then
+      if vim.api.nvim_buf_is_valid(bufnr) then
+        require('complex_edit.review').start(bufnr, result, {
+          encoding = client and client.offset_encoding or 'utf-8',
+          on_end = opts.on_review_end,
+        })
+      end
+    end
+    if on_done then
+      on_done(err, result)
+    end
+  end
+  return M.edit(edit)
+end
+
+--- Options: `review_keys` (see README: which keys a review uses; false for none) and
+--- `flash_ms` (how long the changed lines stay highlighted after an edit; 0 for never).
+function M.setup(opts)
+  opts = opts or {}
+  if opts.review_keys ~= nil then
+    vim.g.complex_edit_review_keys = opts.review_keys
+  end
+  if opts.flash_ms ~= nil then
+    vim.g.complex_edit_flash_ms = opts.flash_ms
+  end
 end
 
 --- Whether an edit is running on the buffer.
@@ -507,16 +652,18 @@ function M.cancel(bufnr)
 end
 
 --- `:[range]ComplexEdit [instruction]`: without an instruction, asks with vim.ui.input.
-function M.command(opts)
+--- With `review` (`:ComplexEditReview`), the proposed hunks open for review instead.
+function M.command(opts, review)
   local bufnr = vim.api.nvim_get_current_buf()
   local edit = { bufnr = bufnr }
+  local run = review and M.review or M.edit
   if opts.range and opts.range > 0 then
     edit.line1, edit.line2 = opts.line1, opts.line2
   end
   local prompt = vim.trim(opts.args or '')
   if prompt ~= '' then
     edit.prompt = prompt
-    M.edit(edit)
+    run(edit)
     return
   end
   -- Check what can be checked before the user types a long instruction.
@@ -537,7 +684,7 @@ function M.command(opts)
       return
     end
     edit.prompt = input
-    M.edit(edit)
+    run(edit)
   end)
 end
 

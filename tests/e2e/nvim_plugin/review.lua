@@ -1,0 +1,35 @@
+-- `:ComplexEditReview` end to end: the real server answers `hunks` (Neovim has no change
+-- annotations, so it applies nothing), the user keeps and drops them with the review keys, the
+-- kept ones land as one undo step and are saved; one `u` restores the original.
+--
+-- CONFIG: file, command, keys (pressed once the review is open)
+
+local here = vim.fs.dirname(debug.getinfo(1, 'S').source:sub(2))
+local H = dofile(vim.fs.joinpath(here, 'harness.lua'))
+
+H.run(function()
+  H.load_plugin()
+  H.enable_server()
+  local buf = H.open(H.cfg.file)
+  local review = require('complex_edit.review')
+  vim.api.nvim_create_autocmd('User', {
+    pattern = 'ComplexEditDone',
+    callback = function(ev)
+      H.report.done = { outcome = ev.data.outcome, result = ev.data.result }
+    end,
+  })
+  vim.cmd(H.cfg.command)
+  H.wait('the review to open', function()
+    return review.is_open(buf) or H.report.done ~= nil and not review.is_open(buf)
+  end)
+  H.report.states = review.states(buf) or vim.NIL
+  H.report.text_during = H.buffer_text(buf)
+  H.report.modified_during = vim.bo[buf].modified
+  local keys = vim.api.nvim_replace_termcodes(H.cfg.keys, true, false, true)
+  vim.api.nvim_feedkeys(keys, 'mx', false)
+  H.report.still_open = review.is_open(buf)
+  H.report.text = H.buffer_text(buf)
+  vim.cmd('silent write')
+  vim.cmd('silent undo')
+  H.report.after_undo = H.buffer_text(buf)
+end)

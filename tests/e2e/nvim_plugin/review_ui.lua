@@ -1,0 +1,91 @@
+-- The review UI alone, fed a hand-made answer with `hunks` (no server): the keys a user presses
+-- (through the buffer-local maps and the <Plug> mappings), the extmarks shown, what lands, undo,
+-- and the refusal when the buffer moved on. Also the completion of the commands' argument.
+--
+-- CONFIG: file (each case edits its own copy of `original`), original, cases = { { name, hunks,
+--          keys, review_keys? (vim.g.complex_edit_review_keys), typed? = 'top'|'bottom' (a line
+--          the user adds while reviewing) } }
+
+local here = vim.fs.dirname(debug.getinfo(1, 'S').source:sub(2))
+local H = dofile(vim.fs.joinpath(here, 'harness.lua'))
+
+local function press(keys)
+  vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes(keys, true, false, true), 'mx', false)
+end
+
+H.run(function()
+  H.load_plugin()
+  local review = require('complex_edit.review')
+  vim.g.complex_edit_flash_ms = 60000 -- the changed lines stay highlighted while we look
+
+  local function flashed(buf)
+    local rows = {}
+    for _, mark in ipairs(vim.api.nvim_buf_get_extmarks(buf, review.flash_ns, 0, -1, {})) do
+      table.insert(rows, mark[2])
+    end
+    return rows
+  end
+  H.report.cases = {}
+  for i, case in ipairs(H.cfg.cases) do
+    local path = H.cfg.file .. '.' .. i .. '.py'
+    vim.fn.writefile(vim.split(H.cfg.original, '\n', { plain = true }), path, 'b')
+    vim.cmd.edit(vim.fn.fnameescape(path))
+    local buf = vim.api.nvim_get_current_buf()
+    local out = { name = case.name }
+    vim.g.complex_edit_review_keys = case.review_keys
+    local ended = nil
+    review.start(buf, { hunks = case.hunks, version = vim.b[buf].changedtick }, {
+      encoding = 'utf-8',
+      on_end = function(outcome, message)
+        ended = { outcome = outcome, message = message }
+      end,
+    })
+    out.marks = #vim.api.nvim_buf_get_extmarks(buf, review.ns, 0, -1, {})
+    out.virt_lines = {}
+    local marks = vim.api.nvim_buf_get_extmarks(buf, review.ns, 0, -1, { details = true })
+    for _, mark in ipairs(marks) do
+      for _, vl in ipairs(mark[4].virt_lines or {}) do
+        table.insert(out.virt_lines, vl[1][1])
+      end
+    end
+    out.cursor_row = vim.api.nvim_win_get_cursor(0)[1]
+    out.y_mapped = vim.fn.maparg('y', 'n', false, true).buffer == 1
+    if case.typed then
+      local at = case.typed == 'top' and 0 or -1
+      vim.api.nvim_buf_set_lines(buf, at, at, true, { '# typed during the review' })
+    end
+    press(case.keys)
+    out.states_left = review.states(buf) or vim.NIL
+    out.ended = ended or vim.NIL
+    out.text = H.buffer_text(buf)
+    out.flashed = flashed(buf)
+    vim.api.nvim_buf_clear_namespace(buf, review.flash_ns, 0, -1)
+    out.marks_after = #vim.api.nvim_buf_get_extmarks(buf, review.ns, 0, -1, {})
+    out.maparg_y = vim.fn.maparg('y', 'n', false, true).buffer or 0
+    vim.cmd('silent undo')
+    out.after_undo = H.buffer_text(buf)
+    table.insert(H.report.cases, out)
+    vim.cmd('silent bwipeout!')
+  end
+  -- After a plain :ComplexEdit lands, the lines its diff added are highlighted.
+  vim.cmd.enew()
+  local scratch = vim.api.nvim_get_current_buf()
+  vim.api.nvim_buf_set_lines(scratch, 0, -1, true, { 'a', 'B', 'c', 'd', 'E', 'F', 'g' })
+  require('complex_edit').flash_diff(
+    scratch,
+    table.concat({
+      '--- a', '+++ b', '@@ -1,3 +1,3 @@', ' a', '-b', '+B', ' c',
+      '@@ -4,4 +4,4 @@', ' d', '-e', '-f', '+E', '+F', ' g', '',
+    }, '\n')
+  )
+  H.report.diff_flashed = flashed(scratch)
+  vim.fn.histadd('cmd', 'ComplexEdit rename foo to bar')
+  vim.fn.histadd('cmd', "'<,'>ComplexEditReview add type hints")
+  H.report.completion = vim.fn.getcompletion('ComplexEditReview rename f', 'cmdline')
+  H.report.completion_all = vim.fn.getcompletion('ComplexEdit ', 'cmdline')
+  H.report.plugs = {
+    vim.fn.maparg('<Plug>(complex-edit)', 'n') ~= '',
+    vim.fn.maparg('<Plug>(complex-edit-review)', 'x') ~= '',
+    vim.fn.maparg('<Plug>(complex-edit-review-keep)', 'n') ~= '',
+  }
+end)
