@@ -90,7 +90,7 @@ cleanup() {
   exit $status
 }
 trap cleanup EXIT
-mkdir -p "$WORK/user-data/User" "$WORK/extensions" "$WORK/workspace/.vscode" "$WORK/xdg-config" "$WORK/xdg-data" "$ARTIFACTS"
+mkdir -p "$REPO/docs/images" "$WORK/user-data/User" "$WORK/extensions" "$WORK/workspace/.vscode" "$WORK/xdg-config" "$WORK/xdg-data" "$ARTIFACTS"
 cat > "$WORK/user-data/User/settings.json" <<JSON
 {
   "workbench.startupEditor": "none",
@@ -119,6 +119,8 @@ printf "def greet(name):\n    return 'Hello, ' + name\n\n\nprint(greet('world'))
 printf "def greet(name):\n    return f'Hello, {name}!'\n\n\nprint(greet('world'))\n" > "$WORK/expected.py"
 printf "def welcome(name):\n    return f'Hello, {name}!'\n\n\nprint(welcome('world'))\n" > "$WORK/expected-preview.py"
 printf "def welcome(name):\n    \"\"\"Return a greeting for name.\"\"\"\n    return f'Hello, {name}!'\n\n\nprint(welcome('world'))\n" > "$WORK/expected-tool.py"
+# Edit with Review proposes two changes (the signature, the printed name); the test keeps the first.
+printf "def welcome(name: str) -> str:\n    \"\"\"Return a greeting for name.\"\"\"\n    return f'HELLO, {name}!'\n\n\nprint(welcome('world'))\n" > "$WORK/expected-review.py"
 
 export XDG_CONFIG_HOME="$WORK/xdg-config" XDG_DATA_HOME="$WORK/xdg-data"
 # A test-only extension that calls the language-model tool as an outer agent would.
@@ -162,6 +164,8 @@ E2E_FILE="$WORK/workspace/greet.py" \
 E2E_EXPECTED="$WORK/expected.py" \
 E2E_EXPECTED_PREVIEW="$WORK/expected-preview.py" \
 E2E_EXPECTED_TOOL="$WORK/expected-tool.py" \
+E2E_EXPECTED_REVIEW="$WORK/expected-review.py" \
+E2E_REVIEW_SCREENSHOT="$REPO/docs/images/vscode-review.png" \
 E2E_TOOL_RESULT="$WORK/tool-result.json" \
 E2E_SCREENSHOT="$ARTIFACTS/vscode-e2e.png" \
 E2E_REQUESTS="$WORK/requests.jsonl" \

@@ -18,6 +18,8 @@ const file = env("E2E_FILE");
 const expected = readFileSync(env("E2E_EXPECTED"), "utf8");
 const expectedAfterPreview = readFileSync(env("E2E_EXPECTED_PREVIEW"), "utf8");
 const expectedAfterTool = readFileSync(env("E2E_EXPECTED_TOOL"), "utf8");
+const expectedAfterReview = readFileSync(env("E2E_EXPECTED_REVIEW"), "utf8");
+const reviewScreenshot = env("E2E_REVIEW_SCREENSHOT");
 const toolResultFile = env("E2E_TOOL_RESULT");
 const userData = env("E2E_USER_DATA");
 const workspace = env("E2E_WORKSPACE");
@@ -28,6 +30,7 @@ const confirmScreenshot = screenshot.replace(/\.png$/, "-tool-confirm.png");
 const INSTRUCTION = "use an f-string in greet";
 const PREVIEW_INSTRUCTION = "rename greet to welcome";
 const CANCEL_INSTRUCTION = "make the greeting louder";
+const REVIEW_INSTRUCTION = "type welcome and print a different name";
 const started = Date.now();
 const log = (message) => console.log(`   [${((Date.now() - started) / 1000).toFixed(1)}s] ${message}`);
 
@@ -130,13 +133,15 @@ try {
   await summary.waitFor({ timeout: 60000 });
   log(`summary: ${(await summary.innerText()).replace(/\s+/g, " ")}`);
   await page.locator(".monaco-editor .view-lines", { hasText: "f'Hello, {name}!'" }).first().waitFor({ timeout: 10000 });
-  // "Show Diff" opens the edit's unified diff as a read-only document.
+  // "Show Diff" opens VS Code's diff editor: the text before the edit against the file.
   await summary.locator(".monaco-button", { hasText: /^Show Diff$/ }).click();
-  await page.locator(".tab.active", { hasText: "greet.py.diff" }).first().waitFor({ timeout: 10000 });
-  await page.locator(".monaco-editor .view-lines", { hasText: "+    return f'Hello, {name}!'" }).first().waitFor({ timeout: 10000 });
+  await page.locator(".tab.active", { hasText: "before Complex Edit" }).first().waitFor({ timeout: 10000 });
+  const diffEditor = page.locator(".editor-instance .monaco-diff-editor").first();
+  await diffEditor.locator(".original .view-lines", { hasText: "'Hello, ' + name" }).first().waitFor({ timeout: 10000 });
+  await diffEditor.locator(".modified .view-lines", { hasText: "f'Hello, {name}!'" }).first().waitFor({ timeout: 10000 });
   await runCommand(page, "View: Close Editor");
-  await page.locator(".tab", { hasText: "greet.py.diff" }).first().waitFor({ state: "detached", timeout: 10000 });
-  log("Show Diff opened the unified diff");
+  await page.locator(".tab", { hasText: "before Complex Edit" }).first().waitFor({ state: "detached", timeout: 10000 });
+  log("Show Diff opened the diff editor (before the edit ↔ the file)");
 
   // Save and check the file on disk.
   await editor.click();
@@ -244,15 +249,57 @@ try {
   await waitForFile((text) => text.includes("HELLO"), 15000);
   log("edit with the stored key applied");
 
+  // "Edit with Review…": VS Code's refactor preview lists each change with a checkbox. Changes
+  // that need confirmation start unchecked: the one the user checks lands, the other does not,
+  // and the answer says so.
+  await editor.click();
+  await runCommand(page, "Complex Edit: Edit with Review…");
+  await page.locator(".quick-input-widget", { hasText: "Complex Edit: Edit with Review" }).waitFor({ timeout: 15000 });
+  await page.fill(QUICK_INPUT, REVIEW_INSTRUCTION);
+  await page.locator(".quick-input-list .monaco-list-row", { hasText: REVIEW_INSTRUCTION }).first().waitFor({ timeout: 5000 });
+  await page.press(QUICK_INPUT, "Enter");
+  const refactorPreview = page.locator(".bulk-edit-panel").first();
+  await refactorPreview.waitFor({ timeout: 60000 });
+  const changeRows = refactorPreview.locator(".monaco-tl-contents.textedit");
+  await changeRows.nth(1).waitFor({ timeout: 15000 });
+  const rowTexts = (await changeRows.allInnerTexts()).map((text) => text.replace(/\s+/g, " "));
+  log(`refactor preview: ${rowTexts.length} changes: ${rowTexts.join(" | ")}`);
+  if (rowTexts.length !== 2) throw new Error(`expected two changes in the refactor preview, found ${rowTexts.length}`);
+  const checkboxes = changeRows.locator("input.edit-checkbox");
+  for (let i = 0; i < 2; i++) {
+    if (await checkboxes.nth(i).isChecked()) throw new Error(`change ${i + 1} starts checked: it would land without the user's say`);
+  }
+  const keep = changeRows.filter({ hasText: "def welcome" }).first().locator("input.edit-checkbox");
+  await keep.check();
+  if (await changeRows.filter({ hasText: "print" }).first().locator("input.edit-checkbox").isChecked()) {
+    throw new Error("checking one change checked the other too");
+  }
+  // The toasts (the run's progress among them) would cover the preview in the screenshot.
+  await page.keyboard.press("Escape");
+  await page.locator(".notification-toast").first().waitFor({ state: "hidden", timeout: 5000 }).catch(() => undefined);
+  await page.screenshot({ path: reviewScreenshot });
+  if (readFileSync(file, "utf8").includes("-> str")) throw new Error("the review's edit landed before Apply");
+  await refactorPreview.locator(".buttons .monaco-button", { hasText: /^Apply$/ }).first().click();
+  const reviewAnswer = page.locator(".notification-toast", { hasText: "Applied 1 of 2 changes; you declined 1." }).first();
+  await reviewAnswer.waitFor({ timeout: 60000 });
+  log(`review answer: ${(await reviewAnswer.innerText()).replace(/\s+/g, " ")}`);
+  await editor.click();
+  await runCommand(page, "File: Save");
+  const savedAfterReview = await waitForFile((text) => text === expectedAfterReview, 15000);
+  if (savedAfterReview !== expectedAfterReview) {
+    throw new Error(`after the review, the file is not the expected text:\n--- saved\n${savedAfterReview}\n--- expected\n${expectedAfterReview}`);
+  }
+  log("only the kept change landed");
+
   const requests = readFileSync(env("E2E_REQUESTS"), "utf8").trim().split("\n").filter(Boolean).map((line) => JSON.parse(line));
-  if (requests.length !== 5) throw new Error(`expected five model requests, the emulator saw ${requests.length}`);
+  if (requests.length !== 6) throw new Error(`expected six model requests, the emulator saw ${requests.length}`);
   const keys = requests.map((request) => request.headers["x-goog-api-key"]);
-  if (JSON.stringify(keys) !== JSON.stringify(["test-key", "test-key", "test-key", "test-key", STORED_KEY])) {
+  if (JSON.stringify(keys) !== JSON.stringify(["test-key", "test-key", "test-key", "test-key", STORED_KEY, STORED_KEY])) {
     throw new Error(`unexpected API keys on the model requests: ${JSON.stringify(keys)}`);
   }
   const temperatures = requests.map((request) => request.body?.generationConfig?.temperature);
   if (temperatures.some((t) => t !== 0.25)) throw new Error(`complexEdit.temperature did not reach the model requests: ${JSON.stringify(temperatures)}`);
-  log("five model requests: the environment's key, then the stored key; complexEdit.temperature on all");
+  log("six model requests: the environment's key, then the stored key; complexEdit.temperature on all");
   await page.waitForTimeout(1000); // let the output channel's log file flush
   const leaks = [...filesContaining(userData, STORED_KEY), ...filesContaining(workspace, STORED_KEY)];
   if (leaks.length > 0) throw new Error(`the stored key appears in files: ${leaks.join(", ")}`);
@@ -263,4 +310,4 @@ try {
   console.log(`   screenshot: ${screenshot}${failed ? " (failure)" : ""}`);
   await browser.close();
 }
-console.log("vscode e2e: 5 passed, 0 failed");
+console.log("vscode e2e: 6 passed, 0 failed");

@@ -50,6 +50,11 @@ for (const id of ["complexEdit.preview", "complexEdit.setApiKey"]) {
   expect(commands.has(id), `command ${id} is not declared`);
 }
 expect(commands.get("complexEdit.preview")?.title === "Preview…", "the preview command's title is not 'Preview…'");
+const review = commands.get("complexEdit.editWithReview");
+expect(
+  review && `${review.category}: ${review.title}` === "Complex Edit: Edit with Review…",
+  `the review command's palette title is '${review?.category}: ${review?.title}', not 'Complex Edit: Edit with Review…'`,
+);
 expect(
   (contributes.menus?.["editor/context"] ?? []).some((m) => m.command === "complexEdit.editWithInstruction"),
   "Edit with Instruction… is not on the editor context menu",
@@ -66,6 +71,10 @@ for (const name of ["server.path", "model", "maxTurns", "temperature", "requestT
   expect(property === undefined || property.description || property.markdownDescription, `setting complexEdit.${name} has no description`);
 }
 expect(properties["complexEdit.server.path"]?.default === "complex-edit", "complexEdit.server.path does not default to complex-edit");
+expect(
+  properties["complexEdit.review"]?.type === "boolean" && properties["complexEdit.review"]?.default === false,
+  "complexEdit.review is not a boolean setting defaulting to false",
+);
 
 const tools = contributes.languageModelTools ?? [];
 expect(tools.length === 1, `expected one language-model tool, found ${tools.length}`);

@@ -4,7 +4,9 @@ import * as vscode from "vscode";
 import { ArgumentError } from "./core/arguments";
 import { LaunchError } from "./core/launch";
 import type { EditResult } from "./core/protocol";
+import { textBefore } from "./core/landed";
 import { type Action, type Notice, renderRequestError, renderResult } from "./core/render";
+import { flashChangedLines } from "./highlight";
 import { type InstructionHistory, askInstruction } from "./instruction";
 import type { DiffDocuments, PreviewManager } from "./preview";
 import { API_KEY_SECRET, type ComplexEditServer } from "./server";
@@ -69,38 +71,56 @@ function activeEditor(): vscode.TextEditor | undefined {
 }
 
 /** Runs one edit on `editor`'s document with `instruction`; shows the outcome. */
-async function runEdit(ctx: CommandContext, editor: vscode.TextEditor, instruction: string): Promise<void> {
+async function runEdit(ctx: CommandContext, editor: vscode.TextEditor, instruction: string, review: boolean): Promise<void> {
   const document = editor.document;
   const selection = editor.selection;
+  const beforeRun = document.getText();
   let result: EditResult;
   try {
-    result = await ctx.server.perform({ document: document.uri, prompt: instruction, selection });
+    result = await ctx.server.perform({ document: document.uri, prompt: instruction, selection, review });
   } catch (error) {
     await showNotice(failureNotice(error), ctx);
     return;
   }
+  const diff = result.diff ?? "";
+  const landed = result.success && result.applied === true && diff !== "";
+  // Read now, while the document is the edit's result: later typing would not match the diff.
+  const before = landed ? (textBefore(document.getText(), diff) ?? beforeRun) : beforeRun;
+  if (landed) {
+    flashChangedLines(document, diff);
+  }
   await showNotice(renderResult(result), ctx, {
-    "Show Diff": () => ctx.diffs.show(result.diff ?? "", document.uri.path.split("/").pop() ?? "edit"),
-    "Try Again": () => runEdit(ctx, editor, instruction),
+    "Show Diff": () => ctx.diffs.show(document.uri, before),
+    "Try Again": () => runEdit(ctx, editor, instruction, review),
   });
 }
 
-export async function editWithInstruction(ctx: CommandContext): Promise<void> {
+async function askAndRun(ctx: CommandContext, review: boolean): Promise<void> {
   const editor = activeEditor();
   if (editor === undefined) {
     return;
   }
+  const where = editor.selection.isEmpty ? "this file" : "the selection";
   const instruction = await askInstruction(
     ctx.history,
-    "Complex Edit: Edit with Instruction",
-    editor.selection.isEmpty
-      ? "What should change in this file? (Enter to run)"
-      : "What should change in the selection? (Enter to run)",
+    review ? "Complex Edit: Edit with Review" : "Complex Edit: Edit with Instruction",
+    review
+      ? `What should change in ${where}? You confirm each change before it lands. (Enter to run)`
+      : `What should change in ${where}? (Enter to run)`,
   );
   if (instruction === undefined) {
     return;
   }
-  await runEdit(ctx, editor, instruction);
+  await runEdit(ctx, editor, instruction, review);
+}
+
+export function editWithInstruction(ctx: CommandContext): Promise<void> {
+  return askAndRun(ctx, false);
+}
+
+/** The same edit, but VS Code's refactor preview lists each change to keep or uncheck. */
+export function editWithReview(ctx: CommandContext): Promise<void> {
+  return askAndRun(ctx, true);
 }
 
 export async function previewEdit(ctx: CommandContext): Promise<void> {
@@ -111,7 +131,7 @@ export async function previewEdit(ctx: CommandContext): Promise<void> {
   const instruction = await askInstruction(
     ctx.history,
     "Complex Edit: Preview",
-    "What should change? The proposed change opens in a diff view to apply or discard.",
+    "What should change? Nothing is applied: the whole proposed change opens in a diff view to apply or discard.",
   );
   if (instruction === undefined) {
     return;

@@ -1,7 +1,10 @@
-/** The instruction box: a quick input where Enter runs what was typed, with recent instructions below. */
+/**
+ * The instruction box: a quick input where Enter runs what was typed; recent instructions are
+ * listed below, and picking one puts it in the box to edit before it runs.
+ */
 
 import * as vscode from "vscode";
-import { instructionItems, readHistory, remember } from "./core/history";
+import { acceptInstruction, instructionItems, readHistory, remember } from "./core/history";
 
 const HISTORY_KEY = "complexEdit.instructionHistory";
 
@@ -50,14 +53,14 @@ export function askInstruction(history: InstructionHistory, title: string, place
     };
     pick.onDidChangeValue(refresh);
     pick.onDidAccept(() => {
-      const chosen = pick.selectedItems[0] ?? pick.activeItems[0];
-      // The typed entry stands for the box's current text (its label may lag behind the value).
-      const value = chosen === undefined || chosen.typed ? pick.value : chosen.label;
-      if (value.trim() === "") {
-        return; // nothing typed and no recent instruction picked: keep the box open
+      const accept = acceptInstruction(pick.value, pick.selectedItems[0] ?? pick.activeItems[0]);
+      if (accept.kind === "fill") {
+        pick.value = accept.instruction; // recalled, to edit; the next Enter runs it
+        refresh();
+      } else if (accept.kind === "run") {
+        void history.add(accept.instruction);
+        finish(accept.instruction);
       }
-      void history.add(value);
-      finish(value);
     });
     pick.onDidHide(() => finish(undefined));
     pick.show();

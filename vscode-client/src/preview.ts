@@ -209,9 +209,12 @@ export class PreviewManager implements vscode.TextDocumentContentProvider, vscod
 
 export const DIFF_SCHEME = "complex-edit-diff";
 
-/** Read-only documents holding an edit's unified diff ("Show Diff"); nothing to save on close. */
+/**
+ * "Show Diff": VS Code's diff editor with the text before the edit (a read-only virtual
+ * document; nothing to save on close) against the file itself.
+ */
 export class DiffDocuments implements vscode.TextDocumentContentProvider, vscode.Disposable {
-  private readonly diffs = new Map<string, string>();
+  private readonly texts = new Map<string, string>();
   private counter = 0;
   private readonly registration: vscode.Disposable;
 
@@ -220,19 +223,21 @@ export class DiffDocuments implements vscode.TextDocumentContentProvider, vscode
   }
 
   provideTextDocumentContent(uri: vscode.Uri): string {
-    return this.diffs.get(uri.toString()) ?? "";
+    return this.texts.get(uri.toString()) ?? "";
   }
 
-  async show(diff: string, name: string): Promise<void> {
-    const uri = vscode.Uri.from({ scheme: DIFF_SCHEME, path: `/${name}.diff`, query: `id=${++this.counter}` });
-    this.diffs.set(uri.toString(), diff);
-    const document = await vscode.workspace.openTextDocument(uri);
-    await vscode.languages.setTextDocumentLanguage(document, "diff");
-    await vscode.window.showTextDocument(document, { preview: true, viewColumn: vscode.ViewColumn.Beside });
+  async show(document: vscode.Uri, before: string): Promise<void> {
+    const name = document.path.split("/").pop() ?? "document";
+    // The file's own name, so the left side gets the same language as the right.
+    const uri = vscode.Uri.from({ scheme: DIFF_SCHEME, path: `/${name}`, query: `id=${++this.counter}` });
+    this.texts.set(uri.toString(), before);
+    await vscode.commands.executeCommand("vscode.diff", uri, document, `${name}: before Complex Edit ↔ now`, {
+      preview: true,
+    });
   }
 
   dispose(): void {
     this.registration.dispose();
-    this.diffs.clear();
+    this.texts.clear();
   }
 }

@@ -9,6 +9,7 @@
  */
 
 import * as vscode from "vscode";
+import { progressText } from "./core/progressText";
 import type { RunLog } from "./core/runLog";
 import {
   type BaseLanguageClient,
@@ -25,6 +26,8 @@ import {
 class NotificationProgress {
   private finish: (() => void) | undefined;
   private progress: vscode.Progress<{ message?: string }> | undefined;
+  /** The server's latest text, kept until the notification exists to show it. */
+  private latest: string | undefined;
   private ended = false;
   private readonly subscription: vscode.Disposable;
 
@@ -54,6 +57,7 @@ class NotificationProgress {
     if (this.ended) {
       return;
     }
+    this.report(value);
     void vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: value.title, cancellable: value.cancellable === true },
       (progress, cancellation) => {
@@ -61,13 +65,15 @@ class NotificationProgress {
           return Promise.resolve();
         }
         this.progress = progress;
+        if (this.latest !== undefined) {
+          progress.report({ message: this.latest });
+        }
         cancellation.onCancellationRequested(() => {
           if (!this.ended) {
             this.log.cancelRequested("the progress notification");
             void this.client.sendNotification(WorkDoneProgressCancelNotification.type, { token: this.token });
           }
         });
-        this.report(value);
         return new Promise<void>((resolve) => {
           this.finish = resolve;
         });
@@ -76,9 +82,12 @@ class NotificationProgress {
   }
 
   private report(value: WorkDoneProgressBegin | WorkDoneProgressReport): void {
-    if (value.message !== undefined) {
-      this.progress?.report({ message: value.message });
+    const message = progressText(value.message);
+    if (message === undefined) {
+      return;
     }
+    this.latest = message;
+    this.progress?.report({ message });
   }
 
   end(): void {

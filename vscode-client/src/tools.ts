@@ -6,6 +6,7 @@ import { renderToolResult } from "./core/render";
 import { type ToolInput, checkLines, resolveToolFile, validateToolInput } from "./core/toolInput";
 import { failureNotice } from "./commands";
 import type { ComplexEditServer } from "./server";
+import { SECTION } from "./settings";
 
 export const TOOL_NAME = "complexEdit_editFile";
 
@@ -51,6 +52,8 @@ export class EditFileTool implements vscode.LanguageModelTool<unknown> {
     message.appendText(input.instruction);
     if (input.dryRun === true) {
       message.appendMarkdown("\n\n_Dry run: the change is computed and returned as a diff, not applied._");
+    } else if (vscode.workspace.getConfiguration(SECTION).get<boolean>("review") === true) {
+      message.appendMarkdown("\n\n_Review is on: you keep or uncheck each change in the refactor preview before it lands._");
     }
     return {
       invocationMessage: `Complex Edit: ${input.dryRun === true ? "previewing an edit of" : "editing"} ${label}`,

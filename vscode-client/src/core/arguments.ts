@@ -13,6 +13,7 @@ export interface ArgumentInput {
   /** The editor's selection; an empty one (start equals end) sends no range. */
   selection?: Selection;
   dryRun?: boolean;
+  review?: boolean;
 }
 
 export class ArgumentError extends Error {}
@@ -45,6 +46,9 @@ export function buildArguments(input: ArgumentInput): PerformArgs {
   }
   if (input.dryRun === true) {
     args.dryRun = true;
+  }
+  if (input.review === true) {
+    args.review = true;
   }
   return args;
 }

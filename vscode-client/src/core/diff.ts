@@ -10,6 +10,8 @@ export interface Hunk {
   /** 0-based index of the first old line the hunk covers. */
   oldIndex: number;
   oldCount: number;
+  /** 0-based index of the first new line the hunk covers. */
+  newIndex: number;
   newCount: number;
   lines: { kind: " " | "-" | "+"; text: string }[];
 }
@@ -57,8 +59,15 @@ export function parseUnifiedDiff(diff: string): Hunk[] {
     if (header !== null) {
       const oldStart = Number(header[1]);
       const oldCount = header[2] === undefined ? 1 : Number(header[2]);
+      const newStart = Number(header[3]);
       const newCount = header[4] === undefined ? 1 : Number(header[4]);
-      current = { oldIndex: oldCount === 0 ? oldStart : oldStart - 1, oldCount, newCount, lines: [] };
+      current = {
+        oldIndex: oldCount === 0 ? oldStart : oldStart - 1,
+        oldCount,
+        newIndex: newCount === 0 ? newStart : newStart - 1,
+        newCount,
+        lines: [],
+      };
       hunks.push(current);
       continue;
     }

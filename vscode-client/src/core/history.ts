@@ -31,9 +31,27 @@ export interface InstructionItem {
 export function instructionItems(value: string, history: readonly string[]): InstructionItem[] {
   const past = history
     .filter((item) => item !== value)
-    .map((item): InstructionItem => ({ label: item, description: "recent", typed: false }));
+    .map((item): InstructionItem => ({ label: item, description: "recent · ↵ to edit, then ↵ to run", typed: false }));
   if (value.trim() === "") {
     return past;
   }
   return [{ label: value, description: "↵ run this instruction", typed: true }, ...past];
+}
+
+/** What Enter does in the instruction box. */
+export type Accept =
+  | { kind: "run"; instruction: string }
+  | { kind: "fill"; instruction: string }
+  | { kind: "stay" };
+
+/**
+ * Enter on the typed entry runs the box's text; Enter on a recent instruction only puts it in
+ * the box, to edit before it runs; Enter on an empty box with nothing picked does nothing.
+ */
+export function acceptInstruction(value: string, chosen: InstructionItem | undefined): Accept {
+  if (chosen !== undefined && !chosen.typed) {
+    return { kind: "fill", instruction: chosen.label };
+  }
+  // The typed entry stands for the box's current text (its label may lag behind the value).
+  return value.trim() === "" ? { kind: "stay" } : { kind: "run", instruction: value };
 }

@@ -18,6 +18,8 @@ export interface PerformArgs {
   prompt: string;
   range?: Range;
   dryRun?: boolean;
+  /** The user confirms or declines each change before it lands. */
+  review?: boolean;
   maxTurns?: number;
   model?: string;
 }
@@ -52,6 +54,12 @@ export interface EditResult {
   turns?: number;
   toolCalls?: number;
   usage?: { inputTokens?: number; outputTokens?: number };
+  /** Review mode: how many changes the user declined. */
+  declined?: number;
+  /** Review mode without change annotations: the proposed changes (VS Code does not get these). */
+  hunks?: unknown[];
+  /** The document version the result was computed against. */
+  version?: number;
 }
 
 /** JSON-RPC error codes the command answers with. */

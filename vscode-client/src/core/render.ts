@@ -54,6 +54,30 @@ function one(text: string | undefined, fallback: string): string {
   return flat === "" ? fallback : flat;
 }
 
+/** True for the answer of a run with review (the server counted declined changes). */
+export function isReviewResult(result: EditResult): boolean {
+  return typeof result.declined === "number" || Array.isArray(result.hunks);
+}
+
+/**
+ * What landed after a review, in plain words: the server's own sentence when it gives one
+ * ("Applied 2 of 3 changes; you declined 1."), else one built from `applied` and `declined`.
+ */
+export function reviewText(result: EditResult): string {
+  const stated = one(result.message, "");
+  if (stated !== "") {
+    return stated;
+  }
+  const declined = result.declined ?? 0;
+  if (Array.isArray(result.hunks)) {
+    return `${plural(result.hunks.length, "change")} proposed for review; nothing was applied.`;
+  }
+  if (result.applied === true) {
+    return declined === 0 ? "Applied every change." : `Applied the changes you kept; you declined ${declined}.`;
+  }
+  return declined === 0 ? "Nothing was applied." : `You declined all ${plural(declined, "change")}; nothing was applied.`;
+}
+
 /** The notification for a command's answer. */
 export function renderResult(result: EditResult, options: { dryRun?: boolean } = {}): Notice {
   const detail = counts(result);
@@ -63,6 +87,10 @@ export function renderResult(result: EditResult, options: { dryRun?: boolean } =
     const hasDiff = typeof result.diff === "string" && result.diff !== "";
     if (options.dryRun === true) {
       return { severity: "info", text: `Complex Edit (preview): ${summary}${suffix}`, actions: [] };
+    }
+    if (isReviewResult(result)) {
+      const landed = hasDiff && result.applied === true;
+      return { severity: "info", text: `Complex Edit: ${reviewText(result)}${suffix}`, actions: landed ? ["Show Diff"] : [] };
     }
     return {
       severity: "info",
@@ -103,6 +131,19 @@ export function errorCode(error: unknown): number | undefined {
   return undefined;
 }
 
+/** The first line of a tool answer after the user reviewed the changes. */
+function reviewToolLine(result: EditResult, file: string, saved: boolean): string {
+  const declined = result.declined ?? 0;
+  if (result.applied === true) {
+    const kept = declined === 0 ? "the user kept every change" : `the user declined ${plural(declined, "change")}, which did NOT land`;
+    return `Edited ${file} after review: ${kept}; the diff below is what was applied${saved ? " (file saved)" : " (not saved yet)"}.`;
+  }
+  if (Array.isArray(result.hunks)) {
+    return `${file}: ${plural(result.hunks.length, "change")} proposed for review; nothing was applied.`;
+  }
+  return `${file}: the user declined ${declined === 0 ? "the change" : `all ${plural(declined, "change")}`}; nothing was applied.`;
+}
+
 /** The text a language-model tool returns to the outer agent. */
 export function renderToolResult(result: EditResult, file: string, options: { dryRun?: boolean; saved?: boolean } = {}): string {
   const lines: string[] = [];
@@ -110,6 +151,8 @@ export function renderToolResult(result: EditResult, file: string, options: { dr
   if (result.success) {
     if (options.dryRun === true) {
       lines.push(`Dry run on ${file}: the change was computed and NOT applied.`);
+    } else if (isReviewResult(result)) {
+      lines.push(reviewToolLine(result, file, options.saved === true));
     } else if (result.applied === true) {
       lines.push(
         `Edited ${file}: the change was applied${options.saved === true ? " and the file saved" : " in the editor (not saved yet)"}.`,

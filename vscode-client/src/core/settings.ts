@@ -18,6 +18,7 @@ export const SERVER_SETTINGS = [
   "maxRetries",
   "wallTimeSeconds",
   "applyTimeoutSeconds",
+  "review",
 ] as const;
 
 export type ServerSettingName = (typeof SERVER_SETTINGS)[number];

@@ -44,6 +44,11 @@ describe("buildArguments", () => {
     });
   });
 
+  it("asks for review only when the command does, so the review setting applies otherwise", () => {
+    expect(buildArguments({ uri, prompt: "x", review: true })).toEqual({ textDocument: { uri }, prompt: "x", review: true });
+    expect(buildArguments({ uri, prompt: "x", review: false })).toEqual({ textDocument: { uri }, prompt: "x" });
+  });
+
   it("refuses a blank instruction before asking the server", () => {
     expect(() => buildArguments({ uri, prompt: " \n\t" })).toThrow(ArgumentError);
   });

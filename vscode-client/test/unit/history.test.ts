@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { instructionItems, readHistory, remember } from "../../src/core/history";
+import { acceptInstruction, instructionItems, readHistory, remember } from "../../src/core/history";
 
 describe("remember", () => {
   it("puts the newest first without duplicates and keeps the limit", () => {
@@ -25,5 +25,34 @@ describe("instructionItems", () => {
       ["y", true],
       ["x", false],
     ]);
+  });
+});
+
+describe("acceptInstruction", () => {
+  const recent = { label: "rename foo to bar", description: "recent", typed: false };
+  const typed = (label: string) => ({ label, typed: true });
+
+  it("does not run anything on Enter in an empty box", () => {
+    expect(acceptInstruction("", undefined)).toEqual({ kind: "stay" });
+    expect(acceptInstruction("   ", typed("   "))).toEqual({ kind: "stay" });
+  });
+
+  it("puts a recalled instruction in the box to edit instead of running it", () => {
+    // An empty box with the most recent instruction active: Enter fills, never runs.
+    expect(acceptInstruction("", recent)).toEqual({ kind: "fill", instruction: "rename foo to bar" });
+    expect(acceptInstruction("ren", recent)).toEqual({ kind: "fill", instruction: "rename foo to bar" });
+  });
+
+  it("runs the box's text, edited after a recall", () => {
+    expect(acceptInstruction("rename foo to baz", typed("rename foo to ba"))).toEqual({
+      kind: "run",
+      instruction: "rename foo to baz",
+    });
+  });
+
+  it("after a fill, the box's entry comes first, so the next Enter runs it", () => {
+    const items = instructionItems("rename foo to bar", ["rename foo to bar", "other"]);
+    expect(items[0]).toMatchObject({ label: "rename foo to bar", typed: true });
+    expect(acceptInstruction("rename foo to bar", items[0])).toEqual({ kind: "run", instruction: "rename foo to bar" });
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { REASONS } from "../../src/core/protocol";
-import { counts, reasonText, renderRequestError, renderResult, renderToolResult } from "../../src/core/render";
+import { counts, reasonText, renderRequestError, renderResult, renderToolResult, reviewText } from "../../src/core/render";
 
 const diff = "--- a.py\n+++ a.py\n@@ -1 +1 @@\n-a\n+b\n";
 
@@ -67,5 +67,43 @@ describe("renderToolResult", () => {
     const out = renderToolResult({ success: false, reason: "task_failed", error: "no such function" }, "a.py");
     expect(out).toContain("The edit of a.py failed (task_failed): no such function");
     expect(out).toContain("Nothing was applied.");
+  });
+});
+
+describe("review answers", () => {
+  it("says what landed in the server's words, offering the diff of it", () => {
+    const notice = renderResult({
+      success: true,
+      applied: true,
+      declined: 1,
+      message: "Applied 2 of 3 changes; you declined 1.",
+      diff,
+    });
+    expect(notice).toEqual({ severity: "info", text: "Complex Edit: Applied 2 of 3 changes; you declined 1.", actions: ["Show Diff"] });
+  });
+
+  it("treats declining everything as a plain answer, not a failure", () => {
+    const notice = renderResult({ success: true, applied: false, declined: 3, message: "You declined all 3 changes; nothing was applied.", diff: "" });
+    expect(notice).toEqual({ severity: "info", text: "Complex Edit: You declined all 3 changes; nothing was applied.", actions: [] });
+  });
+
+  it("builds the sentence from applied and declined when the server gives none", () => {
+    expect(reviewText({ success: true, applied: true, declined: 1 })).toBe("Applied the changes you kept; you declined 1.");
+    expect(reviewText({ success: true, applied: true, declined: 0 })).toBe("Applied every change.");
+    expect(reviewText({ success: true, applied: false, declined: 2 })).toBe("You declined all 2 changes; nothing was applied.");
+    expect(reviewText({ success: true, applied: false, hunks: [{}, {}, {}] })).toBe("3 changes proposed for review; nothing was applied.");
+  });
+
+  it("tells the outer agent which changes the user declined", () => {
+    const partly = renderToolResult({ success: true, applied: true, declined: 1, message: "Applied 1 of 2 changes; you declined 1.", diff }, "a.py", { saved: true });
+    expect(partly).toContain("Edited a.py after review: the user declined 1 change, which did NOT land; the diff below is what was applied (file saved).");
+    expect(partly).toContain("```diff");
+    const none = renderToolResult({ success: true, applied: false, declined: 2, message: "You declined all 2 changes; nothing was applied." }, "a.py");
+    expect(none).toContain("a.py: the user declined all 2 changes; nothing was applied.");
+    expect(none).not.toContain("Edited");
+  });
+
+  it("leaves answers without review as they were", () => {
+    expect(renderResult({ success: true, applied: true, message: "renamed foo", diff }).text).toBe("Complex Edit: renamed foo");
   });
 });

@@ -15,6 +15,12 @@ describe("explicitValue", () => {
 describe("toServerSettings", () => {
   const from = (values: Record<string, Inspected>) => toServerSettings((name) => values[name]);
 
+  it("sends complexEdit.review to the server's configuration answer once the user sets it", () => {
+    expect(from({ review: { globalValue: true } })).toEqual({ review: true });
+    expect(from({ review: { workspaceValue: false, globalValue: true } })).toEqual({ review: false });
+    expect(from({ review: { defaultValue: false } })).toEqual({});
+  });
+
   it("sends nothing when the user set nothing, so the server's defaults and env apply", () => {
     expect(from({ model: { defaultValue: "gemini-2.5-flash" }, maxTurns: { defaultValue: 8 } })).toEqual({});
   });
