@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -10,8 +11,14 @@ from server.outcome import SessionOutcome
 
 @dataclass(frozen=True)
 class TurnStarted:
+    """Turn `turn` asks the model. `added`/`removed`: lines of the working text changed so
+    far (against the snapshot); `last_calls`: the tools the previous turn called."""
+
     turn: int
     max_turns: int
+    added: int = 0
+    removed: int = 0
+    last_calls: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -57,8 +64,10 @@ EventSink = Callable[[SessionEvent], None]
 def describe(event: SessionEvent) -> str:
     """`Turn 2/8 · replace_text 'foo' → 'bar'` and friends."""
     match event:
-        case TurnStarted(turn, max_turns):
-            return f"Turn {turn}/{max_turns} · waiting for the model…"
+        case TurnStarted(turn, max_turns, added, removed, last_calls):
+            so_far = f"+{added} −{removed} lines · " if added or removed else ""
+            calls = f"last turn: {_calls(last_calls)} · " if last_calls else ""
+            return f"Turn {turn}/{max_turns} · {so_far}{calls}waiting for the model…"
         case ModelRetrying(turn, max_turns, why, retry, max_retries, delay):
             wait = _seconds(delay)
             return f"Turn {turn}/{max_turns} · {why}; retry {retry}/{max_retries} in {wait}"
@@ -71,6 +80,12 @@ def describe(event: SessionEvent) -> str:
             if outcome.success:
                 return "Done: " + (outcome.message or "edit complete")
             return f"Failed ({outcome.reason}): {outcome.error or ''}".rstrip(": ")
+
+
+def _calls(names: tuple[str, ...]) -> str:
+    """`replace_text ×2, get_document` (in order of first call)."""
+    counts = Counter(names)
+    return ", ".join(f"{name} ×{n}" if n > 1 else name for name, n in counts.items())
 
 
 def _seconds(value: float) -> str:

@@ -36,6 +36,8 @@ from server.session.events import (
 )
 from server.session.validation import ResultValidator
 from server.settings import Settings
+from server.text.diff import compute_edits
+from server.text.hunks import make_hunks
 
 MAX_EMPTY_TURNS_IN_A_ROW = 2
 
@@ -117,6 +119,7 @@ class _Loop:
             request.text, request.language, request.settings.validate_result
         )
         self.integrity: Counter[str] = Counter()
+        self.last_calls: tuple[str, ...] = ()
         self.turns = 0
         self.tool_calls = 0
         self.usage = Usage()
@@ -153,7 +156,7 @@ class _Loop:
         empty_in_a_row = 0
         while self.turns < self.max_turns:
             self.turns += 1
-            self.on_event(TurnStarted(self.turns, self.max_turns))
+            self.on_event(self._turn_started())
             turn = await conversation.next_turn()
             self.usage = self.usage + turn.usage
             if not turn.calls:
@@ -194,6 +197,16 @@ class _Loop:
             "nothing was applied.",
         )
 
+    def _turn_started(self) -> TurnStarted:
+        """The next turn, with the change so far and the previous turn's calls."""
+        added = removed = 0
+        if self.toolbox.changed:
+            text = self.request.text
+            for hunk in make_hunks(text, compute_edits(text, self.toolbox.text)):
+                removed += line_count(hunk.old_text)
+                added += line_count(hunk.new_text)
+        return TurnStarted(self.turns, self.max_turns, added, removed, self.last_calls)
+
     def _retrying(self, notice: RetryNotice) -> None:
         self.on_event(
             ModelRetrying(
@@ -208,6 +221,7 @@ class _Loop:
 
     def _execute(self, turn: ModelTurn) -> tuple[list[ToolResult], Completion | None]:
         outcomes: list[tuple[ToolCall, ToolOutcome]] = []
+        self.last_calls = tuple(call.name for call in turn.calls)
         for call in turn.calls:
             self.tool_calls += 1
             self.on_event(

@@ -104,3 +104,24 @@ async def test_a_document_too_large_to_parse_is_not_checked(
     assert outcome.validation is not None
     assert outcome.validation.syntax == "skipped"
     assert "not checked" in (outcome.validation.detail or "")
+
+
+async def test_each_turn_reports_the_change_so_far(
+    model: Harness, hubs: dict[str, ProviderHub]
+) -> None:
+    from server.session.events import SessionEvent, TurnStarted
+
+    seen: list[SessionEvent] = []
+    model.script(
+        calls(replace("print(total([]))", "print(total([1]))\nprint(total([2]))")),
+        calls(done()),
+    )
+    layer: dict[str, Any] = {"provider": model.provider, "baseUrl": model.base_url}
+    request = EditRequest(instruction="edit it", text=DOC, settings=Settings.from_layers({}, layer))
+    outcome = await run_session(request, hubs[model.provider], seen.append)
+    assert outcome.success, outcome
+    turns = [event for event in seen if isinstance(event, TurnStarted)]
+    assert [(t.turn, t.added, t.removed, t.last_calls) for t in turns] == [
+        (1, 0, 0, ()),
+        (2, 2, 1, ("replace_text",)),
+    ]

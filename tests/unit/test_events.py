@@ -1,0 +1,22 @@
+"""The one-line progress texts: a turn shows the change so far and the previous turn's calls."""
+
+from __future__ import annotations
+
+from server.session.events import TurnStarted, describe
+
+
+def test_the_first_turn_only_waits() -> None:
+    assert describe(TurnStarted(1, 8)) == "Turn 1/8 · waiting for the model…"
+
+
+def test_a_later_turn_shows_the_change_so_far_and_the_last_calls() -> None:
+    event = TurnStarted(3, 8, 12, 3, ("replace_text", "get_document", "replace_text"))
+    assert describe(event) == (
+        "Turn 3/8 · +12 −3 lines · last turn: replace_text ×2, get_document · "
+        "waiting for the model…"
+    )
+
+
+def test_no_change_yet_shows_only_the_calls() -> None:
+    event = TurnStarted(2, 8, last_calls=("get_document",))
+    assert describe(event) == "Turn 2/8 · last turn: get_document · waiting for the model…"
