@@ -154,6 +154,7 @@ class _Loop:
             )
         )
         empty_in_a_row = 0
+        refused_for_syntax = False
         while self.turns < self.max_turns:
             self.turns += 1
             self.on_event(self._turn_started())
@@ -169,6 +170,7 @@ class _Loop:
                     )
                 continue
             empty_in_a_row = 0
+            refused_for_syntax = False
             results, completion = self._execute(turn)
             if completion is not None:
                 if not completion.success:
@@ -189,12 +191,18 @@ class _Loop:
                         integrity=dict(self.integrity),
                     )
                 self.integrity["syntax_refused"] += 1
+                refused_for_syntax = True
                 results = _refuse_completion(results, render_problems(validation))
             conversation.add_tool_results(results)
+        refused = (
+            " Its last result had syntax errors the original did not have."
+            if refused_for_syntax
+            else ""
+        )
         return self.failure(
             "max_turns",
             f"The model did not finish within {self.max_turns} turns (setting maxTurns); "
-            "nothing was applied.",
+            f"nothing was applied.{refused}",
         )
 
     def _turn_started(self) -> TurnStarted:

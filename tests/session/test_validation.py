@@ -125,3 +125,18 @@ async def test_each_turn_reports_the_change_so_far(
         (1, 0, 0, ()),
         (2, 2, 1, ("replace_text",)),
     ]
+
+
+async def test_a_result_still_broken_at_the_turn_cap_is_not_applied(
+    run: RunFn, model: Harness
+) -> None:
+    model.script(
+        calls(replace("print(total([]))", "print(total([])"), done()),
+        calls(done("still broken")),
+    )
+    outcome = await run(DOC, maxTurns=2)
+    assert not outcome.success
+    assert outcome.reason == "max_turns"
+    assert outcome.final_text is None
+    assert "syntax errors" in (outcome.error or "")
+    assert outcome.integrity.get("syntax_refused") == 2
