@@ -170,8 +170,9 @@ async def test_progress_shows_each_turn_then_ends(
     messages = [r.message or "" for r in middle if isinstance(r, types.WorkDoneProgressReport)]
     assert messages[0].startswith("Turn 1/"), messages
     # While the model takes its time, the latest step shows (tool calls in between are
-    # coalesced: at most one report per 100 ms).
-    assert "Turn 2/8 · waiting for the model…" in messages, messages
+    # coalesced: at most one report per 100 ms), with the change so far and the last calls.
+    waiting = "Turn 2/8 · +1 −1 lines · last turn: replace_text · waiting for the model…"
+    assert waiting in messages, messages
 
 
 async def test_progress_reports_are_coalesced_when_tools_run_fast(

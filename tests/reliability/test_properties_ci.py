@@ -366,7 +366,12 @@ class FakeEditor:
         return [{}]
 
     async def apply(
-        self, base: Snapshot, changes: Sequence[TextChange], label: str, limit_seconds: float
+        self,
+        base: Snapshot,
+        changes: Sequence[TextChange],
+        label: str,
+        limit_seconds: float,
+        review: object = None,
     ) -> ApplyAnswer:
         live = self.store.get(base.uri)
         if live is None or live.version != base.version or live.text != base.text:
