@@ -9,13 +9,16 @@ import pytest
 
 from server.outcome import SessionOutcome
 from server.providers.gemini import GeminiProvider
+from server.providers.select import ProviderHub
 from server.session.events import SessionEvent
 from server.session.loop import EditRequest, LineRange, run_session
 from server.settings import Settings
 from tests.conftest import TEST_KEY
 from tests.fakes.gemini_emulator import GeminiEmulator
+from tests.session.scripts import KEY_VARIABLE, PROVIDERS, Harness
 
 RunFn = Callable[..., Awaitable[tuple[SessionOutcome, list[SessionEvent]]]]
+OutcomeFn = Callable[..., Awaitable[SessionOutcome]]
 
 
 @pytest.fixture
@@ -40,5 +43,34 @@ def run(emulator: GeminiEmulator) -> RunFn:
         )
         outcome = await run_session(request, chosen, events.append)
         return outcome, events
+
+    return _run
+
+
+@pytest.fixture(scope="session")
+def hubs() -> dict[str, ProviderHub]:
+    """One hub per provider for the whole run: SDK clients take ~150 ms each to build."""
+    return {name: ProviderHub({KEY_VARIABLE[name]: TEST_KEY}) for name in PROVIDERS}
+
+
+@pytest.fixture
+def outcome_of(model: Harness, hubs: dict[str, ProviderHub]) -> OutcomeFn:
+    """`await outcome_of(text, language=None, **settings)`: "edit it" on `text` through the
+    `model` fixture's provider, its real SDK and its emulator."""
+
+    async def _run(text: str, language: str | None = None, **settings: Any) -> SessionOutcome:
+        layer: dict[str, Any] = {
+            "provider": model.provider,
+            "baseUrl": model.base_url,
+            "requestTimeoutSeconds": 5,
+            **settings,
+        }
+        request = EditRequest(
+            instruction="edit it",
+            text=text,
+            settings=Settings.from_layers({}, layer),
+            language=language,
+        )
+        return await run_session(request, hubs[model.provider], lambda _event: None)
 
     return _run

@@ -33,8 +33,6 @@ from tests.fakes.openai_emulator import OpenAIEmulator
 from tests.fakes.openai_emulator import Reply as OpenAIReply
 from tests.session.scripts import (
     DEFAULT_MODEL,
-    KEY_VARIABLE,
-    PROVIDERS,
     Harness,
     auth_error,
     blocked,
@@ -60,12 +58,6 @@ DOC = "def foo():\n    return 1\n\nprint(foo())\n"
 
 RunFn = Callable[..., Awaitable[tuple[SessionOutcome, list[SessionEvent]]]]
 OpenAIRunFn = Callable[..., Awaitable[SessionOutcome]]
-
-
-@pytest.fixture(scope="session")
-def hubs() -> dict[str, ProviderHub]:
-    """One hub per provider for the whole run: SDK clients take ~150 ms each to build."""
-    return {name: ProviderHub({KEY_VARIABLE[name]: TEST_KEY}) for name in PROVIDERS}
 
 
 @pytest.fixture

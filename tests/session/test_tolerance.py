@@ -5,16 +5,10 @@ an elision placeholder expanded, and one refused then corrected."""
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any
-
-import pytest
 
 from server.outcome import SessionOutcome
-from server.providers.select import ProviderHub
-from server.session.loop import EditRequest, run_session
-from server.settings import Settings
-from tests.conftest import TEST_KEY
-from tests.session.scripts import KEY_VARIABLE, PROVIDERS, Harness, calls, done, replace
+from tests.session.conftest import OutcomeFn
+from tests.session.scripts import Harness, calls, done, replace
 
 RunFn = Callable[[str], Awaitable[SessionOutcome]]
 
@@ -31,28 +25,7 @@ DOC = (
 )
 
 
-@pytest.fixture(scope="module")
-def hubs() -> dict[str, ProviderHub]:
-    return {name: ProviderHub({KEY_VARIABLE[name]: TEST_KEY}) for name in PROVIDERS}
-
-
-@pytest.fixture
-def run(model: Harness, hubs: dict[str, ProviderHub]) -> RunFn:
-    async def _run(text: str) -> SessionOutcome:
-        layer: dict[str, Any] = {
-            "provider": model.provider,
-            "baseUrl": model.base_url,
-            "requestTimeoutSeconds": 5,
-        }
-        request = EditRequest(
-            instruction="edit it", text=text, settings=Settings.from_layers({}, layer)
-        )
-        return await run_session(request, hubs[model.provider], lambda _event: None)
-
-    return _run
-
-
-async def test_a_slip_is_absorbed_in_the_same_turn(run: RunFn, model: Harness) -> None:
+async def test_a_slip_is_absorbed_in_the_same_turn(outcome_of: OutcomeFn, model: Harness) -> None:
     """old_text copied without its base indentation, and with tabs: both land in turn 1, and
     complete_task in that turn ends the task."""
     model.script(
@@ -65,7 +38,7 @@ async def test_a_slip_is_absorbed_in_the_same_turn(run: RunFn, model: Harness) -
             done("raise on a missing key"),
         )
     )
-    outcome = await run(DOC)
+    outcome = await outcome_of(DOC)
     assert outcome.success, outcome
     assert outcome.turns == 1
     assert outcome.final_text == DOC.replace(
@@ -73,13 +46,13 @@ async def test_a_slip_is_absorbed_in_the_same_turn(run: RunFn, model: Harness) -
     ).replace("value):", "value=None):")
 
 
-async def test_the_model_reads_what_was_tolerated(run: RunFn, model: Harness) -> None:
+async def test_the_model_reads_what_was_tolerated(outcome_of: OutcomeFn, model: Harness) -> None:
     model.script(
         calls(replace("self.count += 1", "self.count += 2")),
         calls(replace("self.items[key] = value\nself.count += 2", "self.items[key] = value")),
         calls(done()),
     )
-    outcome = await run(DOC)
+    outcome = await outcome_of(DOC)
     assert outcome.success, outcome
     (tolerated,) = model.results(2)
     assert tolerated.is_error is not True
@@ -88,7 +61,9 @@ async def test_the_model_reads_what_was_tolerated(run: RunFn, model: Harness) ->
     assert outcome.final_text == DOC.replace("        self.count += 1\n", "")
 
 
-async def test_an_ambiguous_slip_is_refused_then_fixed(run: RunFn, model: Harness) -> None:
+async def test_an_ambiguous_slip_is_refused_then_fixed(
+    outcome_of: OutcomeFn, model: Harness
+) -> None:
     text = DOC + (
         "\n    def fetch(self, key):\n        if key in self.items:\n"
         "            return self.items[key]\n        raise KeyError(key)\n"
@@ -99,7 +74,7 @@ async def test_an_ambiguous_slip_is_refused_then_fixed(run: RunFn, model: Harnes
         calls(replace(slipped, "return self.items.get(key)"), done()),
         calls(replace(exact, "    def fetch(self, key):\n        if key in self:\n"), done()),
     )
-    outcome = await run(text)
+    outcome = await outcome_of(text)
     assert outcome.success, outcome
     assert outcome.turns == 2
     refusal, completion = model.results(1)
@@ -113,18 +88,20 @@ async def test_an_ambiguous_slip_is_refused_then_fixed(run: RunFn, model: Harnes
     )
 
 
-async def test_an_elision_is_expanded_from_the_original(run: RunFn, model: Harness) -> None:
+async def test_an_elision_is_expanded_from_the_original(
+    outcome_of: OutcomeFn, model: Harness
+) -> None:
     content = DOC.replace(
         "        if key in self.items:\n            return self.items[key]\n        return None\n",
         "        # ... existing code ...\n",
     ).replace("self.count += 1", "self.count += 2")
     model.script(calls(("set_document", {"content": content}), done()))
-    outcome = await run(DOC)
+    outcome = await outcome_of(DOC)
     assert outcome.success, outcome
     assert outcome.final_text == DOC.replace("self.count += 1", "self.count += 2")
 
 
-async def test_an_elision_is_refused_then_corrected(run: RunFn, model: Harness) -> None:
+async def test_an_elision_is_refused_then_corrected(outcome_of: OutcomeFn, model: Harness) -> None:
     elided = DOC.replace(
         "        if key in self.items:\n            return self.items[key]\n        return None\n",
         "        # ... rest of the function unchanged\n        return self.items.get(key)\n",
@@ -140,7 +117,7 @@ async def test_an_elision_is_refused_then_corrected(run: RunFn, model: Harness) 
             done(),
         ),
     )
-    outcome = await run(DOC)
+    outcome = await outcome_of(DOC)
     assert outcome.success, outcome
     assert outcome.turns == 2
     refusal, completion = model.results(1)

@@ -4,54 +4,25 @@ never blocks; `validate: "off"` and a language without a grammar say they did no
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
 
-from server.outcome import SessionOutcome
 from server.providers.select import ProviderHub
 from server.session.loop import EditRequest, run_session
 from server.settings import Settings
-from tests.conftest import TEST_KEY
-from tests.session.scripts import KEY_VARIABLE, PROVIDERS, Harness, calls, done, replace
-
-RunFn = Callable[..., Awaitable[SessionOutcome]]
+from tests.session.conftest import OutcomeFn
+from tests.session.scripts import Harness, calls, done, replace
 
 DOC = "def total(items):\n    return sum(item.price for item in items)\n\n\nprint(total([]))\n"
 
 
-@pytest.fixture(scope="module")
-def hubs() -> dict[str, ProviderHub]:
-    return {name: ProviderHub({KEY_VARIABLE[name]: TEST_KEY}) for name in PROVIDERS}
-
-
-@pytest.fixture
-def run(model: Harness, hubs: dict[str, ProviderHub]) -> RunFn:
-    async def _run(text: str, language: str | None = "python", **settings: Any) -> SessionOutcome:
-        layer: dict[str, Any] = {
-            "provider": model.provider,
-            "baseUrl": model.base_url,
-            "requestTimeoutSeconds": 5,
-            **settings,
-        }
-        request = EditRequest(
-            instruction="edit it",
-            text=text,
-            settings=Settings.from_layers({}, layer),
-            language=language,
-        )
-        return await run_session(request, hubs[model.provider], lambda _event: None)
-
-    return _run
-
-
-async def test_a_broken_result_is_refused_then_fixed(run: RunFn, model: Harness) -> None:
+async def test_a_broken_result_is_refused_then_fixed(outcome_of: OutcomeFn, model: Harness) -> None:
     model.script(
         calls(replace("print(total([]))", "print(total([])"), done("dropped a bracket")),
         calls(replace("print(total([])", "print(total([1]))"), done("fixed")),
     )
-    outcome = await run(DOC)
+    outcome = await outcome_of(DOC, "python")
     assert outcome.success, outcome
     assert outcome.turns == 2
     (_edit, refusal) = model.results(1)
@@ -66,10 +37,12 @@ async def test_a_broken_result_is_refused_then_fixed(run: RunFn, model: Harness)
     assert outcome.validation.syntax == "ok"
 
 
-async def test_an_error_the_snapshot_had_does_not_block(run: RunFn, model: Harness) -> None:
+async def test_an_error_the_snapshot_had_does_not_block(
+    outcome_of: OutcomeFn, model: Harness
+) -> None:
     broken = DOC + "\nif True\n    pass\n"
     model.script(calls(replace("sum(item.price", "sum(item.cost"), done()))
-    outcome = await run(broken)
+    outcome = await outcome_of(broken, "python")
     assert outcome.success, outcome
     assert outcome.turns == 1
     assert outcome.validation is not None
@@ -78,28 +51,28 @@ async def test_an_error_the_snapshot_had_does_not_block(run: RunFn, model: Harne
 
 
 async def test_validation_off_and_unknown_languages_are_not_checked(
-    run: RunFn, model: Harness
+    outcome_of: OutcomeFn, model: Harness
 ) -> None:
     model.script(calls(replace("print(total([]))", "print(total([])"), done()))
-    outcome = await run(DOC, validate="off")
+    outcome = await outcome_of(DOC, "python", validate="off")
     assert outcome.success, outcome
     assert outcome.validation is not None
     assert outcome.validation.syntax == "skipped"
     assert "validate" in (outcome.validation.detail or "")
 
     model.script(calls(replace("print(total([]))", "print(total([])"), done()))
-    outcome = await run(DOC, language="brainfuck")
+    outcome = await outcome_of(DOC, language="brainfuck")
     assert outcome.success, outcome
     assert outcome.validation is not None
     assert outcome.validation.syntax == "skipped"
 
 
 async def test_a_document_too_large_to_parse_is_not_checked(
-    run: RunFn, model: Harness, monkeypatch: pytest.MonkeyPatch
+    outcome_of: OutcomeFn, model: Harness, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr("server.session.validation.MAX_CHECKED_CHARS", len(DOC) - 1)
     model.script(calls(replace("print(total([]))", "print(total([])"), done()))
-    outcome = await run(DOC)
+    outcome = await outcome_of(DOC, "python")
     assert outcome.success, outcome
     assert outcome.validation is not None
     assert outcome.validation.syntax == "skipped"
@@ -128,13 +101,13 @@ async def test_each_turn_reports_the_change_so_far(
 
 
 async def test_a_result_still_broken_at_the_turn_cap_is_not_applied(
-    run: RunFn, model: Harness
+    outcome_of: OutcomeFn, model: Harness
 ) -> None:
     model.script(
         calls(replace("print(total([]))", "print(total([])"), done()),
         calls(done("still broken")),
     )
-    outcome = await run(DOC, maxTurns=2)
+    outcome = await outcome_of(DOC, "python", maxTurns=2)
     assert not outcome.success
     assert outcome.reason == "max_turns"
     assert outcome.final_text is None
