@@ -31,7 +31,7 @@ from tests.fakes.rawlsp import RawLspClient, ambient_free_env, edit_groups  # no
 from tests.fakes.rawlsp import RpcError as RpcError  # noqa: E402  (re-exported for the scripts)
 
 PYTHON = sys.executable
-OUR_COMMAND = [PYTHON, "-m", "server", "lsp"]
+OUR_COMMAND = [PYTHON, "-m", "complex_edit", "lsp"]
 FLOOR_COMMAND = [PYTHON, str(ROOT / "bench" / "floor_server.py")]
 BENCH_KEY = "bench-key-not-a-secret-0123456789"
 COMMAND = "performComplexEdit"

@@ -24,6 +24,6 @@ def _patched_init(self: asyncio.base_events.BaseEventLoop) -> None:
 
 asyncio.base_events.BaseEventLoop.__init__ = _patched_init  # type: ignore[method-assign]
 
-from server.cli import main  # noqa: E402
+from complex_edit.server.cli import main  # noqa: E402
 
 sys.exit(main(["lsp"]))

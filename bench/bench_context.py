@@ -48,10 +48,10 @@ from _common import (
     verdict,
 )
 
-from edit_tools.view import render_document
-from server.providers.gemini import GeminiProvider
-from server.session.loop import EditRequest, run_session
-from server.settings import Settings
+from complex_edit.edit_tools.view import render_document
+from complex_edit.server.providers.gemini import GeminiProvider
+from complex_edit.server.session.loop import EditRequest, run_session
+from complex_edit.server.settings import Settings
 
 GOAL_COPIES = 2
 SLACK = 0.1  # bytes beyond whole copies: the model's calls and the compact tool results

@@ -24,10 +24,10 @@ from typing import Any
 
 from _common import Table, make_document, run, size_label, verdict
 
-from server.lsp.bridge import to_text_edits
-from server.text.diff import apply_changes, compute_edits
-from server.text.positions import LineIndex
-from server.text.unified import unified_diff
+from complex_edit.server.lsp.bridge import to_text_edits
+from complex_edit.server.text.diff import apply_changes, compute_edits
+from complex_edit.server.text.positions import LineIndex
+from complex_edit.server.text.unified import unified_diff
 
 GOAL_SECONDS = 0.050
 CHANGES = 20

@@ -40,11 +40,11 @@ from _common import (
     verdict,
 )
 
-from edit_tools.registry import Toolbox
-from prompts.loader import load
-from server.providers.gemini import GeminiProvider
-from server.session.loop import EditRequest, build_first_message, run_session
-from server.settings import Settings
+from complex_edit.edit_tools.registry import Toolbox
+from complex_edit.prompts.loader import load
+from complex_edit.server.providers.gemini import GeminiProvider
+from complex_edit.server.session.loop import EditRequest, build_first_message, run_session
+from complex_edit.server.settings import Settings
 
 GOAL = 1.0
 TURNS = 6

@@ -22,8 +22,8 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from edit_tools.matching import find_match  # noqa: E402
-from edit_tools.registry import Toolbox  # noqa: E402
+from complex_edit.edit_tools.matching import find_match  # noqa: E402
+from complex_edit.edit_tools.registry import Toolbox  # noqa: E402
 
 SLIPS = ROOT / "tests" / "data" / "slips.jsonl"
 

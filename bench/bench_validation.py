@@ -44,9 +44,9 @@ if str(ROOT) not in sys.path:
 
 from _common import Table, run, size_label, verdict  # noqa: E402
 
-from edit_tools.syntax import SyntaxCheck  # noqa: E402
-from edit_tools.syntax.checker import Feeder, parse  # noqa: E402
-from edit_tools.syntax.offsets import TextChange, encode  # noqa: E402
+from complex_edit.edit_tools.syntax import SyntaxCheck  # noqa: E402
+from complex_edit.edit_tools.syntax.checker import Feeder, parse  # noqa: E402
+from complex_edit.edit_tools.syntax.offsets import TextChange, encode  # noqa: E402
 
 GOAL_MS_PER_MB = 20.0
 FLOOR_MS = 1.0

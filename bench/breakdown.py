@@ -26,15 +26,15 @@ from _common import (
 )
 from lsprotocol import types
 
-from edit_tools.registry import Toolbox
-from server.lsp.bridge import content_changes, to_text_edits
-from server.outcome import EditResult
-from server.providers.gemini import GeminiProvider
-from server.session.loop import EditRequest, build_first_message, run_session
-from server.settings import Settings
-from server.text.diff import compute_edits
-from server.text.documents import DocumentStore
-from server.text.unified import unified_diff
+from complex_edit.edit_tools.registry import Toolbox
+from complex_edit.server.lsp.bridge import content_changes, to_text_edits
+from complex_edit.server.outcome import EditResult
+from complex_edit.server.providers.gemini import GeminiProvider
+from complex_edit.server.session.loop import EditRequest, build_first_message, run_session
+from complex_edit.server.settings import Settings
+from complex_edit.server.text.diff import compute_edits
+from complex_edit.server.text.documents import DocumentStore
+from complex_edit.server.text.unified import unified_diff
 
 
 def best(fn: Callable[[], Any], runs: int = 3) -> float:

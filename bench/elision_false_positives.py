@@ -34,9 +34,9 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from edit_tools.elision import check  # noqa: E402
-from edit_tools.lines import split_lines  # noqa: E402
-from edit_tools.placeholders import HINT, is_bare_dots, is_placeholder  # noqa: E402
+from complex_edit.edit_tools.elision import check  # noqa: E402
+from complex_edit.edit_tools.lines import split_lines  # noqa: E402
+from complex_edit.edit_tools.placeholders import HINT, is_bare_dots, is_placeholder  # noqa: E402
 
 EDITEVAL = Path("/work/shared/data/editeval.jsonl")
 EDITEVAL_PACKAGED = ROOT / "server" / "eval" / "data" / "editeval.jsonl"

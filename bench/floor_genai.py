@@ -39,14 +39,14 @@ sys.path.insert(0, _project_root())
 
 from floor_server import build  # noqa: E402
 
-from edit_tools.registry import Toolbox  # noqa: E402
-from prompts.loader import load  # noqa: E402
-from server.settings import Settings  # noqa: E402
+from complex_edit.edit_tools.registry import Toolbox  # noqa: E402
+from complex_edit.prompts.loader import load  # noqa: E402
+from complex_edit.server.settings import Settings  # noqa: E402
 
 try:  # the layout of issue 16
-    from server.session.loop import EditRequest, build_first_message
+    from complex_edit.server.session.loop import EditRequest, build_first_message
 except ImportError:  # the flat layout before it
-    from server.session import EditRequest, build_first_message  # type: ignore[no-redef,attr-defined]
+    from complex_edit.server.session import EditRequest, build_first_message  # type: ignore[no-redef,attr-defined]
 
 if TYPE_CHECKING:
     from google import genai

@@ -36,7 +36,7 @@ async def profile(args: argparse.Namespace, out: Path) -> None:
     client = None
     try:
         env = bench_env(emu.base_url, COMPLEX_EDIT_MAX_TURNS=str(max(8, args.turns + 1)))
-        command = [PYTHON, "-m", "cProfile", "-o", str(out), "-m", "server", "lsp"]
+        command = [PYTHON, "-m", "cProfile", "-o", str(out), "-m", "complex_edit", "lsp"]
         client = await LspClient.spawn(env, command)
         await client.initialize()
         text = make_document(args.size)

@@ -40,10 +40,10 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from edit_tools.syntax import SyntaxCheck, language_for_path  # noqa: E402
-from edit_tools.syntax.checker import MAX_ORIGINAL_ERRORS, parse  # noqa: E402
-from edit_tools.syntax.offsets import TextChange, edits_from_changes, encode  # noqa: E402
-from edit_tools.syntax.problems import describe  # noqa: E402
+from complex_edit.edit_tools.syntax import SyntaxCheck, language_for_path  # noqa: E402
+from complex_edit.edit_tools.syntax.checker import MAX_ORIGINAL_ERRORS, parse  # noqa: E402
+from complex_edit.edit_tools.syntax.offsets import TextChange, edits_from_changes, encode  # noqa: E402
+from complex_edit.edit_tools.syntax.problems import describe  # noqa: E402
 
 MAX_BYTES = 1_000_000
 IDENTIFIER = re.compile(rb"[A-Za-z_][A-Za-z0-9_]{0,40}")

@@ -27,16 +27,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
-from edit_tools.buffer import common_prefix_length, common_suffix_length
-from edit_tools.indent import columns, leading
-from edit_tools.lines import (
+from complex_edit.edit_tools.buffer import common_prefix_length, common_suffix_length
+from complex_edit.edit_tools.indent import columns, leading
+from complex_edit.edit_tools.lines import (
     count_breaks,
     line_contents,
     line_start,
     split_lines,
     strip_terminator,
 )
-from edit_tools.placeholders import HINT, is_bare_dots, is_placeholder
+from complex_edit.edit_tools.placeholders import HINT, is_bare_dots, is_placeholder
 
 _MAX_ANCHOR_LINES = 20
 # A new line this similar to a line it replaces is an edit of that line, not a placeholder.

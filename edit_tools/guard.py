@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from edit_tools import errors
-from edit_tools.elision import Elision, check
+from complex_edit.edit_tools import errors
+from complex_edit.edit_tools.elision import Elision, check
 
 _REASONS = {
     "changed": "it stands among new or changed lines, so which lines it replaces is unclear",

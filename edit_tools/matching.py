@@ -14,8 +14,8 @@ from difflib import SequenceMatcher
 from enum import Enum
 from itertools import accumulate
 
-from edit_tools import errors
-from edit_tools.lines import (
+from complex_edit.edit_tools import errors
+from complex_edit.edit_tools.lines import (
     CR,
     CRLF,
     LF,
@@ -27,7 +27,7 @@ from edit_tools.lines import (
     strip_terminator,
     uniform_line_ending,
 )
-from edit_tools.view import clip, number_line, shown_line
+from complex_edit.edit_tools.view import clip, number_line, shown_line
 
 # A line-number prefix as get_document prints it: digits then a tab, or (for a blank line whose
 # tab was trimmed) a number padded to the full 6 columns.

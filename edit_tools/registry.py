@@ -16,11 +16,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from edit_tools import errors, tools
-from edit_tools.buffer import WorkingBuffer
-from edit_tools.errors import ToolError
-from edit_tools.lines import line_count
-from edit_tools.params import (
+from complex_edit.edit_tools import errors, tools
+from complex_edit.edit_tools.buffer import WorkingBuffer
+from complex_edit.edit_tools.errors import ToolError
+from complex_edit.edit_tools.lines import line_count
+from complex_edit.edit_tools.params import (
     CompleteTaskParams,
     GetDocumentParams,
     Params,
@@ -31,8 +31,8 @@ from edit_tools.params import (
     expected,
     normalize,
 )
-from edit_tools.results import Completion, ToolDeclaration, ToolOutcome
-from edit_tools.view import render_document
+from complex_edit.edit_tools.results import Completion, ToolDeclaration, ToolOutcome
+from complex_edit.edit_tools.view import render_document
 
 __all__ = [
     "TOOL_NAMES",

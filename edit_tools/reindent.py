@@ -9,10 +9,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
-from edit_tools import errors
-from edit_tools.indent import columns, is_blank, leading, render
-from edit_tools.lines import LF, ends_with_break, line_contents, line_endings
-from edit_tools.tolerant import (
+from complex_edit.edit_tools import errors
+from complex_edit.edit_tools.indent import columns, is_blank, leading, render
+from complex_edit.edit_tools.lines import LF, ends_with_break, line_contents, line_endings
+from complex_edit.edit_tools.tolerant import (
     FINAL_NEWLINE,
     INDENTATION,
     LINE_ENDINGS,

@@ -7,17 +7,23 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from functools import partial
 
-from edit_tools import errors
-from edit_tools.buffer import Change, WorkingBuffer
-from edit_tools.elision import has_line
-from edit_tools.guard import EXPANDED, guard
-from edit_tools.lines import line_count, line_index_at
-from edit_tools.matching import Adjustment, Match, find_match, line_numbers, nearest_text
-from edit_tools.params import ReplaceTextParams
-from edit_tools.reindent import apply_candidate
-from edit_tools.results import Limits, ToolResult
-from edit_tools.tolerant import MAX_CANDIDATES, Candidate, find_candidates
-from edit_tools.view import change_snippet, clip, number_line
+from complex_edit.edit_tools import errors
+from complex_edit.edit_tools.buffer import Change, WorkingBuffer
+from complex_edit.edit_tools.elision import has_line
+from complex_edit.edit_tools.guard import EXPANDED, guard
+from complex_edit.edit_tools.lines import line_count, line_index_at
+from complex_edit.edit_tools.matching import (
+    Adjustment,
+    Match,
+    find_match,
+    line_numbers,
+    nearest_text,
+)
+from complex_edit.edit_tools.params import ReplaceTextParams
+from complex_edit.edit_tools.reindent import apply_candidate
+from complex_edit.edit_tools.results import Limits, ToolResult
+from complex_edit.edit_tools.tolerant import MAX_CANDIDATES, Candidate, find_candidates
+from complex_edit.edit_tools.view import change_snippet, clip, number_line
 
 _SHOWN_PLACES = 8
 _SHOWN_LINES_PER_PLACE = 3

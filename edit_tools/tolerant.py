@@ -19,9 +19,16 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 
-from edit_tools import errors
-from edit_tools.indent import Style, columns, detect_style, is_blank, leading, space_unit
-from edit_tools.lines import (
+from complex_edit.edit_tools import errors
+from complex_edit.edit_tools.indent import (
+    Style,
+    columns,
+    detect_style,
+    is_blank,
+    leading,
+    space_unit,
+)
+from complex_edit.edit_tools.lines import (
     CR,
     CRLF,
     LF,
@@ -31,8 +38,8 @@ from edit_tools.lines import (
     line_contents,
     strip_terminator,
 )
-from edit_tools.matching import strip_line_numbers
-from edit_tools.view import BOM
+from complex_edit.edit_tools.matching import strip_line_numbers
+from complex_edit.edit_tools.view import BOM
 
 _TAB_WIDTHS = (4, 8, 2)
 # Candidates looked for at most: beyond one, the call fails anyway; the error shows a few.

@@ -7,22 +7,22 @@ from __future__ import annotations
 
 from functools import partial
 
-from edit_tools import errors
-from edit_tools.buffer import WorkingBuffer, diff
-from edit_tools.elision import has_line
-from edit_tools.guard import EXPANDED, guard
-from edit_tools.lines import CRLF, line_count, line_index_at, uniform_line_ending
-from edit_tools.matching import adopt_line_endings
-from edit_tools.params import (
+from complex_edit.edit_tools import errors
+from complex_edit.edit_tools.buffer import WorkingBuffer, diff
+from complex_edit.edit_tools.elision import has_line
+from complex_edit.edit_tools.guard import EXPANDED, guard
+from complex_edit.edit_tools.lines import CRLF, line_count, line_index_at, uniform_line_ending
+from complex_edit.edit_tools.matching import adopt_line_endings
+from complex_edit.edit_tools.params import (
     CompleteTaskParams,
     GetDocumentParams,
     RedoParams,
     SetDocumentParams,
     UndoParams,
 )
-from edit_tools.replace import replace_text
-from edit_tools.results import Completion, Limits, ToolResult
-from edit_tools.view import BOM, change_snippet, render_document
+from complex_edit.edit_tools.replace import replace_text
+from complex_edit.edit_tools.results import Completion, Limits, ToolResult
+from complex_edit.edit_tools.view import BOM, change_snippet, render_document
 
 __all__ = [
     "Limits",

@@ -11,8 +11,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import islice
 
-from edit_tools import errors
-from edit_tools.lines import (
+from complex_edit.edit_tools import errors
+from complex_edit.edit_tools.lines import (
     ends_with_break,
     iter_lines,
     line_contents,

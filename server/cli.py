@@ -12,14 +12,14 @@ import contextlib
 import sys
 from typing import TYPE_CHECKING, NoReturn
 
-from server import __version__
+from complex_edit.server import __version__
 
 if TYPE_CHECKING:
     import argparse
     from collections.abc import Iterator
 
-    from server.session.process import SessionProcess
-    from server.settings import SettingsLayer
+    from complex_edit.server.session.process import SessionProcess
+    from complex_edit.server.settings import SettingsLayer
 
 EXIT_INTERRUPTED = 130
 INTERRUPTED = "Interrupted; the file was not changed."
@@ -102,7 +102,7 @@ def _add_setting_flags(parser: argparse.ArgumentParser) -> None:
 def setting_overrides(args: argparse.Namespace) -> SettingsLayer:
     """The settings layer given by the flags (camelCase keys; None = not given); a bad value
     is reported with the flag's name."""
-    from server.settings import SettingsLayer
+    from complex_edit.server.settings import SettingsLayer
 
     values = {setting: getattr(args, f"setting_{setting}") for _, setting, *_ in _SETTING_FLAGS}
     flags = {setting: flag for flag, setting, *_ in _SETTING_FLAGS}
@@ -149,7 +149,7 @@ def _add_edit_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
 
 
 def _add_eval_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    from server.eval.cli import DESCRIPTION, HELP, add_arguments
+    from complex_edit.server.eval.cli import DESCRIPTION, HELP, add_arguments
 
     add_arguments(commands.add_parser("eval", help=HELP, description=DESCRIPTION))
 
@@ -192,8 +192,8 @@ def configure_logging(level: str) -> None:
 
 
 def _run_lsp(args: argparse.Namespace, sessions: SessionProcess) -> int:
-    from server.lsp.handlers import build_server
-    from server.lsp.log import attach_client_log
+    from complex_edit.server.lsp.handlers import build_server
+    from complex_edit.server.lsp.log import attach_client_log
 
     configure_logging(args.log_level)
     server = build_server(sessions=sessions)
@@ -215,14 +215,14 @@ def _run_lsp(args: argparse.Namespace, sessions: SessionProcess) -> int:
 
 
 def _run_edit(args: argparse.Namespace) -> int:
-    from server.cli_edit import run_edit
+    from complex_edit.server.cli_edit import run_edit
 
     configure_logging("WARNING")
     return run_edit(args, setting_overrides(args))
 
 
 def _run_mcp(args: argparse.Namespace) -> int:
-    from server.mcp import serve
+    from complex_edit.server.mcp import serve
 
     configure_logging(args.log_level)
     return serve(args.root, setting_overrides(args))
@@ -230,10 +230,10 @@ def _run_mcp(args: argparse.Namespace) -> int:
 
 # The modules each command needs, loaded while Ctrl-C is deferred (`_ctrl_c_deferred`).
 _COMMAND_MODULES: dict[str, tuple[str, ...]] = {
-    "lsp": ("server.lsp.handlers", "server.lsp.log"),
-    "edit": ("server.cli_edit",),
-    "mcp": ("server.mcp",),
-    "eval": ("server.eval.cli",),
+    "lsp": ("complex_edit.server.lsp.handlers", "complex_edit.server.lsp.log"),
+    "edit": ("complex_edit.server.cli_edit",),
+    "mcp": ("complex_edit.server.mcp",),
+    "eval": ("complex_edit.server.eval.cli",),
 }
 
 
@@ -263,7 +263,7 @@ def _dispatch(argv: list[str]) -> int:
     if args.command == "mcp":
         return _run_mcp(args)
     if args.command == "eval":
-        from server.eval.cli import run as run_eval
+        from complex_edit.server.eval.cli import run as run_eval
 
         return run_eval(args)
     parser.print_help(sys.stderr)
@@ -273,7 +273,7 @@ def _dispatch(argv: list[str]) -> int:
 def _launch_session_process() -> SessionProcess:
     import os
 
-    from server.session.process import SessionProcess
+    from complex_edit.server.session.process import SessionProcess
 
     return SessionProcess.launch(os.environ)
 
@@ -312,7 +312,7 @@ def _interrupted(argv: list[str]) -> NoReturn:
         if "--json" in argv:
             import json
 
-            from server.outcome import EditResult
+            from complex_edit.server.outcome import EditResult
 
             wire = EditResult.failure("cancelled", INTERRUPTED).to_wire()
             sys.stdout.write(json.dumps(wire, ensure_ascii=False, indent=2) + "\n")

@@ -18,15 +18,15 @@ from collections.abc import Coroutine, Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
-from server.cli_review import Terminal, review, terminal_problem
-from server.edit.disk import EditRefused, edit_file
-from server.edit.files import FileRefused, TextFile, read_text_file
-from server.outcome import EditResult, Reason, scrub
-from server.providers.select import ProviderHub
-from server.session.events import SessionEvent, SessionFinished, describe
-from server.session.loop import LineRange
-from server.session.result import InProcess
-from server.settings import Settings, SettingsError
+from complex_edit.server.cli_review import Terminal, review, terminal_problem
+from complex_edit.server.edit.disk import EditRefused, edit_file
+from complex_edit.server.edit.files import FileRefused, TextFile, read_text_file
+from complex_edit.server.outcome import EditResult, Reason, scrub
+from complex_edit.server.providers.select import ProviderHub
+from complex_edit.server.session.events import SessionEvent, SessionFinished, describe
+from complex_edit.server.session.loop import LineRange
+from complex_edit.server.session.result import InProcess
+from complex_edit.server.settings import Settings, SettingsError
 
 EXIT_OK = 0
 EXIT_FAILED = 1

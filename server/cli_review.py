@@ -13,12 +13,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TextIO
 
-from server.edit.files import FileChanged, TextFile, write_atomic
-from server.outcome import EditResult, Reason, WirePosition
-from server.text.diff import TextChange
-from server.text.hunks import Hunk, apply_hunks
-from server.text.positions import LineIndex
-from server.text.unified import unified_diff
+from complex_edit.server.edit.files import FileChanged, TextFile, write_atomic
+from complex_edit.server.outcome import EditResult, Reason, WirePosition
+from complex_edit.server.text.diff import TextChange
+from complex_edit.server.text.hunks import Hunk, apply_hunks
+from complex_edit.server.text.positions import LineIndex
+from complex_edit.server.text.unified import unified_diff
 
 ANSWERS = "y,n,a,d,q,?"
 HELP = (

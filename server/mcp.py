@@ -22,15 +22,15 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, InputRequiredResult, TextContent, ToolAnnotations
 from pydantic import Field, ValidationError
 
-from server import __version__
-from server.edit.disk import EditRefused, edit_file
-from server.edit.roots import PathRefused, Roots
-from server.outcome import EditResult, scrub
-from server.providers.select import ProviderHub
-from server.session.events import SessionEvent, describe
-from server.session.loop import LineRange
-from server.session.result import InProcess, SessionRunner
-from server.settings import Settings, SettingsError
+from complex_edit.server import __version__
+from complex_edit.server.edit.disk import EditRefused, edit_file
+from complex_edit.server.edit.roots import PathRefused, Roots
+from complex_edit.server.outcome import EditResult, scrub
+from complex_edit.server.providers.select import ProviderHub
+from complex_edit.server.session.events import SessionEvent, describe
+from complex_edit.server.session.loop import LineRange
+from complex_edit.server.session.result import InProcess, SessionRunner
+from complex_edit.server.settings import Settings, SettingsError
 
 log = logging.getLogger("complex_edit.mcp")
 

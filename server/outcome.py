@@ -10,7 +10,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 from pydantic.alias_generators import to_camel
 
-from edit_tools.syntax.models import Validation
+from complex_edit.edit_tools.syntax.models import Validation
 
 Reason = Literal[
     "task_failed",

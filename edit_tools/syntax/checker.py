@@ -20,11 +20,16 @@ from typing import cast
 from tree_sitter import Parser, Point, Tree
 from tree_sitter_language_pack import SupportedLanguage, get_language
 
-from edit_tools.syntax.languages import NOT_CHECKED, grammar_for, parser_grammar
-from edit_tools.syntax.models import Validation
-from edit_tools.syntax.offsets import ByteEdit, TextChange, edit_from_diff, edits_from_changes
-from edit_tools.syntax.offsets import encode as encode_text
-from edit_tools.syntax.problems import (
+from complex_edit.edit_tools.syntax.languages import NOT_CHECKED, grammar_for, parser_grammar
+from complex_edit.edit_tools.syntax.models import Validation
+from complex_edit.edit_tools.syntax.offsets import (
+    ByteEdit,
+    TextChange,
+    edit_from_diff,
+    edits_from_changes,
+)
+from complex_edit.edit_tools.syntax.offsets import encode as encode_text
+from complex_edit.edit_tools.syntax.problems import (
     Found,
     Span,
     Tolerate,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from edit_tools.syntax.models import Validation
+from complex_edit.edit_tools.syntax.models import Validation
 
 # Errors listed for the model; the rest are counted.
 MESSAGE_LIMIT = 10

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 from tree_sitter import Node
 
-from edit_tools.syntax.models import SyntaxProblem
-from edit_tools.syntax.offsets import ByteEdit, decode
+from complex_edit.edit_tools.syntax.models import SyntaxProblem
+from complex_edit.edit_tools.syntax.offsets import ByteEdit, decode
 
 # Node types of an error node's first children kept in its fingerprint.
 _FINGERPRINT_CHILDREN = 4

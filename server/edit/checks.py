@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from edit_tools.lines import line_count
-from server.outcome import EditResult
-from server.session.loop import LineRange
-from server.settings import Settings
+from complex_edit.edit_tools.lines import line_count
+from complex_edit.server.outcome import EditResult
+from complex_edit.server.session.loop import LineRange
+from complex_edit.server.settings import Settings
 
 
 def document_problem(text: str, settings: Settings) -> EditResult | None:

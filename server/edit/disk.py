@@ -13,8 +13,8 @@ import asyncio
 from collections.abc import Sequence
 from pathlib import Path
 
-from server.edit.checks import prompt_problem, selection_problem
-from server.edit.files import (
+from complex_edit.server.edit.checks import prompt_problem, selection_problem
+from complex_edit.server.edit.files import (
     FileChanged,
     FileRefused,
     TextFile,
@@ -22,17 +22,17 @@ from server.edit.files import (
     read_text_file,
     write_atomic,
 )
-from server.edit.flow import EditOrder, perform
-from server.edit.port import ApplyAnswer, ApplyRefused, Echo, Review, StaleDocument
-from server.outcome import EditResult, Reason
-from server.session.events import EventSink, SessionEvent
-from server.session.loop import EditRequest, LineRange
-from server.session.result import SessionResult, SessionRunner
-from server.settings import Settings
-from server.text.diff import TextChange, apply_changes
-from server.text.documents import Snapshot
-from server.text.hunks import Hunk
-from server.text.positions import Encoding
+from complex_edit.server.edit.flow import EditOrder, perform
+from complex_edit.server.edit.port import ApplyAnswer, ApplyRefused, Echo, Review, StaleDocument
+from complex_edit.server.outcome import EditResult, Reason
+from complex_edit.server.session.events import EventSink, SessionEvent
+from complex_edit.server.session.loop import EditRequest, LineRange
+from complex_edit.server.session.result import SessionResult, SessionRunner
+from complex_edit.server.settings import Settings
+from complex_edit.server.text.diff import TextChange, apply_changes
+from complex_edit.server.text.documents import Snapshot
+from complex_edit.server.text.hunks import Hunk
+from complex_edit.server.text.positions import Encoding
 
 
 class EditRefused(Exception):

@@ -22,7 +22,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from server.outcome import Reason
+from complex_edit.server.outcome import Reason
 
 BOM = "\ufeff"
 TEMP_SUFFIX = ".complex-edit.tmp"

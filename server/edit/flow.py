@@ -10,10 +10,10 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from edit_tools.syntax import grammar_for, language_for_path
-from server.edit.checks import document_problem
-from server.edit.port import ApplyFailed, EditorPort, Review, StaleDocument
-from server.outcome import (
+from complex_edit.edit_tools.syntax import grammar_for, language_for_path
+from complex_edit.server.edit.checks import document_problem
+from complex_edit.server.edit.port import ApplyFailed, EditorPort, Review, StaleDocument
+from complex_edit.server.outcome import (
     EditResult,
     ProposedHunk,
     Reason,
@@ -21,16 +21,16 @@ from server.outcome import (
     WirePosition,
     WireRange,
 )
-from server.session.events import EventSink
-from server.session.loop import EditRequest, LineRange
-from server.session.result import SessionResult, SessionRunner
-from server.settings import Settings
-from server.text.diff import TextChange, compute_edits
-from server.text.documents import Snapshot
-from server.text.hunks import Hunk, apply_hunks, make_hunks
-from server.text.positions import Encoding, LineIndex
-from server.text.rebase import Conflict, compose_changes, rebase
-from server.text.unified import unified_diff
+from complex_edit.server.session.events import EventSink
+from complex_edit.server.session.loop import EditRequest, LineRange
+from complex_edit.server.session.result import SessionResult, SessionRunner
+from complex_edit.server.settings import Settings
+from complex_edit.server.text.diff import TextChange, compute_edits
+from complex_edit.server.text.documents import Snapshot
+from complex_edit.server.text.hunks import Hunk, apply_hunks, make_hunks
+from complex_edit.server.text.positions import Encoding, LineIndex
+from complex_edit.server.text.rebase import Conflict, compose_changes, rebase
+from complex_edit.server.text.unified import unified_diff
 
 log = logging.getLogger("complex_edit.flow")
 ECHO_SECONDS = 5.0

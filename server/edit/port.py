@@ -10,10 +10,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-from server.text.diff import TextChange
-from server.text.documents import Snapshot
-from server.text.hunks import Hunk
-from server.text.positions import Encoding
+from complex_edit.server.text.diff import TextChange
+from complex_edit.server.text.documents import Snapshot
+from complex_edit.server.text.hunks import Hunk
+from complex_edit.server.text.positions import Encoding
 
 Echo = Literal["matches", "differs", "silent", "closed"]
 

@@ -2,6 +2,6 @@
 
 import sys
 
-from server.eval.cli import main
+from complex_edit.server.eval.cli import main
 
 sys.exit(main())

@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
-    from server.eval.runner import EvalOptions
-    from server.eval.suite import Task
-    from server.settings import Settings
+    from complex_edit.server.eval.runner import EvalOptions
+    from complex_edit.server.eval.suite import Task
+    from complex_edit.server.settings import Settings
 
 T = TypeVar("T")
 
@@ -136,8 +136,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """Run `complex-edit eval` with parsed arguments."""
-    from server.eval import report
-    from server.eval.record import read_records
+    from complex_edit.server.eval import report
+    from complex_edit.server.eval.record import read_records
 
     if args.report:
         try:
@@ -169,12 +169,12 @@ def _check_numbers(args: argparse.Namespace) -> str | None:
 
 
 def _run_suite(args: argparse.Namespace) -> int:
-    from server.eval.replay import replay_model
-    from server.eval.replay_server import ReplayServer
-    from server.eval.runner import EvalOptions
-    from server.eval.sandbox import Limits
-    from server.eval.suite import SuiteError, load_suite
-    from server.settings import Settings, SettingsError, SettingsLayer
+    from complex_edit.server.eval.replay import replay_model
+    from complex_edit.server.eval.replay_server import ReplayServer
+    from complex_edit.server.eval.runner import EvalOptions
+    from complex_edit.server.eval.sandbox import Limits
+    from complex_edit.server.eval.suite import SuiteError, load_suite
+    from complex_edit.server.settings import Settings, SettingsError, SettingsLayer
 
     env = os.environ
     try:
@@ -226,12 +226,12 @@ def _execute(
     options: EvalOptions,
     fail_under: float | None,
 ) -> int:
-    from server.eval import report
-    from server.eval.progress import Progress
-    from server.eval.record import RecordWriter, TaskRecord
-    from server.eval.runner import EvalAborted, run_eval
-    from server.outcome import scrub
-    from server.providers.select import ProviderHub
+    from complex_edit.server.eval import report
+    from complex_edit.server.eval.progress import Progress
+    from complex_edit.server.eval.record import RecordWriter, TaskRecord
+    from complex_edit.server.eval.runner import EvalAborted, run_eval
+    from complex_edit.server.outcome import scrub
+    from complex_edit.server.providers.select import ProviderHub
 
     provider = ProviderHub(provider_env)
     out = Path(args.out) if args.out else _default_out(suite_name, settings.model)

@@ -6,7 +6,7 @@ import time
 from collections.abc import Callable
 from typing import TextIO
 
-from server.eval.record import TaskRecord
+from complex_edit.server.eval.record import TaskRecord
 
 BAR_WIDTH = 24
 LINE_EVERY_SECONDS = 10.0

@@ -11,8 +11,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from server.eval.sandbox import CheckResult, CheckStatus
-from server.outcome import scrub
+from complex_edit.server.eval.sandbox import CheckResult, CheckStatus
+from complex_edit.server.outcome import scrub
 
 Exclusion = Literal["broken_reference", "missing_dependency"]
 # The tools' adjustments to a model's slip (`ToolOutcome.adjustments`, elision expansion aside).

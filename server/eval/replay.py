@@ -25,10 +25,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from server.eval.runner import edit_request
-from server.eval.suite import Task
-from server.session.loop import build_first_message
-from server.settings import Settings
+from complex_edit.server.eval.runner import edit_request
+from complex_edit.server.eval.suite import Task
+from complex_edit.server.session.loop import build_first_message
+from complex_edit.server.settings import Settings
 
 WRONG_EDIT_NOTE = "# replay: a deliberate mistake, undone in the next turn\n"
 MAX_REPLACE_HUNKS = 4

@@ -16,7 +16,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from server.eval.record import TaskRecord
+from complex_edit.server.eval.record import TaskRecord
 
 SHOWN_IDS = 8
 

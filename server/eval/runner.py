@@ -13,14 +13,14 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from server.eval.record import CheckRecord, Exclusion, TaskRecord, integrity_fields
-from server.eval.sandbox import CheckResult, CheckStatus, Limits, run_check
-from server.eval.suite import Task
-from server.eval.transcript import RecordingProvider, Transcript
-from server.outcome import Reason, SessionOutcome
-from server.providers.base import Provider
-from server.session.loop import EditRequest, run_session
-from server.settings import Settings
+from complex_edit.server.eval.record import CheckRecord, Exclusion, TaskRecord, integrity_fields
+from complex_edit.server.eval.sandbox import CheckResult, CheckStatus, Limits, run_check
+from complex_edit.server.eval.suite import Task
+from complex_edit.server.eval.transcript import RecordingProvider, Transcript
+from complex_edit.server.outcome import Reason, SessionOutcome
+from complex_edit.server.providers.base import Provider
+from complex_edit.server.session.loop import EditRequest, run_session
+from complex_edit.server.settings import Settings
 
 # Session failures that no other task can escape: the run stops at the first one.
 ABORT_REASONS: frozenset[Reason] = frozenset({"config", "auth"})

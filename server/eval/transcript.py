@@ -8,15 +8,15 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
-from server.eval.record import CallRecord, TurnRecord
-from server.providers.base import (
+from complex_edit.server.eval.record import CallRecord, TurnRecord
+from complex_edit.server.providers.base import (
     Conversation,
     ConversationRequest,
     ModelTurn,
     Provider,
     ToolResult,
 )
-from server.session.events import SessionEvent, ToolFinished
+from complex_edit.server.session.events import SessionEvent, ToolFinished
 
 
 class Transcript:

@@ -7,9 +7,9 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic.alias_generators import to_camel
 
-from server.edit.checks import prompt_problem
-from server.session.loop import LineRange
-from server.settings import SettingsLayer
+from complex_edit.server.edit.checks import prompt_problem
+from complex_edit.server.session.loop import LineRange
+from complex_edit.server.settings import SettingsLayer
 
 
 class InvalidArguments(ValueError):

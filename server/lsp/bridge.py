@@ -21,9 +21,9 @@ from lsprotocol.types import (
     TextEdit,
 )
 
-from server.text.diff import TextChange
-from server.text.documents import ContentChange
-from server.text.positions import Encoding, LineIndex, Point, normalize_encoding
+from complex_edit.server.text.diff import TextChange
+from complex_edit.server.text.documents import ContentChange
+from complex_edit.server.text.positions import Encoding, LineIndex, Point, normalize_encoding
 
 
 def point(position: Position) -> Point:

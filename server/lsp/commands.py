@@ -16,7 +16,7 @@ from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from server.outcome import EditResult
+    from complex_edit.server.outcome import EditResult
 
 AnyFuture = Future[Any] | asyncio.Future[Any]
 

@@ -9,17 +9,17 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from server.edit.port import ApplyAnswer, ApplyRefused, Echo, Review, StaleDocument
-from server.lsp.bridge import annotated, to_text_edits
-from server.settings import SECTION, SettingsLayer
-from server.text.diff import TextChange
-from server.text.documents import Snapshot
-from server.text.hunks import Hunk, landed_hunks
-from server.text.positions import Encoding
-from server.text.rebase import edit_landed
+from complex_edit.server.edit.port import ApplyAnswer, ApplyRefused, Echo, Review, StaleDocument
+from complex_edit.server.lsp.bridge import annotated, to_text_edits
+from complex_edit.server.settings import SECTION, SettingsLayer
+from complex_edit.server.text.diff import TextChange
+from complex_edit.server.text.documents import Snapshot
+from complex_edit.server.text.hunks import Hunk, landed_hunks
+from complex_edit.server.text.positions import Encoding
+from complex_edit.server.text.rebase import edit_landed
 
 if TYPE_CHECKING:
-    from server.lsp.server import ComplexEditServer
+    from complex_edit.server.lsp.server import ComplexEditServer
 
 log = logging.getLogger("complex_edit.editor")
 CONFIGURATION_TIMEOUT = 5.0

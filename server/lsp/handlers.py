@@ -18,17 +18,17 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInternalError, JsonRpcInvalidParams, JsonRpcRequestCancelled
 
-from server.lsp.progress import Progress
-from server.lsp.server import ComplexEditServer
-from server.session.process import SessionProcess
+from complex_edit.server.lsp.progress import Progress
+from complex_edit.server.lsp.server import ComplexEditServer
+from complex_edit.server.session.process import SessionProcess
 
 if TYPE_CHECKING:
-    from server.edit.flow import EditOrder
-    from server.lsp.arguments import PerformArgs
-    from server.lsp.editor import LspEditor
-    from server.outcome import EditResult
-    from server.session.events import SessionEvent
-    from server.settings import Settings
+    from complex_edit.server.edit.flow import EditOrder
+    from complex_edit.server.lsp.arguments import PerformArgs
+    from complex_edit.server.lsp.editor import LspEditor
+    from complex_edit.server.outcome import EditResult
+    from complex_edit.server.session.events import SessionEvent
+    from complex_edit.server.settings import Settings
 
 COMMAND = "performComplexEdit"
 # Not part of the contract: a diagnostics request for soak tests and benchmarks (see `stats`).
@@ -69,8 +69,8 @@ def configuration(ls: ComplexEditServer, params: types.DidChangeConfigurationPar
 
 
 async def perform_complex_edit(ls: ComplexEditServer, *raw: Any) -> dict[str, Any]:
-    from server.lsp.editor import LspEditor
-    from server.outcome import EditResult
+    from complex_edit.server.lsp.editor import LspEditor
+    from complex_edit.server.outcome import EditResult
 
     msg_id = ls.protocol.msg_id
     request = ls.request_future(msg_id)
@@ -93,7 +93,7 @@ async def perform_complex_edit(ls: ComplexEditServer, *raw: Any) -> dict[str, An
 
 def _arguments(ls: ComplexEditServer, raw: tuple[Any, ...]) -> PerformArgs:
     """The validated arguments of an open document; invalid params otherwise."""
-    from server.lsp.arguments import InvalidArguments, parse_arguments
+    from complex_edit.server.lsp.arguments import InvalidArguments, parse_arguments
 
     try:
         args = parse_arguments(raw)
@@ -111,8 +111,8 @@ async def _settings(
     """The command's settings, resolved once from every layer (the environment, the editor's
     layers, then the command's own arguments), or its `config` failure naming each bad
     setting and the layer it came from."""
-    from server.outcome import EditResult, scrub
-    from server.settings import Settings, SettingsError
+    from complex_edit.server.outcome import EditResult, scrub
+    from complex_edit.server.settings import Settings, SettingsError
 
     try:
         layers = await editor.settings_layers(args.text_document.uri)
@@ -124,7 +124,7 @@ async def _settings(
 
 
 def _check_prompt(args: PerformArgs, settings: Settings) -> None:
-    from server.lsp.arguments import InvalidArguments, check_prompt_size
+    from complex_edit.server.lsp.arguments import InvalidArguments, check_prompt_size
 
     try:
         check_prompt_size(args, settings.max_prompt_bytes)
@@ -138,7 +138,7 @@ async def _start_progress(
     """Creating the progress waits for the client: the document is held meanwhile, so that
     a second command on it is `busy` rather than running side by side. A cancel frees it at
     once: the client has its -32800 and may send the next command straight away."""
-    from server.edit.flow import one_line
+    from complex_edit.server.edit.flow import one_line
 
     release = ls.commands.hold(args.text_document.uri)
     if request is not None:
@@ -157,7 +157,7 @@ def _stopped_meanwhile(
 ) -> dict[str, Any] | None:
     """The answer when the request was cancelled or the document closed while the progress
     was created; None when the run may start."""
-    from server.outcome import EditResult
+    from complex_edit.server.outcome import EditResult
 
     msg_id, request_future = request
     if ls.request_cancelled(msg_id):
@@ -175,7 +175,7 @@ def _stopped_meanwhile(
 
 
 def _order(args: PerformArgs, settings: Settings) -> EditOrder:
-    from server.edit.flow import EditOrder
+    from complex_edit.server.edit.flow import EditOrder
 
     uri = args.text_document.uri
     return EditOrder(
@@ -197,7 +197,7 @@ async def _run(
 ) -> dict[str, Any]:
     """Run the flow as a task that cancelling the request or the progress cancels, until
     its edit is on its way; answer with its result."""
-    from server.edit.flow import perform
+    from complex_edit.server.edit.flow import perform
 
     uri = order.uri
     msg_id, _ = request
@@ -234,7 +234,7 @@ def _after_cancel(
     uri: str,
     progress: Progress,
 ) -> dict[str, Any]:
-    from server.outcome import EditResult
+    from complex_edit.server.outcome import EditResult
 
     msg_id, request_future = request
     closed = not ls.documents.is_open(uri)
@@ -321,11 +321,11 @@ def _rss_bytes(pid: int | str = "self") -> int:
 
 
 def _import_and_check(ls: ComplexEditServer) -> None:
-    import server.edit.flow
-    import server.lsp.arguments
-    import server.lsp.editor
-    import server.outcome  # noqa: F401
-    from server.settings import Settings, SettingsError, SettingsLayer
+    import complex_edit.server.edit.flow
+    import complex_edit.server.lsp.arguments
+    import complex_edit.server.lsp.editor
+    import complex_edit.server.outcome  # noqa: F401
+    from complex_edit.server.settings import Settings, SettingsError, SettingsLayer
 
     try:
         Settings.from_layers(ls.env, SettingsLayer.client("initializationOptions", ls.init_options))

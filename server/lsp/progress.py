@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 
 if TYPE_CHECKING:
-    from server.lsp.server import ComplexEditServer
-    from server.session.events import SessionEvent
+    from complex_edit.server.lsp.server import ComplexEditServer
+    from complex_edit.server.session.events import SessionEvent
 
 log = logging.getLogger("complex_edit.progress")
 CREATE_TIMEOUT_SECONDS = 5.0
@@ -64,7 +64,7 @@ class Progress:
         return self._ls.work_done_progress.tokens.get(self.token)
 
     def report(self, event: SessionEvent) -> None:
-        from server.session.events import SessionFinished, describe
+        from complex_edit.server.session.events import SessionFinished, describe
 
         if self.token is None or self._ended or isinstance(event, SessionFinished):
             return
@@ -79,7 +79,7 @@ class Progress:
             self._timer = loop.call_later(wait, self._flush)
 
     def _flush(self) -> None:
-        from server.outcome import scrub
+        from complex_edit.server.outcome import scrub
 
         self._timer = None
         if self._pending is None or self._ended or self.token is None:
@@ -91,7 +91,7 @@ class Progress:
         )
 
     def end(self, message: str) -> None:
-        from server.outcome import scrub
+        from complex_edit.server.outcome import scrub
 
         if self._timer is not None:
             self._timer.cancel()

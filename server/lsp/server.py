@@ -30,13 +30,18 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
 
-from server import __version__
-from server.lsp.bridge import content_changes
-from server.lsp.commands import Commands
-from server.lsp.framing import EditorOutput, FramedInput, PrefetchingReader, watch_hangup
-from server.lsp.log import STDERR_ONLY
-from server.session.process import SessionProcess
-from server.text.documents import DocumentStore
+from complex_edit.server import __version__
+from complex_edit.server.lsp.bridge import content_changes
+from complex_edit.server.lsp.commands import Commands
+from complex_edit.server.lsp.framing import (
+    EditorOutput,
+    FramedInput,
+    PrefetchingReader,
+    watch_hangup,
+)
+from complex_edit.server.lsp.log import STDERR_ONLY
+from complex_edit.server.session.process import SessionProcess
+from complex_edit.server.text.documents import DocumentStore
 
 # Once the editor is gone: how long the commands still running get to unwind.
 WIND_DOWN_SECONDS = 2.0

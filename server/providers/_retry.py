@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from typing import TypeVar
 from urllib.parse import urlsplit
 
-from server.outcome import RunError, redact
-from server.settings import Settings
+from complex_edit.server.outcome import RunError, redact
+from complex_edit.server.settings import Settings
 
 T = TypeVar("T")
 

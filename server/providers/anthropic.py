@@ -13,9 +13,9 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
-from edit_tools import errors as tool_errors
-from server.outcome import CREDENTIALS, RunError, Usage, scrub
-from server.providers._retry import (
+from complex_edit.edit_tools import errors as tool_errors
+from complex_edit.server.outcome import CREDENTIALS, RunError, Usage, scrub
+from complex_edit.server.providers._retry import (
     RETRYABLE_STATUS,
     Retry,
     RetryBudget,
@@ -28,7 +28,7 @@ from server.providers._retry import (
     timeout_failure,
     transport_failure,
 )
-from server.providers.base import (
+from complex_edit.server.providers.base import (
     ConversationRequest,
     FullViews,
     ModelTurn,

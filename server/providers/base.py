@@ -11,10 +11,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
 
-from edit_tools.registry import ToolDeclaration
-from server.outcome import Usage
-from server.providers._retry import RetryListener
-from server.settings import DEFAULT_MODEL, Settings
+from complex_edit.edit_tools.registry import ToolDeclaration
+from complex_edit.server.outcome import Usage
+from complex_edit.server.providers._retry import RetryListener
+from complex_edit.server.settings import DEFAULT_MODEL, Settings
 
 
 @dataclass(frozen=True)

@@ -11,8 +11,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from server.outcome import CREDENTIALS, RunError, Usage, scrub
-from server.providers._retry import (
+from complex_edit.server.outcome import CREDENTIALS, RunError, Usage, scrub
+from complex_edit.server.providers._retry import (
     RETRYABLE_STATUS,
     Retry,
     RetryBudget,
@@ -22,7 +22,7 @@ from server.providers._retry import (
     status_retry,
     transport_failure,
 )
-from server.providers.base import (
+from complex_edit.server.providers.base import (
     ConversationRequest,
     FullViews,
     ModelTurn,

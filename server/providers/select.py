@@ -10,9 +10,9 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 
-from server.outcome import RunError
-from server.providers import anthropic, gemini, openai
-from server.providers.base import Conversation, ConversationRequest, Provider
+from complex_edit.server.outcome import RunError
+from complex_edit.server.providers import anthropic, gemini, openai
+from complex_edit.server.providers.base import Conversation, ConversationRequest, Provider
 
 _FACTORIES: Mapping[str, Callable[[Mapping[str, str]], Provider]] = {
     "gemini": gemini.GeminiProvider,

@@ -6,7 +6,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from server.outcome import SessionOutcome
+from complex_edit.server.outcome import SessionOutcome
 
 
 @dataclass(frozen=True)

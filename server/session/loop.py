@@ -12,20 +12,20 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from edit_tools.lines import line_count, line_endings
-from edit_tools.registry import Completion, Toolbox, ToolOutcome, render_document
-from edit_tools.syntax import render_problems
-from prompts.loader import load
-from server.outcome import Reason, RunError, SessionOutcome, Usage
-from server.providers._retry import RetryNotice
-from server.providers.base import (
+from complex_edit.edit_tools.lines import line_count, line_endings
+from complex_edit.edit_tools.registry import Completion, Toolbox, ToolOutcome, render_document
+from complex_edit.edit_tools.syntax import render_problems
+from complex_edit.prompts.loader import load
+from complex_edit.server.outcome import Reason, RunError, SessionOutcome, Usage
+from complex_edit.server.providers._retry import RetryNotice
+from complex_edit.server.providers.base import (
     ConversationRequest,
     ModelTurn,
     Provider,
     ToolCall,
     ToolResult,
 )
-from server.session.events import (
+from complex_edit.server.session.events import (
     EventSink,
     ModelRetrying,
     SessionEvent,
@@ -34,10 +34,10 @@ from server.session.events import (
     ToolStarted,
     TurnStarted,
 )
-from server.session.validation import ResultValidator
-from server.settings import Settings
-from server.text.diff import compute_edits
-from server.text.hunks import make_hunks
+from complex_edit.server.session.validation import ResultValidator
+from complex_edit.server.settings import Settings
+from complex_edit.server.text.diff import compute_edits
+from complex_edit.server.text.hunks import make_hunks
 
 MAX_EMPTY_TURNS_IN_A_ROW = 2
 

@@ -25,15 +25,15 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from server.session.wire import CHUNK, read_frame, write_frame
+from complex_edit.server.session.wire import CHUNK, read_frame, write_frame
 
 if TYPE_CHECKING:
-    from server.session.events import EventSink
-    from server.session.loop import EditRequest
-    from server.session.result import SessionResult
+    from complex_edit.server.session.events import EventSink
+    from complex_edit.server.session.loop import EditRequest
+    from complex_edit.server.session.result import SessionResult
 
 log = logging.getLogger("complex_edit.sessions")
-WORKER = "server.session.worker"
+WORKER = "complex_edit.server.session.worker"
 # The child runs in this checkout's root (`-m` puts it first on sys.path; `-E` ignores
 # PYTHONPATH), so it imports this checkout's packages whatever the server's directory holds.
 _ROOT = Path(__file__).resolve().parents[2]

@@ -11,12 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from server.outcome import SessionOutcome
-from server.providers.base import Provider
-from server.session.events import EventSink
-from server.session.loop import EditRequest, run_session
-from server.text.diff import TextChange, apply_changes, compute_edits
-from server.text.unified import unified_diff
+from complex_edit.server.outcome import SessionOutcome
+from complex_edit.server.providers.base import Provider
+from complex_edit.server.session.events import EventSink
+from complex_edit.server.session.loop import EditRequest, run_session
+from complex_edit.server.text.diff import TextChange, apply_changes, compute_edits
+from complex_edit.server.text.unified import unified_diff
 
 
 @dataclass(frozen=True)

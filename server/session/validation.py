@@ -12,8 +12,8 @@ import asyncio
 import logging
 from typing import Literal
 
-from edit_tools.syntax import SyntaxCheck, Validation
-from server.text.diff import compute_edits
+from complex_edit.edit_tools.syntax import SyntaxCheck, Validation
+from complex_edit.server.text.diff import compute_edits
 
 ValidateMode = Literal["syntax", "off"]
 # A tree-sitter tree takes ~21 bytes per byte of text: above this many characters the check

@@ -19,10 +19,10 @@ import os
 import sys
 from typing import Any
 
-from server.providers.select import ProviderHub
-from server.session.events import SessionEvent, SessionFinished
-from server.session.result import run_and_diff
-from server.session.wire import CHUNK, encode_frame, read_frame
+from complex_edit.server.providers.select import ProviderHub
+from complex_edit.server.session.events import SessionEvent, SessionFinished
+from complex_edit.server.session.result import run_and_diff
+from complex_edit.server.session.wire import CHUNK, encode_frame, read_frame
 
 log = logging.getLogger("complex_edit.session_worker")
 
@@ -40,9 +40,9 @@ class _Worker:
 
     def preload(self) -> None:
         """Import the SDK and build its client before the first command needs them."""
-        from edit_tools.registry import Toolbox
-        from server.providers.base import ConversationRequest
-        from server.settings import Settings
+        from complex_edit.edit_tools.registry import Toolbox
+        from complex_edit.server.providers.base import ConversationRequest
+        from complex_edit.server.settings import Settings
 
         try:
             settings = Settings.from_layers(os.environ)

@@ -23,8 +23,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final
 
-from server.text.line_diff import resync
-from server.text.positions import LINE_BREAK
+from complex_edit.server.text.line_diff import resync
+from complex_edit.server.text.positions import LINE_BREAK
 
 __all__ = [
     "TextChange",

@@ -14,8 +14,8 @@ from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from server.text.diff import TextChange, compute_edits
-from server.text.positions import Encoding, LineIndex, Point, normalize_encoding
+from complex_edit.server.text.diff import TextChange, compute_edits
+from complex_edit.server.text.positions import Encoding, LineIndex, Point, normalize_encoding
 
 __all__ = [
     "ContentChange",

@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from edit_tools.lines import count_breaks
-from server.text.diff import TextChange, apply_changes, next_line_end, prev_line_start
-from server.text.rebase import edit_landed
-from server.text.unified import unified_diff
+from complex_edit.edit_tools.lines import count_breaks
+from complex_edit.server.text.diff import TextChange, apply_changes, next_line_end, prev_line_start
+from complex_edit.server.text.rebase import edit_landed
+from complex_edit.server.text.unified import unified_diff
 
 CONTEXT_LINES = 3
 LABEL_WORDS_CHARS = 40

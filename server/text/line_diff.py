@@ -12,7 +12,7 @@ import difflib
 from itertools import accumulate, compress
 from typing import Final
 
-from server.text.positions import LINE
+from complex_edit.server.text.positions import LINE
 
 _SYNC_RUN: Final = 8  # equal lines needed to call two positions synchronised
 _FIRST_WINDOW: Final = 32  # lines looked at first when re-synchronising

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from server.text.diff import TextChange, apply_changes, compute_edits
+from complex_edit.server.text.diff import TextChange, apply_changes, compute_edits
 
 __all__ = [
     "Conflict",

@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
-from edit_tools.lines import count_breaks
-from server.text.diff import line_blocks, next_line_end, prev_line_start
-from server.text.positions import LINE
+from complex_edit.edit_tools.lines import count_breaks
+from complex_edit.server.text.diff import line_blocks, next_line_end, prev_line_start
+from complex_edit.server.text.positions import LINE
 
 
 def _count_lines(text: str, start: int, end: int) -> int:

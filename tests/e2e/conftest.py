@@ -1,6 +1,6 @@
 """End-to-end harness: the real `complex-edit lsp` process driven by an editor-like client.
 
-* The server runs as a subprocess (``python -m server lsp``) with the real google-genai SDK
+* The server runs as a subprocess (``python -m complex_edit lsp``) with the real google-genai SDK
   pointed at the session's Gemini emulator (``GOOGLE_GEMINI_BASE_URL``) and ``TEST_KEY``.
 * ``EditorSession`` wraps pytest-lsp's test client and behaves like an editor: it keeps its own
   copy of every open document, sends incremental ``didChange`` notifications, answers
@@ -44,7 +44,7 @@ COMMAND = "performComplexEdit"
 SERVER_COMMAND: list[str] = (
     shlex.split(os.environ["E2E_SERVER_COMMAND"])
     if os.environ.get("E2E_SERVER_COMMAND")
-    else [sys.executable, "-m", "server", "lsp"]
+    else [sys.executable, "-m", "complex_edit", "lsp"]
 )
 # Generous bounds for waiting on the server; tests wait on conditions, never fixed sleeps.
 RESPONSE_TIMEOUT = 20.0

@@ -78,7 +78,7 @@ def cli_env(base_url: str, extra: Mapping[str, str | None] | None = None) -> dic
 
 
 def cli_command(name: str, args: list[str]) -> list[str]:
-    return [sys.executable, "-m", "server", "edit", name, *args]
+    return [sys.executable, "-m", "complex_edit", "edit", name, *args]
 
 
 @dataclass
@@ -554,7 +554,7 @@ def test_a_bad_setting_names_the_flag_or_variable_that_set_it(
 
 def test_eval_names_the_flag_of_a_bad_setting(emulator: GeminiEmulator, tmp_path: Path) -> None:
     proc = subprocess.run(
-        [sys.executable, "-m", "server", "eval", "--provider", "nobody", "--limit", "1"],
+        [sys.executable, "-m", "complex_edit", "eval", "--provider", "nobody", "--limit", "1"],
         cwd=tmp_path,
         env=cli_env(emulator.base_url),
         capture_output=True,
@@ -699,7 +699,7 @@ def test_ctrl_c_at_any_moment_prints_one_line_and_exits_130(
         "-X",
         "importtime",  # one stderr line per import: moments inside the start-up to aim at
         "-m",
-        "server",
+        "complex_edit",
         "edit",
         "interrupted.py",
         "--prompt",
@@ -721,7 +721,7 @@ def test_ctrl_c_at_any_moment_prints_one_line_and_exits_130(
         if moment == "loading the command line":
             seen = _wait_for_import(proc, "argparse")  # the first import inside main()
         elif moment == "loading the edit modules":
-            seen = _wait_for_import(proc, "server.session.events")
+            seen = _wait_for_import(proc, "complex_edit.server.session.events")
         elif moment == "reading stdin":
             assert proc.stdin is not None
             proc.stdin.write(b"rename foo to bar")  # no EOF: the CLI keeps reading
@@ -752,7 +752,7 @@ def test_ctrl_c_at_any_moment_prints_one_line_and_exits_130(
 
 def _lsp(stdin: int) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
-        [sys.executable, "-m", "server", "lsp"],
+        [sys.executable, "-m", "complex_edit", "lsp"],
         stdin=stdin,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

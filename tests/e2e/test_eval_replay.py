@@ -21,8 +21,8 @@ from typing import Any
 
 import pytest
 
-from edit_tools.registry import TOOL_NAMES
-from server.eval.cli import main
+from complex_edit.edit_tools.registry import TOOL_NAMES
+from complex_edit.server.eval.cli import main
 from tests.conftest import TEST_KEY
 from tests.fakes.gemini_emulator import GeminiEmulator, Reply
 
@@ -47,7 +47,7 @@ def numpy_available() -> bool:
 
 
 def timing_tasks() -> set[str]:
-    from server.eval.suite import load_suite
+    from complex_edit.server.eval.suite import load_suite
 
     return {task.task_id for task in load_suite("editeval").tasks if "time.time()" in task.test}
 
@@ -66,7 +66,7 @@ def replay_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, str
     out = tmp_path_factory.mktemp("eval") / "results.jsonl"
     started = time.monotonic()
     process = subprocess.run(
-        [sys.executable, "-m", "server.eval", "--replay", "--out", str(out)],
+        [sys.executable, "-m", "complex_edit.server.eval", "--replay", "--out", str(out)],
         env=clean_env(GEMINI_API_KEY=TEST_KEY),
         capture_output=True,
         text=True,
@@ -126,7 +126,7 @@ def test_the_replay_ran_every_tool_without_an_error(
 def test_every_record_holds_the_final_text_and_the_checks(
     replay_run: tuple[Path, str, str, float],
 ) -> None:
-    from server.eval.suite import load_suite
+    from complex_edit.server.eval.suite import load_suite
 
     out, _, _, _ = replay_run
     references = {task.task_id: task.output for task in load_suite("editeval").tasks}

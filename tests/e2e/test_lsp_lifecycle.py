@@ -21,10 +21,10 @@ from typing import Any
 import pytest
 from pygls.exceptions import JsonRpcInternalError
 
-from server.lsp.framing import EditorOutput
-from server.lsp.handlers import COMMAND, build_server
-from server.lsp.log import ClientLogHandler
-from server.session.process import SessionProcess, SessionProcessError
+from complex_edit.server.lsp.framing import EditorOutput
+from complex_edit.server.lsp.handlers import COMMAND, build_server
+from complex_edit.server.lsp.log import ClientLogHandler
+from complex_edit.server.session.process import SessionProcess, SessionProcessError
 from tests.conftest import TEST_KEY
 from tests.fakes.gemini_emulator import GeminiEmulator, Reply
 from tests.leftovers import running

@@ -56,7 +56,7 @@ def test_a_line_sent_as_log_message_is_not_also_written_to_stderr() -> None:
     )
 
     proc = subprocess.run(
-        [sys.executable, "-m", "server", "lsp", "--log-level", "INFO"],
+        [sys.executable, "-m", "complex_edit", "lsp", "--log-level", "INFO"],
         input=session,
         capture_output=True,
         cwd=REPO,

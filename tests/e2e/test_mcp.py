@@ -94,7 +94,7 @@ async def server(
     log = base / "server.log"
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "server", "mcp", "--root", str(root)],
+        args=["-m", "complex_edit", "mcp", "--root", str(root)],
         env=_server_env(emulator_server.base_url),
         cwd=str(root),
     )

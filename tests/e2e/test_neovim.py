@@ -1,4 +1,4 @@
-"""End to end through a real headless Neovim: the real `python -m server lsp`, Neovim's own LSP
+"""End to end through a real headless Neovim: the real `python -m complex_edit lsp`, Neovim's own LSP
 client (position encoding, debounced didChange, its own `workspace/applyEdit` handler, `:write`)
 and the real google-genai SDK pointed at the local Gemini emulator.
 

@@ -3,7 +3,7 @@ Gemini emulator.
 
 Each case runs a script of `tests/e2e/nvim_plugin/` in `nvim --clean --headless -l`. The script
 puts `nvim-client/` on the runtimepath, enables the server through the plugin's
-`lsp/complex_edit.lua` (only `cmd` is overridden, to run this venv's `python -m server lsp`),
+`lsp/complex_edit.lua` (only `cmd` is overridden, to run this venv's `python -m complex_edit lsp`),
 runs the user commands (`:ComplexEdit`, `:ComplexEditCancel`, `:checkhealth complex_edit`) and
 writes a JSON report: the notifications the user saw, the buffer text, the health buffer.
 """
@@ -370,7 +370,7 @@ def test_checkhealth_reports_command_key_presence_and_version(
     assert "OK Neovim 0.11." in with_key, with_key
     assert "OK :ComplexEdit and :ComplexEditCancel are defined" in with_key, with_key
     assert "OK Enabled" in with_key, with_key
-    assert f"OK Command `{sys.executable} -m server lsp`" in with_key, with_key
+    assert f"OK Command `{sys.executable} -m complex_edit lsp`" in with_key, with_key
     assert "OK Version: complex-edit " in with_key, with_key
     assert "buffer(s) attached, position encoding utf-8" in with_key, with_key
     assert "OK API key set: GEMINI_API_KEY" in with_key, with_key

@@ -44,7 +44,7 @@ __all__ = [
 ]
 
 ROOT = Path(__file__).resolve().parents[2]
-SERVER_COMMAND = [sys.executable, "-m", "server", "lsp"]
+SERVER_COMMAND = [sys.executable, "-m", "complex_edit", "lsp"]
 
 # What VS Code would advertise for the parts the server looks at (utf-16 positions).
 EDITOR_CAPABILITIES: dict[str, Any] = {

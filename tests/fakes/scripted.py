@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
-from server.providers.base import ConversationRequest, ModelTurn, ToolCall, ToolResult
+from complex_edit.server.providers.base import ConversationRequest, ModelTurn, ToolCall, ToolResult
 
 __all__ = ["ScriptedConversation", "ScriptedProvider", "Step", "call", "done"]
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from typing import Any, get_args
 
-from server.outcome import Reason, SessionOutcome
-from server.providers.select import ProviderHub
-from server.session.events import SessionEvent
-from server.session.loop import EditRequest, run_session
-from server.settings import Settings
+from complex_edit.server.outcome import Reason, SessionOutcome
+from complex_edit.server.providers.select import ProviderHub
+from complex_edit.server.session.events import SessionEvent
+from complex_edit.server.session.loop import EditRequest, run_session
+from complex_edit.server.settings import Settings
 from tests.conftest import TEST_KEY
 from tests.session.scripts import KEY_VARIABLE
 

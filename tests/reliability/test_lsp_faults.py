@@ -18,7 +18,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from server.lsp.framing import FramedInput
+from complex_edit.server.lsp.framing import FramedInput
 from tests.conftest import TEST_KEY
 from tests.e2e.conftest import (
     CommandError,

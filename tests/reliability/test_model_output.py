@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from google.genai import types as genai_types
 
-from server.providers.gemini import BLOCKED_FINISH, OK_FINISH, RETRY_IN_TURN_FINISH
+from complex_edit.server.providers.gemini import BLOCKED_FINISH, OK_FINISH, RETRY_IN_TURN_FINISH
 from tests.fakes import anthropic_emulator as anthropic
 from tests.fakes import gemini_emulator as gemini
 from tests.fakes import openai_emulator as openai

@@ -28,18 +28,18 @@ from lsprotocol.types import (
     TextDocumentContentChangeWholeDocument,
 )
 
-from edit_tools.registry import Toolbox
-from server.edit.flow import EditOrder, perform
-from server.edit.port import ApplyAnswer, Echo, StaleDocument
-from server.lsp.bridge import content_changes, offset_at, position_at, to_text_edits
-from server.outcome import Usage
-from server.providers.base import ConversationRequest, ModelTurn, ToolCall, ToolResult
-from server.session.result import InProcess
-from server.settings import Settings
-from server.text.diff import TextChange, apply_changes, compute_edits
-from server.text.documents import DocumentStore, Snapshot
-from server.text.positions import LineIndex
-from server.text.rebase import Rebased, compose_changes, edit_landed, rebase_changes
+from complex_edit.edit_tools.registry import Toolbox
+from complex_edit.server.edit.flow import EditOrder, perform
+from complex_edit.server.edit.port import ApplyAnswer, Echo, StaleDocument
+from complex_edit.server.lsp.bridge import content_changes, offset_at, position_at, to_text_edits
+from complex_edit.server.outcome import Usage
+from complex_edit.server.providers.base import ConversationRequest, ModelTurn, ToolCall, ToolResult
+from complex_edit.server.session.result import InProcess
+from complex_edit.server.settings import Settings
+from complex_edit.server.text.diff import TextChange, apply_changes, compute_edits
+from complex_edit.server.text.documents import DocumentStore, Snapshot
+from complex_edit.server.text.positions import LineIndex
+from complex_edit.server.text.rebase import Rebased, compose_changes, edit_landed, rebase_changes
 from tests.hypothesis_profiles import active
 from tests.reliability.rawlsp import offset_to_position, position_to_offset
 

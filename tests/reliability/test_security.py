@@ -28,9 +28,9 @@ from typing import Any, TextIO
 
 import pytest
 
-from edit_tools.registry import Toolbox
-from prompts.loader import load
-from server.settings import Settings
+from complex_edit.edit_tools.registry import Toolbox
+from complex_edit.prompts.loader import load
+from complex_edit.server.settings import Settings
 from tests.e2e.conftest import EditorSession, SessionFactory, calls, done, replace
 from tests.fakes.gemini_emulator import GeminiEmulator, RecordedRequest, Reply
 from tests.reliability.conftest import StartRaw
@@ -143,7 +143,7 @@ async def test_the_system_prompt_and_key_stay_out_of_the_conversation(
 ) -> None:
     """The system prompt travels only as the system instruction; the document only inside
     the user turn; the key nowhere in any body. A model cannot leak what it never sees."""
-    from server.providers.select import ProviderHub
+    from complex_edit.server.providers.select import ProviderHub
 
     hub = ProviderHub({"GEMINI_API_KEY": CANARY})
     emulator.enqueue(
@@ -227,7 +227,7 @@ def cli_run(
         **(env or {}),
     )
     return subprocess.run(
-        [sys.executable, "-m", "server", "edit", str(path), "--prompt", "edit", *extra],
+        [sys.executable, "-m", "complex_edit", "edit", str(path), "--prompt", "edit", *extra],
         env=environ,
         capture_output=True,
         text=True,
@@ -346,7 +346,7 @@ async def test_canary_key_through_the_mcp_server(emulator: GeminiEmulator, tmp_p
     (tmp_path / "app.py").write_text(DOC)
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "server", "mcp", "--root", str(tmp_path), "--log-level", "DEBUG"],
+        args=["-m", "complex_edit", "mcp", "--root", str(tmp_path), "--log-level", "DEBUG"],
         env={
             "GEMINI_API_KEY": CANARY,
             "GOOGLE_GEMINI_BASE_URL": emulator.base_url,
@@ -402,7 +402,7 @@ def test_canary_key_through_the_eval_harness(emulator: GeminiEmulator, tmp_path:
         [
             sys.executable,
             "-m",
-            "server.eval",
+            "complex_edit.server.eval",
             "--suite",
             str(suite),
             "--base-url",
@@ -435,7 +435,7 @@ def test_settings_never_hold_the_key() -> None:
 
 
 async def test_run_failures_name_the_variable_not_the_key(emulator: GeminiEmulator) -> None:
-    from server.providers.select import ProviderHub
+    from complex_edit.server.providers.select import ProviderHub
 
     emulator.enqueue(Reply.error(401, f"API key not valid: {CANARY}"))
     outcome = await run_model(

@@ -7,12 +7,12 @@ from typing import Any
 
 import pytest
 
-from server.outcome import SessionOutcome
-from server.providers.gemini import GeminiProvider
-from server.providers.select import ProviderHub
-from server.session.events import SessionEvent
-from server.session.loop import EditRequest, LineRange, run_session
-from server.settings import Settings
+from complex_edit.server.outcome import SessionOutcome
+from complex_edit.server.providers.gemini import GeminiProvider
+from complex_edit.server.providers.select import ProviderHub
+from complex_edit.server.session.events import SessionEvent
+from complex_edit.server.session.loop import EditRequest, LineRange, run_session
+from complex_edit.server.settings import Settings
 from tests.conftest import TEST_KEY
 from tests.fakes.gemini_emulator import GeminiEmulator
 from tests.session.scripts import KEY_VARIABLE, PROVIDERS, Harness

@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 
-from server.eval.record import integrity_fields
-from server.eval.transcript import RecordingProvider, Transcript
-from server.outcome import SessionOutcome
-from server.providers.gemini import GeminiProvider
-from server.session.loop import EditRequest, run_session
-from server.settings import Settings
+from complex_edit.server.eval.record import integrity_fields
+from complex_edit.server.eval.transcript import RecordingProvider, Transcript
+from complex_edit.server.outcome import SessionOutcome
+from complex_edit.server.providers.gemini import GeminiProvider
+from complex_edit.server.session.loop import EditRequest, run_session
+from complex_edit.server.settings import Settings
 from tests.conftest import TEST_KEY
 from tests.fakes.gemini_emulator import GeminiEmulator
 from tests.session.scripts import GeminiHarness, calls, done, replace

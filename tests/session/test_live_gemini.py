@@ -6,9 +6,9 @@ import os
 
 import pytest
 
-from server.providers.gemini import GeminiProvider
-from server.session.loop import EditRequest, run_session
-from server.settings import Settings
+from complex_edit.server.providers.gemini import GeminiProvider
+from complex_edit.server.session.loop import EditRequest, run_session
+from complex_edit.server.settings import Settings
 
 pytestmark = [
     pytest.mark.live,

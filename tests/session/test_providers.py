@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from server.outcome import RunError, SessionOutcome, scrub
-from server.providers.base import STALE_VIEW, ConversationRequest
-from server.providers.select import ProviderHub
-from server.session.events import (
+from complex_edit.server.outcome import RunError, SessionOutcome, scrub
+from complex_edit.server.providers.base import STALE_VIEW, ConversationRequest
+from complex_edit.server.providers.select import ProviderHub
+from complex_edit.server.session.events import (
     SessionEvent,
     SessionFinished,
     ToolFinished,
@@ -23,8 +23,8 @@ from server.session.events import (
     TurnStarted,
     describe,
 )
-from server.session.loop import EditRequest, LineRange, run_session
-from server.settings import Settings
+from complex_edit.server.session.loop import EditRequest, LineRange, run_session
+from complex_edit.server.settings import Settings
 from tests.conftest import TEST_KEY
 from tests.fakes.anthropic_emulator import AnthropicEmulator
 from tests.fakes.anthropic_emulator import Reply as AnthropicReply

@@ -8,12 +8,12 @@ import asyncio
 import os
 from typing import Any
 
-from server.outcome import SessionOutcome
-from server.providers.select import ProviderHub
-from server.session.events import ModelRetrying, SessionEvent, TurnStarted, describe
-from server.session.loop import EditRequest, run_session
-from server.session.process import SessionProcess
-from server.settings import Settings
+from complex_edit.server.outcome import SessionOutcome
+from complex_edit.server.providers.select import ProviderHub
+from complex_edit.server.session.events import ModelRetrying, SessionEvent, TurnStarted, describe
+from complex_edit.server.session.loop import EditRequest, run_session
+from complex_edit.server.session.process import SessionProcess
+from complex_edit.server.settings import Settings
 from tests.conftest import TEST_KEY
 from tests.fakes.gemini_emulator import GeminiEmulator, Reply
 from tests.session.scripts import KEY_VARIABLE, Harness, calls, done, hang, rate_limited

@@ -11,11 +11,16 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from server.session.events import SessionEvent, SessionFinished, ToolFinished, TurnStarted
-from server.session.loop import EditRequest
-from server.session.process import SessionProcess, SessionProcessError
-from server.session.result import SessionResult
-from server.settings import Settings
+from complex_edit.server.session.events import (
+    SessionEvent,
+    SessionFinished,
+    ToolFinished,
+    TurnStarted,
+)
+from complex_edit.server.session.loop import EditRequest
+from complex_edit.server.session.process import SessionProcess, SessionProcessError
+from complex_edit.server.session.result import SessionResult
+from complex_edit.server.settings import Settings
 from tests.conftest import TEST_KEY
 from tests.fakes.gemini_emulator import GeminiEmulator, Reply
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
-from server.outcome import SessionOutcome
+from complex_edit.server.outcome import SessionOutcome
 from tests.session.conftest import OutcomeFn
 from tests.session.scripts import Harness, calls, done, replace
 

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from server.providers.select import ProviderHub
-from server.session.loop import EditRequest, run_session
-from server.settings import Settings
+from complex_edit.server.providers.select import ProviderHub
+from complex_edit.server.session.loop import EditRequest, run_session
+from complex_edit.server.settings import Settings
 from tests.session.conftest import OutcomeFn
 from tests.session.scripts import Harness, calls, done, replace
 
@@ -82,7 +82,7 @@ async def test_a_document_too_large_to_parse_is_not_checked(
 async def test_each_turn_reports_the_change_so_far(
     model: Harness, hubs: dict[str, ProviderHub]
 ) -> None:
-    from server.session.events import SessionEvent, TurnStarted
+    from complex_edit.server.session.events import SessionEvent, TurnStarted
 
     seen: list[SessionEvent] = []
     model.script(

@@ -6,8 +6,8 @@ from array import array
 
 import pytest
 
-from edit_tools.buffer import Change, WorkingBuffer, common_prefix_length, diff
-from edit_tools.lines import (
+from complex_edit.edit_tools.buffer import Change, WorkingBuffer, common_prefix_length, diff
+from complex_edit.edit_tools.lines import (
     CR,
     CRLF,
     LF,

@@ -13,10 +13,10 @@ from lsprotocol.types import (
     TextDocumentContentChangeWholeDocument,
 )
 
-from server.lsp.bridge import content_changes
-from server.text.diff import TextChange, apply_changes
-from server.text.documents import DocumentNotOpenError, DocumentStore, Snapshot
-from server.text.positions import ENCODINGS, Encoding
+from complex_edit.server.lsp.bridge import content_changes
+from complex_edit.server.text.diff import TextChange, apply_changes
+from complex_edit.server.text.documents import DocumentNotOpenError, DocumentStore, Snapshot
+from complex_edit.server.text.positions import ENCODINGS, Encoding
 
 URI = "file:///work/doc.py"
 

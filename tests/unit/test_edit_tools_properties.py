@@ -10,8 +10,8 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
-from edit_tools.buffer import diff
-from edit_tools.registry import Toolbox, render_document
+from complex_edit.edit_tools.buffer import diff
+from complex_edit.edit_tools.registry import Toolbox, render_document
 
 # Characters that break editors: every line ending, separators that are not line breaks in
 # LSP, a BOM, combining marks, astral characters and a ZWJ sequence. No digits: the fallback

@@ -10,11 +10,11 @@ import time
 import pytest
 from lsprotocol.types import Position, Range, TextEdit
 
-from edit_tools.lines import split_lines
-from server.lsp.bridge import to_text_edits
-from server.text.diff import TextChange, apply_changes, compute_edits
-from server.text.positions import LineIndex
-from server.text.unified import unified_diff
+from complex_edit.edit_tools.lines import split_lines
+from complex_edit.server.lsp.bridge import to_text_edits
+from complex_edit.server.text.diff import TextChange, apply_changes, compute_edits
+from complex_edit.server.text.positions import LineIndex
+from complex_edit.server.text.unified import unified_diff
 
 
 def check(old: str, new: str) -> list[TextChange]:

@@ -11,9 +11,9 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from edit_tools.elision import check
-from edit_tools.placeholders import is_placeholder
-from edit_tools.registry import Toolbox, ToolOutcome
+from complex_edit.edit_tools.elision import check
+from complex_edit.edit_tools.placeholders import is_placeholder
+from complex_edit.edit_tools.registry import Toolbox, ToolOutcome
 
 ORIGINAL = """import os
 

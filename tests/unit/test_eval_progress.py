@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import io
 
-from server.eval.progress import Progress
-from server.eval.record import TaskRecord
+from complex_edit.server.eval.progress import Progress
+from complex_edit.server.eval.record import TaskRecord
 
 
 class Clock:

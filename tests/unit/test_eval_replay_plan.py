@@ -7,8 +7,8 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from edit_tools.registry import TOOL_NAMES, Toolbox
-from server.eval.replay import (
+from complex_edit.edit_tools.registry import TOOL_NAMES, Toolbox
+from complex_edit.server.eval.replay import (
     WRONG_EDIT_NOTE,
     Move,
     Plan,
@@ -17,10 +17,10 @@ from server.eval.replay import (
     replace_moves,
     replay_model,
 )
-from server.eval.runner import edit_request
-from server.eval.suite import load_suite
-from server.session.loop import build_first_message
-from server.settings import Settings
+from complex_edit.server.eval.runner import edit_request
+from complex_edit.server.eval.suite import load_suite
+from complex_edit.server.session.loop import build_first_message
+from complex_edit.server.settings import Settings
 
 LINES = ["a\n", "b\n", "def f():\n", "    return 1\n", "\n", "x = 1\n", "x = 1", "# c\n"]
 documents = st.lists(st.sampled_from(LINES), max_size=12).map("".join)

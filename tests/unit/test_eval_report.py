@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from server.eval.record import (
+from complex_edit.server.eval.record import (
     CallRecord,
     RecordWriter,
     TaskRecord,
@@ -16,7 +16,7 @@ from server.eval.record import (
     integrity_fields,
     read_records,
 )
-from server.eval.report import percentile, render, summarize
+from complex_edit.server.eval.report import percentile, render, summarize
 
 KEY = "test-key-not-a-secret-0123456789"
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from server.eval.sandbox import CheckResult, Limits, run_check
+from complex_edit.server.eval.sandbox import CheckResult, Limits, run_check
 
 FAST = Limits(time_seconds=10.0, memory_bytes=512 * 1024 * 1024)
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from server.eval.suite import KNOWN_BROKEN, SuiteError, Task, load_suite, parse_suite
+from complex_edit.server.eval.suite import KNOWN_BROKEN, SuiteError, Task, load_suite, parse_suite
 
 
 def line(**fields: Any) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from server.session.events import TurnStarted, describe
+from complex_edit.server.session.events import TurnStarted, describe
 
 
 def test_the_first_turn_only_waits() -> None:

@@ -10,7 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from server.edit.files import FileChanged, FileRefused, check_writable, read_text_file, write_atomic
+from complex_edit.server.edit.files import (
+    FileChanged,
+    FileRefused,
+    check_writable,
+    read_text_file,
+    write_atomic,
+)
 
 LIMIT = 1_000_000
 
@@ -193,7 +199,7 @@ _WRITER = textwrap.dedent(
     """
     import sys
     from pathlib import Path
-    from server.edit.files import write_atomic
+    from complex_edit.server.edit.files import write_atomic
 
     path = Path(sys.argv[1])
     contents = [b"A" * 4_000_000 + b"\\n", b"B" * 3_000_000 + b"\\n"]

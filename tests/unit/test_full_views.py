@@ -3,8 +3,8 @@ text the model already has with a note, and a conversation keeps only its latest
 
 from __future__ import annotations
 
-from edit_tools.registry import Toolbox, ToolOutcome
-from server.providers.base import STALE_VIEW, FullViews, ToolCall, ToolResult
+from complex_edit.edit_tools.registry import Toolbox, ToolOutcome
+from complex_edit.server.providers.base import STALE_VIEW, FullViews, ToolCall, ToolResult
 
 TEXT = "alpha\nbeta\ngamma\n"
 

@@ -9,11 +9,11 @@ from pathlib import Path
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from server.edit.disk import edit_file
-from server.session.result import InProcess
-from server.settings import Settings
-from server.text.diff import TextChange, apply_changes, compute_edits
-from server.text.hunks import apply_hunks, landed_hunks, make_hunks
+from complex_edit.server.edit.disk import edit_file
+from complex_edit.server.session.result import InProcess
+from complex_edit.server.settings import Settings
+from complex_edit.server.text.diff import TextChange, apply_changes, compute_edits
+from complex_edit.server.text.hunks import apply_hunks, landed_hunks, make_hunks
 from tests.fakes.scripted import ScriptedProvider, call, done
 
 LINES = st.lists(

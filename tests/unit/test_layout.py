@@ -76,7 +76,6 @@ ALLOWED: dict[str, set[str]] = {
         "edit_tools",
         "prompts",
     },
-    "__main__": {"server.cli"},
     "__init__": set(),
 }
 # Third-party packages that only one place may import.
@@ -89,6 +88,8 @@ ONLY_IN: dict[str, set[str]] = {
     "mcp": {"mcp.py"},
 }
 FIRST_PARTY = {"server", "edit_tools", "prompts"}
+# The one import name the folders are installed under (pyproject.toml's package-dir).
+PACKAGE = "complex_edit"
 
 
 def _module_name(path: Path) -> str:
@@ -104,7 +105,13 @@ def _part(module: str) -> str:
 
 def _imports(path: Path) -> Iterator[str]:
     """Every module `path` imports (for `from package import name`, the package and, when
-    `package.name` is a module of ours, that module too)."""
+    `package.name` is a module of ours, that module too), ours named by their folders
+    (`complex_edit.server.text.diff` → `server.text.diff`)."""
+    for name in _imported_names(path):
+        yield name.removeprefix(PACKAGE + ".")
+
+
+def _imported_names(path: Path) -> Iterator[str]:
     tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -113,7 +120,7 @@ def _imports(path: Path) -> Iterator[str]:
             yield node.module
             for alias in node.names:
                 candidate = f"{node.module}.{alias.name}"
-                if _is_our_module(candidate):
+                if _is_our_module(candidate.removeprefix(PACKAGE + ".")):
                     yield candidate
 
 
@@ -194,3 +201,31 @@ def _find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
 def test_the_cycle_finder_finds_a_cycle() -> None:
     assert _find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert _find_cycle({"a": {"b"}, "b": set()}) is None
+
+
+PYTHON_FOLDERS = ("server", "edit_tools", "prompts", "complex_edit", "tests", "bench")
+
+
+@pytest.mark.parametrize("folder", PYTHON_FOLDERS)
+def test_nothing_imports_the_folders_by_their_bare_names(folder: str) -> None:
+    """`server`, `edit_tools` and `prompts` are not installed: only `complex_edit.*` imports."""
+    root = SERVER.parent
+    wrong = [
+        f"{path.relative_to(root).as_posix()}: {name}"
+        for path in _own_files(root / folder)
+        for name in _imported_names(path)
+        if name.split(".")[0] in FIRST_PARTY
+    ]
+    assert wrong == []
+
+
+def _own_files(folder: Path) -> Iterator[Path]:
+    """The Python files under `folder`, not following the links `complex_edit/` holds for the
+    type checker."""
+    for path in sorted(folder.iterdir()):
+        if path.is_symlink() or path.name == "__pycache__":
+            continue
+        if path.is_dir():
+            yield from _own_files(path)
+        elif path.suffix == ".py":
+            yield path

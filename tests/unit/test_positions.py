@@ -7,8 +7,14 @@ import time
 import pytest
 from lsprotocol.types import Position, PositionEncodingKind, Range
 
-from server.lsp.bridge import offset_at, position_at, range_of, range_offsets
-from server.text.positions import ENCODINGS, Encoding, LineIndex, code_units, normalize_encoding
+from complex_edit.server.lsp.bridge import offset_at, position_at, range_of, range_offsets
+from complex_edit.server.text.positions import (
+    ENCODINGS,
+    Encoding,
+    LineIndex,
+    code_units,
+    normalize_encoding,
+)
 
 # (text, offset of the character of interest, its width in utf-8 / utf-16 / utf-32)
 WIDE = {

@@ -11,7 +11,7 @@ from typing import Any
 
 from pygls.io_ import run_async
 
-from server.lsp.framing import FramedInput, PrefetchingReader
+from complex_edit.server.lsp.framing import FramedInput, PrefetchingReader
 
 
 def _frame(message: dict[str, Any], extra_header: bytes = b"") -> bytes:

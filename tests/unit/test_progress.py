@@ -9,8 +9,8 @@ from typing import Any, cast
 
 from lsprotocol import types
 
-from server.lsp.progress import Progress
-from server.session.events import ToolFinished, TurnStarted
+from complex_edit.server.lsp.progress import Progress
+from complex_edit.server.session.events import ToolFinished, TurnStarted
 
 INTERVAL = 0.05
 

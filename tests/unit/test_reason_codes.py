@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import get_args
 
-from server.outcome import Reason
+from complex_edit.server.outcome import Reason
 
 # CONTRACT.md, "The LSP command", the result's `reason` field, as written there.
 CONTRACT_TEXT = (

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from server.text.diff import TextChange, apply_changes, compute_edits
-from server.text.rebase import (
+from complex_edit.server.text.diff import TextChange, apply_changes, compute_edits
+from complex_edit.server.text.rebase import (
     Conflict,
     Rebased,
     compose_changes,

@@ -9,7 +9,13 @@ from typing import Any
 
 import pytest
 
-from edit_tools.registry import TOOL_NAMES, Completion, Toolbox, ToolDeclaration, ToolOutcome
+from complex_edit.edit_tools.registry import (
+    TOOL_NAMES,
+    Completion,
+    Toolbox,
+    ToolDeclaration,
+    ToolOutcome,
+)
 
 TEXT = "alpha\nbeta\ngamma\n"
 

@@ -9,8 +9,8 @@ from email.utils import format_datetime
 
 import pytest
 
-from server.outcome import RunError, redact
-from server.providers._retry import (
+from complex_edit.server.outcome import RunError, redact
+from complex_edit.server.providers._retry import (
     Retry,
     RetryBudget,
     RetryNotice,
@@ -22,8 +22,8 @@ from server.providers._retry import (
     timeout_failure,
     transport_failure,
 )
-from server.session.events import ModelRetrying, describe
-from server.settings import Settings
+from complex_edit.server.session.events import ModelRetrying, describe
+from complex_edit.server.settings import Settings
 
 
 class FakeTime:

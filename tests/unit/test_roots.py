@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from server.edit.roots import PathRefused, Roots
+from complex_edit.server.edit.roots import PathRefused, Roots
 
 
 @pytest.fixture

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from server.providers.base import ModelTurn, ToolCall
-from server.session.loop import EditRequest, run_session
-from server.settings import Settings
+from complex_edit.server.providers.base import ModelTurn, ToolCall
+from complex_edit.server.session.loop import EditRequest, run_session
+from complex_edit.server.settings import Settings
 from tests.fakes.scripted import ScriptedConversation, ScriptedProvider, call, done
 
 TEXT = "total = 0\nprint(total)\n"

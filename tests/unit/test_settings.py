@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from server.lsp.arguments import InvalidArguments, PerformArgs, check_prompt_size
-from server.settings import Settings, SettingsError, SettingsLayer
+from complex_edit.server.lsp.arguments import InvalidArguments, PerformArgs, check_prompt_size
+from complex_edit.server.settings import Settings, SettingsError, SettingsLayer
 
 # A valid value of each setting, as text (the rest take "7").
 SAMPLES = {
@@ -144,7 +144,7 @@ def test_the_prompt_limit_comes_from_the_settings() -> None:
 
 @pytest.mark.parametrize("command", [["edit", "f.py", "--prompt", "p"], ["mcp"]])
 def test_the_flags_of_edit_and_mcp_are_named_by_their_flag(command: list[str]) -> None:
-    from server.cli import _parser, setting_overrides
+    from complex_edit.server.cli import _parser, setting_overrides
 
     args = _parser().parse_args([*command, "--provider", "nobody", "--wall-time-seconds", "0"])
     message = error_of({"COMPLEX_EDIT_PROVIDER": "openai"}, setting_overrides(args))

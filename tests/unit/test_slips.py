@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from edit_tools.registry import Toolbox
+from complex_edit.edit_tools.registry import Toolbox
 
 SLIPS = Path(__file__).resolve().parent.parent / "data" / "slips.jsonl"
 

@@ -15,15 +15,15 @@ from hypothesis import strategies as st
 from tree_sitter import Parser
 from tree_sitter_language_pack import get_language
 
-from edit_tools.syntax import (
+from complex_edit.edit_tools.syntax import (
     SyntaxCheck,
     Validation,
     grammar_for,
     language_for_path,
     render_problems,
 )
-from edit_tools.syntax.checker import MAX_ORIGINAL_ERRORS, MAX_REPORTED, Feeder, parse
-from edit_tools.syntax.offsets import (
+from complex_edit.edit_tools.syntax.checker import MAX_ORIGINAL_ERRORS, MAX_REPORTED, Feeder, parse
+from complex_edit.edit_tools.syntax.offsets import (
     ByteCursor,
     common_prefix,
     common_suffix,

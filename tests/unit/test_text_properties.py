@@ -20,14 +20,14 @@ from lsprotocol.types import (
     TextEdit,
 )
 
-from edit_tools.lines import split_lines
-from server.lsp.bridge import content_changes, offset_at, position_at, to_text_edits
-from server.text import line_diff as edits_module
-from server.text.diff import TextChange, apply_changes, compute_edits
-from server.text.documents import DocumentStore
-from server.text.positions import ENCODINGS, Encoding, LineIndex
-from server.text.rebase import Conflict, Rebased, compose_changes, rebase_changes
-from server.text.unified import unified_diff
+from complex_edit.edit_tools.lines import split_lines
+from complex_edit.server.lsp.bridge import content_changes, offset_at, position_at, to_text_edits
+from complex_edit.server.text import line_diff as edits_module
+from complex_edit.server.text.diff import TextChange, apply_changes, compute_edits
+from complex_edit.server.text.documents import DocumentStore
+from complex_edit.server.text.positions import ENCODINGS, Encoding, LineIndex
+from complex_edit.server.text.rebase import Conflict, Rebased, compose_changes, rebase_changes
+from complex_edit.server.text.unified import unified_diff
 
 PROPERTY = settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 HEAVY = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -11,8 +11,8 @@ from typing import Any
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from edit_tools.matching import find_match
-from edit_tools.registry import Toolbox, ToolOutcome
+from complex_edit.edit_tools.matching import find_match
+from complex_edit.edit_tools.registry import Toolbox, ToolOutcome
 
 
 def replace(toolbox: Toolbox, old: str, new: str, **extra: Any) -> ToolOutcome:

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from edit_tools.registry import Toolbox, ToolOutcome, render_document
-from edit_tools.view import render_snippet
+from complex_edit.edit_tools.registry import Toolbox, ToolOutcome, render_document
+from complex_edit.edit_tools.view import render_snippet
 
 
 def call(toolbox: Toolbox, name: str, **args: Any) -> ToolOutcome:

@@ -7,7 +7,7 @@ Run from the repository root with the project's venv:
 import json
 import pathlib
 
-from server.text.unified import unified_diff
+from complex_edit.server.text.unified import unified_diff
 
 LONG = "".join(f"line {i}\n" for i in range(1, 41))
 CASES = [

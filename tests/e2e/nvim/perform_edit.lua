@@ -3,7 +3,7 @@
 --   nvim --clean --headless -l perform_edit.lua CONFIG.json
 --
 -- CONFIG (JSON) fields:
---   python       interpreter that runs `-m server lsp`
+--   python       interpreter that runs `-m complex_edit lsp`
 --   file         the file to open and edit
 --   root         root_dir of the client
 --   prompt       the instruction
@@ -150,7 +150,7 @@ local function main()
 
   client_id = vim.lsp.start({
     name = 'complex_edit',
-    cmd = { cfg.python, '-m', 'server', 'lsp' },
+    cmd = { cfg.python, '-m', 'complex_edit', 'lsp' },
     root_dir = cfg.root,
     handlers = { ['workspace/applyEdit'] = record_apply_edit },
   }, { bufnr = buf })

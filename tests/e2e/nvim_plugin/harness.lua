@@ -62,7 +62,7 @@ end
 
 --- The user's config: the server from this repository's venv instead of `complex-edit` on PATH.
 function H.enable_server()
-  vim.lsp.config('complex_edit', { cmd = { H.cfg.python, '-m', 'server', 'lsp' } })
+  vim.lsp.config('complex_edit', { cmd = { H.cfg.python, '-m', 'complex_edit', 'lsp' } })
   vim.lsp.enable('complex_edit')
 end
 

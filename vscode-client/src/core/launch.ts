@@ -61,7 +61,7 @@ export function resolveLaunch(input: LaunchInput): Launch {
   }
   if (configured === DEFAULT_EXECUTABLE && input.interpreter !== undefined && input.interpreter.length > 0) {
     const [python, ...pythonArgs] = input.interpreter;
-    return { command: python as string, args: [...pythonArgs, "-m", "server", ...args], source: "interpreter" };
+    return { command: python as string, args: [...pythonArgs, "-m", "complex_edit", ...args], source: "interpreter" };
   }
   throw new LaunchError(
     `Cannot find '${configured}' on PATH. Install the server (pip install -e . in the complex-edit ` +

@@ -28,13 +28,13 @@ describe("resolveLaunch", () => {
 
   it("falls back to the selected interpreter's -m server when complex-edit is not on PATH", () => {
     const launch = resolveLaunch({ configuredPath: "", logLevel: "bogus", findOnPath: nowhere, interpreter: ["/py/bin/python"] });
-    expect(launch).toEqual({ command: "/py/bin/python", args: ["-m", "server", "lsp", "--log-level", "INFO"], source: "interpreter" });
+    expect(launch).toEqual({ command: "/py/bin/python", args: ["-m", "complex_edit", "lsp", "--log-level", "INFO"], source: "interpreter" });
   });
 
   it("keeps the interpreter's own arguments (conda run and friends)", () => {
     const launch = resolveLaunch({ configuredPath: undefined, logLevel: "INFO", findOnPath: nowhere, interpreter: ["conda", "run", "-n", "x", "python"] });
     expect(launch.command).toBe("conda");
-    expect(launch.args.slice(0, 6)).toEqual(["run", "-n", "x", "python", "-m", "server"]);
+    expect(launch.args.slice(0, 6)).toEqual(["run", "-n", "x", "python", "-m", "complex_edit"]);
   });
 
   it("says what to do when nothing is found", () => {
