@@ -3,7 +3,11 @@ model of each provider in turn, reset around every test."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import sys
+from collections.abc import Iterator, Sequence
+from importlib.abc import MetaPathFinder
+from importlib.machinery import ModuleSpec
+from types import ModuleType
 
 import pytest
 
@@ -14,6 +18,23 @@ from tests.hypothesis_profiles import load_profile
 from tests.leftovers import mark_run, sweep
 from tests.session.scripts import PROVIDERS, Harness, harness
 
+
+class _BareFolderNames(MetaPathFinder):
+    """The repository's folders are installed as `complex_edit.*`. The repository root is on
+    `sys.path` while the tests run, so `server.x` would import a second copy of a module (a
+    monkeypatch aimed at it would silently miss): refuse the bare names."""
+
+    BARE = frozenset({"server", "edit_tools", "prompts"})
+
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
+    ) -> ModuleSpec | None:
+        if fullname.split(".")[0] in self.BARE:
+            raise ModuleNotFoundError(f"import complex_edit.{fullname}, not {fullname}")
+        return None
+
+
+sys.meta_path.insert(0, _BareFolderNames())
 load_profile()  # HYPOTHESIS_PROFILE=ci → 2,000 examples per property; default "dev" → 150
 
 TEST_KEY = "test-key-not-a-secret-0123456789"

@@ -70,7 +70,7 @@ async def test_validation_off_and_unknown_languages_are_not_checked(
 async def test_a_document_too_large_to_parse_is_not_checked(
     outcome_of: OutcomeFn, model: Harness, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("server.session.validation.MAX_CHECKED_CHARS", len(DOC) - 1)
+    monkeypatch.setattr("complex_edit.server.session.validation.MAX_CHECKED_CHARS", len(DOC) - 1)
     model.script(calls(replace("print(total([]))", "print(total([])"), done()))
     outcome = await outcome_of(DOC, "python")
     assert outcome.success, outcome
