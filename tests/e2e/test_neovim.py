@@ -1,6 +1,6 @@
-"""End to end through a real headless Neovim: the real `python -m complex_edit lsp`, Neovim's own LSP
-client (position encoding, debounced didChange, its own `workspace/applyEdit` handler, `:write`)
-and the real google-genai SDK pointed at the local Gemini emulator.
+"""End to end through a real headless Neovim: the real `python -m complex_edit lsp`, Neovim's
+own LSP client (position encoding, debounced didChange, its own `workspace/applyEdit` handler,
+`:write`) and the real google-genai SDK pointed at the local Gemini emulator.
 
 Each case writes a file, scripts the emulator, and runs `tests/e2e/nvim/perform_edit.lua` in
 `nvim --clean --headless -l`. The script opens the file, starts the server with
