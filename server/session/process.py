@@ -22,33 +22,41 @@ import logging
 import subprocess
 import sys
 from collections.abc import Mapping
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, NamedTuple
 
+from complex_edit.server.session.messages import (
+    CancelSession,
+    Event,
+    Failed,
+    Finished,
+    Message,
+    RunSession,
+    ToWorker,
+)
 from complex_edit.server.session.wire import CHUNK, read_frame, write_frame
 
 if TYPE_CHECKING:
-    from complex_edit.server.session.events import EventSink
+    from complex_edit.server.session.events import EventSink, SessionEvent
     from complex_edit.server.session.loop import EditRequest
     from complex_edit.server.session.result import SessionResult
 
 log = logging.getLogger("complex_edit.sessions")
-WORKER = "complex_edit.server.session.worker"
-# The child runs in this checkout's root (`-m` puts it first on sys.path; `-E` ignores
-# PYTHONPATH), so it imports this checkout's packages whatever the server's directory holds.
-_ROOT = Path(__file__).resolve().parents[2]
+# The installed package's worker, whatever the server's working directory holds: `-P` keeps
+# that directory off `sys.path` (`-m` would put it first), `-E` ignores PYTHONPATH and the
+# other PYTHON* variables. The user site stays: `pip install --user` puts the package there.
+WORKER = [sys.executable, "-P", "-E", "-m", "complex_edit.server.session.worker"]
 STOP_SECONDS = 5.0
 
 
 def _popen(env: Mapping[str, str]) -> subprocess.Popen[bytes]:
-    """Start the worker. It gets a session of its own: a Ctrl-C meant for the server (on a
-    terminal) never interrupts it; the server ends it through its stdin."""
+    """Start the worker, in the server's working directory. It gets a session of its own: a
+    Ctrl-C meant for the server (on a terminal) never interrupts it; the server ends it
+    through its stdin."""
     process = subprocess.Popen(
-        [sys.executable, "-E", "-s", "-m", WORKER],
+        WORKER,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         env=dict(env),
-        cwd=_ROOT,
         bufsize=0,
         start_new_session=True,
     )
@@ -119,15 +127,22 @@ class SessionProcessError(RuntimeError):
     """The child failed to run a session (a bug in it, or it exited)."""
 
 
+class _Run(NamedTuple):
+    """A session running in the child: its answer, and who hears its events."""
+
+    answer: asyncio.Future[SessionResult]
+    on_event: EventSink
+
+
 class _Child:
     def __init__(
         self, process: _Process, stdout: asyncio.StreamReader, stdin: asyncio.StreamWriter
     ) -> None:
         self.process = process
-        self.pending: dict[int, tuple[asyncio.Future[SessionResult], EventSink]] = {}
+        self.runs: dict[int, _Run] = {}
         self.exited = False
         self._stdin = stdin
-        self._outbox: asyncio.Queue[tuple[Any, ...]] = asyncio.Queue()
+        self._outbox: asyncio.Queue[ToWorker] = asyncio.Queue()
         self._reader = asyncio.create_task(self._read(stdout))
         self._writer = asyncio.create_task(self._write())
 
@@ -141,7 +156,7 @@ class _Child:
             raise
         return cls(_Process(popen), stdout, stdin)
 
-    def send(self, message: tuple[Any, ...]) -> None:
+    def send(self, message: ToWorker) -> None:
         """Queue a frame; one task writes them in order (a large frame is written in chunks,
         and nothing may come in between)."""
         if self.exited:
@@ -164,34 +179,43 @@ class _Child:
     async def _read(self, stdout: asyncio.StreamReader) -> None:
         try:
             while (message := await read_frame(stdout)) is not None:
-                self._dispatch(*message)
+                self._dispatch(message)
         except Exception:
             log.exception("unreadable message from the session process")
         finally:
             self.exited = True
             self._writer.cancel()
-            for future, _ in self.pending.values():
-                if not future.done():
-                    future.set_exception(SessionProcessError("the session process exited"))
+            for run in self.runs.values():
+                if not run.answer.done():
+                    run.answer.set_exception(SessionProcessError("the session process exited"))
             self.process.kill()
             await self.process.wait()
 
-    def _dispatch(self, kind: str, run_id: int, payload: Any) -> None:
-        entry = self.pending.get(run_id)
-        if entry is None:
-            return  # a run that was cancelled meanwhile
-        future, on_event = entry
-        if kind == "event":
+    def _dispatch(self, message: Message) -> None:
+        """Hand a message to its run (none: the run was cancelled meanwhile)."""
+        match message:
+            case Event(run_id, event):
+                self._report(run_id, event)
+            case Finished(run_id, result):
+                if (answer := self._unanswered(run_id)) is not None:
+                    answer.set_result(result)
+            case Failed(run_id, error):
+                if (answer := self._unanswered(run_id)) is not None:
+                    answer.set_exception(SessionProcessError(error))
+            case _:
+                raise TypeError(f"not a message for the server: {type(message).__name__}")
+
+    def _report(self, run_id: int, event: SessionEvent) -> None:
+        run = self.runs.get(run_id)
+        if run is not None:
             try:
-                on_event(payload)
+                run.on_event(event)
             except Exception:
                 log.exception("a progress callback failed")
-        elif future.done():
-            return
-        elif kind == "done":
-            future.set_result(payload)
-        else:
-            future.set_exception(SessionProcessError(str(payload)))
+
+    def _unanswered(self, run_id: int) -> asyncio.Future[SessionResult] | None:
+        run = self.runs.get(run_id)
+        return None if run is None or run.answer.done() else run.answer
 
 
 class SessionProcess:
@@ -271,17 +295,17 @@ class SessionProcess:
         in the child (its HTTP request is aborted) without waiting for it to unwind."""
         child = await self._running_child()
         run_id = next(self._ids)
-        future: asyncio.Future[SessionResult] = asyncio.get_running_loop().create_future()
-        child.pending[run_id] = (future, on_event)
+        answer: asyncio.Future[SessionResult] = asyncio.get_running_loop().create_future()
+        child.runs[run_id] = _Run(answer, on_event)
         try:
-            child.send(("run", run_id, request))
-            return await future
+            child.send(RunSession(run_id, request))
+            return await answer
         except asyncio.CancelledError:
             with contextlib.suppress(SessionProcessError):
-                child.send(("cancel", run_id))
+                child.send(CancelSession(run_id))
             raise
         finally:
-            child.pending.pop(run_id, None)
+            child.runs.pop(run_id, None)
 
 
 def _log_failure(started: asyncio.Future[_Child]) -> None:

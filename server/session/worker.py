@@ -1,44 +1,69 @@
 """The child process that runs sessions for the language server (`server/session/process.py`),
-started as `python -m server.session.worker`.
+started as `python -P -E -m complex_edit.server.session.worker`.
 
-It reads frames from stdin and writes frames to stdout, each a 4-byte big-endian length and a
-pickle of a tuple (the two processes are the same program, on a private pipe):
-
-* in: ``("run", id, EditRequest)``, ``("cancel", id)``;
-* out: ``("event", id, SessionEvent)``, ``("done", id, SessionResult)``,
-  ``("failed", id, "TypeName: message")`` for a bug inside the session.
-
-It exits when stdin closes (the server went away). Its own log goes to stderr.
+It reads `ToWorker` messages from stdin (`RunSession`, `CancelSession`) and writes `FromWorker`
+messages to stdout (`Event`, `Finished`, `Failed` for a bug inside the session), each in a frame
+of `wire.py`. It exits when stdin closes (the server went away). Its own log goes to stderr.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING
 
 from complex_edit.server.providers.select import ProviderHub
 from complex_edit.server.session.events import SessionEvent, SessionFinished
+from complex_edit.server.session.messages import (
+    CancelSession,
+    Event,
+    Failed,
+    Finished,
+    FromWorker,
+    RunSession,
+)
 from complex_edit.server.session.result import run_and_diff
 from complex_edit.server.session.wire import CHUNK, encode_frame, read_frame
+
+if TYPE_CHECKING:
+    from complex_edit.server.session.loop import EditRequest
 
 log = logging.getLogger("complex_edit.session_worker")
 
 
-class _Worker:
-    def __init__(self, writer: asyncio.WriteTransport) -> None:
-        self._writer = writer
-        self._hub = ProviderHub(os.environ)
-        self._tasks: dict[int, asyncio.Task[None]] = {}
+class Worker:
+    """The child's whole state: the pipes to the server, the providers its sessions talk to,
+    and the sessions running, by run id."""
 
-    def send(self, message: tuple[Any, ...]) -> None:
-        if not self._writer.is_closing():
-            for piece in encode_frame(message):
-                self._writer.write(piece)
+    def __init__(
+        self, frames_in: asyncio.StreamReader, frames_out: asyncio.WriteTransport, hub: ProviderHub
+    ) -> None:
+        self._in = frames_in
+        self._out = frames_out
+        self._hub = hub
+        self._runs: dict[int, asyncio.Task[None]] = {}
 
-    def preload(self) -> None:
+    async def serve(self) -> None:
+        """Run and cancel sessions as the server asks, until it closes the pipe; then cancel
+        the sessions still running."""
+        self._preload()
+        while (message := await read_frame(self._in)) is not None:
+            match message:
+                case RunSession(run_id, request):
+                    self._runs[run_id] = asyncio.create_task(self._run(run_id, request))
+                case CancelSession(run_id):
+                    if (task := self._runs.get(run_id)) is not None:
+                        task.cancel()
+                case _:
+                    raise TypeError(f"not a message for the worker: {type(message).__name__}")
+        for task in self._runs.values():
+            task.cancel()
+        await asyncio.sleep(0)
+
+    def _preload(self) -> None:
         """Import the SDK and build its client before the first command needs them."""
         from complex_edit.edit_tools.registry import Toolbox
         from complex_edit.server.providers.base import ConversationRequest
@@ -57,57 +82,46 @@ class _Worker:
         except Exception as exc:
             log.debug("preload skipped: %s", type(exc).__name__)
 
-    def start(self, run_id: int, request: Any) -> None:
-        self._tasks[run_id] = asyncio.create_task(self._run(run_id, request))
-
-    def cancel(self, run_id: int) -> None:
-        task = self._tasks.get(run_id)
-        if task is not None:
-            task.cancel()
-
-    def cancel_all(self) -> None:
-        for task in self._tasks.values():
-            task.cancel()
-
-    async def _run(self, run_id: int, request: Any) -> None:
-        def forward(event: SessionEvent) -> None:
-            if isinstance(event, SessionFinished) and event.outcome.final_text is not None:
-                # The result goes back in the `done` frame as changes, not as a second copy.
-                event = SessionFinished(event.outcome.model_copy(update={"final_text": None}))
-            self.send(("event", run_id, event))
-
+    async def _run(self, run_id: int, request: EditRequest) -> None:
         try:
-            finished = await run_and_diff(request, self._hub, forward)
+            result = await run_and_diff(request, self._hub, functools.partial(self._report, run_id))
         except asyncio.CancelledError:
             return
         except Exception as exc:
             log.exception("session %d failed", run_id)
-            self.send(("failed", run_id, f"{type(exc).__name__}: {exc}"))
+            self._send(Failed(run_id, f"{type(exc).__name__}: {exc}"))
         else:
-            self.send(("done", run_id, finished))
+            self._send(Finished(run_id, result))
         finally:
-            self._tasks.pop(run_id, None)
+            self._runs.pop(run_id, None)
+
+    def _report(self, run_id: int, event: SessionEvent) -> None:
+        if isinstance(event, SessionFinished) and event.outcome.final_text is not None:
+            # The result goes back in `Finished` as changes, not as a second copy.
+            event = SessionFinished(event.outcome.model_copy(update={"final_text": None}))
+        self._send(Event(run_id, event))
+
+    def _send(self, message: FromWorker) -> None:
+        if not self._out.is_closing():
+            for piece in encode_frame(message):
+                self._out.write(piece)
 
 
-async def serve() -> None:
+async def _stdio() -> tuple[asyncio.StreamReader, asyncio.WriteTransport]:
+    """Stdin and a private copy of stdout as streams of this loop. Fd 1 then points at
+    stderr, so a stray print can only end up in the log."""
     loop = asyncio.get_running_loop()
-    # Frames get a private copy of stdout; fd 1 then points at stderr, so a stray print can
-    # only end up in the log.
     frames_out = os.fdopen(os.dup(1), "wb", buffering=0)
     os.dup2(2, 1)
     reader = asyncio.StreamReader(limit=CHUNK)
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
     transport, _ = await loop.connect_write_pipe(asyncio.Protocol, frames_out)
-    worker = _Worker(transport)
-    worker.preload()
-    while (message := await read_frame(reader)) is not None:
-        kind, run_id, *rest = message
-        if kind == "run":
-            worker.start(run_id, rest[0])
-        elif kind == "cancel":
-            worker.cancel(run_id)
-    worker.cancel_all()
-    await asyncio.sleep(0)
+    return reader, transport
+
+
+async def serve() -> None:
+    frames_in, frames_out = await _stdio()
+    await Worker(frames_in, frames_out, ProviderHub(os.environ)).serve()
 
 
 def main() -> None:

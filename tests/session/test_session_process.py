@@ -1,13 +1,16 @@
 """Sessions in the child process (`server/session/process.py`, `server/session/worker.py`),
 against the emulator through the real SDK: results and events reach the caller's loop in
-order, cancelling the caller aborts the model request, and a dead child is replaced."""
+order, cancelling the caller aborts the model request, a dead child is replaced, and the child
+runs the installed package whatever the server's working directory holds."""
 
 from __future__ import annotations
 
 import asyncio
 import os
 import signal
+import sys
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import pytest
 
@@ -109,3 +112,34 @@ async def test_a_dead_child_fails_its_sessions_and_is_replaced(
     finished = await sessions.run_session(_request(emulator), lambda _: None)
     assert finished.outcome.success
     assert sessions.pid() not in (None, first)
+
+
+async def test_the_child_never_imports_from_the_servers_working_directory(
+    emulator: GeminiEmulator, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A user's project holding a `complex_edit/` or `server/` package, where the server runs
+    (an editor starts it in the workspace folder), or named by PYTHONPATH: the child imports
+    neither. Importing one would leave a mark and end the child."""
+    mark = tmp_path / "decoy-imported"
+    for package in ("complex_edit", "server"):
+        (tmp_path / package).mkdir()
+        (tmp_path / package / "__init__.py").write_text(
+            f"open({str(mark)!r}, 'a').write({package!r})\nraise SystemExit('decoy')\n"
+        )
+    # The decoy works: a plain interpreter started there imports it.
+    plain = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", "import complex_edit", cwd=tmp_path, stderr=asyncio.subprocess.DEVNULL
+    )
+    await plain.wait()
+    assert mark.read_text() == "complex_edit"
+    mark.unlink()
+
+    monkeypatch.chdir(tmp_path)
+    sessions = SessionProcess({**ENV, "PYTHONPATH": str(tmp_path)})
+    try:
+        emulator.enqueue(UPPER_BETA)
+        finished = await sessions.run_session(_request(emulator), lambda _: None)
+    finally:
+        await sessions.stop()
+    assert finished.outcome.success
+    assert not mark.exists(), f"the child imported the decoy {mark.read_text()}"
