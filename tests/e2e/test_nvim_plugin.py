@@ -80,9 +80,12 @@ def run_script(
     script: str,
     tmp_path: Path,
     emulator: GeminiEmulator,
+    *,
+    cwd: Path | None = None,
     **config: Any,
 ) -> dict[str, Any]:
-    """Runs `nvim_plugin/<script>.lua` and returns its report (asserting the script succeeded)."""
+    """Runs `nvim_plugin/<script>.lua` (in `cwd`, default `tmp_path`) and returns its report
+    (asserting the script succeeded)."""
     result_path = tmp_path / f"{script}.report.json"
     config.update(
         plugin_dir=str(PLUGIN_DIR),
@@ -97,7 +100,7 @@ def run_script(
     try:
         proc = _run(
             [nvim, "--clean", "--headless", "-l", str(SCRIPTS / f"{script}.lua"), str(config_path)],
-            cwd=tmp_path,
+            cwd=cwd or tmp_path,
             env=env,
         )
     except TimeoutError as exc:
@@ -284,6 +287,41 @@ def test_failure_is_reported_and_the_buffer_is_untouched(
     assert note["msg"] == "Complex Edit: failed (task_failed): the callers are ambiguous"
     assert result["text"] == ORIGINAL, report["explain"]
     assert result["modified"] is False, report["explain"]
+
+
+def test_the_default_command_never_imports_from_the_project(
+    nvim: str, emulator: GeminiEmulator, tmp_path: Path
+) -> None:
+    """Neovim started in a project that holds `server.py`, `server/` and `complex_edit/`: the
+    plugin's command (`vim.g.complex_edit_cmd`, the venv's `complex-edit`) runs in that folder,
+    attaches and edits, and imports none of them (each would leave a marker and exit)."""
+    script = Path(sys.executable).parent / "complex-edit"
+    if not script.is_file():
+        pytest.skip("no complex-edit script beside the interpreter")
+    path = write(tmp_path, "doc.py", ORIGINAL, git=True)
+    markers = tmp_path / "markers"
+    markers.mkdir()
+    for decoy in ("server.py", "server/__init__.py", "complex_edit/__init__.py"):
+        decoy_path = path.parent / decoy
+        decoy_path.parent.mkdir(exist_ok=True)
+        marker = markers / decoy.replace("/", ".")
+        decoy_path.write_text(f"open({str(marker)!r}, 'w')\nraise SystemExit(97)\n")
+    emulator.enqueue(calls(replace("foo", "bar", replace_all=True), done("renamed foo to bar")))
+
+    report = run_script(
+        nvim,
+        "edit",
+        tmp_path,
+        emulator,
+        cwd=path.parent,
+        file=str(path),
+        complex_edit_cmd=str(script),
+        steps=[{"command": "ComplexEdit rename foo to bar"}],
+    )
+
+    (result,) = report["results"]
+    assert result["text"] == RENAMED, report["explain"]
+    assert list(markers.iterdir()) == [], report["explain"]
 
 
 # --- :ComplexEditCancel ---------------------------------------------------------------------

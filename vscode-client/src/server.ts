@@ -73,6 +73,8 @@ export class ComplexEditServer implements vscode.Disposable {
     private readonly secrets: vscode.SecretStorage,
     readonly output: vscode.OutputChannel,
     private readonly traceOutput: vscode.OutputChannel,
+    /** The extension's own folder: no module of the user's, so a `python -m` fallback runs there. */
+    private readonly extensionPath: string,
   ) {
     this.runLog = new RunLog((line) => this.output.appendLine(line));
     this.disposables.push(
@@ -139,6 +141,10 @@ export class ComplexEditServer implements vscode.Disposable {
       workspaceFolder: folder,
       home: os.homedir(),
       findOnPath: (name: string) => findOnPath(name, process.env.PATH, isExecutable, process.platform, process.env.PATHEXT),
+      findInDirectory: (directory: string, name: string) =>
+        findOnPath(name, directory, isExecutable, process.platform, process.env.PATHEXT),
+      neutralDirectory: this.extensionPath,
+      platform: process.platform,
     };
     let launch: Launch;
     try {
@@ -166,7 +172,7 @@ export class ComplexEditServer implements vscode.Disposable {
     const apiKey = await this.secrets.get(API_KEY_SECRET);
     this.keyInUse = apiKey;
     this.output.appendLine(
-      `[client] starting ${launch.command} ${launch.args.join(" ")} (from ${launch.source}; API key from ${
+      `[client] starting ${launch.command} ${launch.args.join(" ")} in ${launch.cwd ?? "the current directory"} (from ${launch.source}; API key from ${
         apiKey !== undefined ? "VS Code's secret storage" : "the environment"
       })`,
     );
@@ -176,7 +182,7 @@ export class ComplexEditServer implements vscode.Disposable {
       // No `transport`: with TransportKind.stdio the library would append `--stdio`.
       options: {
         env: serverEnvironment(process.env, apiKey),
-        cwd: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath,
+        cwd: launch.cwd,
       },
     };
     const clientOptions: LanguageClientOptions = {

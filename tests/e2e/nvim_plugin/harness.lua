@@ -60,9 +60,14 @@ function H.load_plugin()
   end
 end
 
---- The user's config: the server from this repository's venv instead of `complex-edit` on PATH.
+--- The user's config: the server from this repository's venv instead of `complex-edit` on PATH;
+--- with `complex_edit_cmd` in the config, the plugin's own `vim.g.complex_edit_cmd` instead.
 function H.enable_server()
-  vim.lsp.config('complex_edit', { cmd = { H.cfg.python, '-m', 'complex_edit', 'lsp' } })
+  if H.cfg.complex_edit_cmd then
+    vim.g.complex_edit_cmd = H.cfg.complex_edit_cmd
+  else
+    vim.lsp.config('complex_edit', { cmd = { H.cfg.python, '-m', 'complex_edit', 'lsp' } })
+  end
   vim.lsp.enable('complex_edit')
 end
 
