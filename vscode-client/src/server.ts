@@ -14,7 +14,7 @@ import {
 import { LanguageClient, type ServerOptions } from "vscode-languageclient/node";
 import { type ArgumentInput, buildArguments } from "./core/arguments";
 import { type Launch, LaunchError, findOnPath, resolveLaunch, serverEnvironment } from "./core/launch";
-import { COMMAND, type EditResult, INVALID_PARAMS, REQUEST_CANCELLED, asEditResult } from "./core/protocol";
+import { COMMAND, type EditResult, REQUEST_CANCELLED, asEditResult, isDocumentNotOpen } from "./core/protocol";
 import { errorCode } from "./core/render";
 import { RunLog } from "./core/runLog";
 import { RESTART_SETTINGS } from "./core/settings";
@@ -318,7 +318,7 @@ export class ComplexEditServer implements vscode.Disposable {
 }
 
 function notOpenYet(error: unknown): boolean {
-  return error instanceof ResponseError && error.code === INVALID_PARAMS && /is not open/.test(error.message);
+  return error instanceof ResponseError && isDocumentNotOpen(error.code, error.data);
 }
 
 export function isConnectionError(error: unknown): boolean {
