@@ -213,6 +213,9 @@ def test_complex_edit_changes_the_buffer_and_notifies(
     assert report["input_prompts"] == ["Complex Edit: "], explain
     assert second["notification"] == {"msg": "Complex Edit: now adds two", "level": INFO}
     assert second["text"] == RENAMED.replace("x + 1", "x + 2"), explain
+    # The lines each edit changed flash (the answer's changedLines, not a parse of its diff).
+    assert first["flashed"] == [0, 4], explain
+    assert second["flashed"] == [1], explain
     assert path.read_text(encoding="utf-8") == ORIGINAL  # nothing written behind the user's back
 
     one, two = emulator.requests
@@ -688,6 +691,9 @@ def test_review_ui_keeps_drops_undoes_and_refuses_stale_hunks(
     assert report["completion"] == ["foo to bar"], explain
     assert report["completion_all"] == ["add type hints", "rename foo to bar"], explain
     assert report["plugs"] == [True, True, True], explain
+    # The changed lines of a landed edit (its answer's changedLines) flash: a deletion at the
+    # end marks the last line.
+    assert report["changes_flashed"] == [1, 4, 5, 6], explain
     assert got["keep one, drop one"]["y_mapped"] is True, explain
     assert got["remapped keys"]["y_mapped"] is False, explain  # K keeps instead
 

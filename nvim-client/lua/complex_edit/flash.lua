@@ -21,37 +21,22 @@ function M.lines(bufnr, first, last)
   })
 end
 
---- Briefly highlights the lines a unified diff added or changed (the new side of its hunks).
-function M.diff(bufnr, diff)
-  local row = nil
-  local first, last = nil, nil
-  local function flush()
-    if first then
-      M.lines(bufnr, first, last)
-    end
-    first, last = nil, nil
+--- Briefly highlights the lines an edit changed. `changed` is the result's `changedLines`: one
+--- region per change, whose `document = { start, end }` (0-based, end exclusive) holds its new
+--- lines in the buffer after the edit; a pure deletion (start == end) marks the line that took
+--- its place.
+function M.changes(bufnr, changed)
+  if type(changed) ~= 'table' or not vim.api.nvim_buf_is_valid(bufnr) then
+    return
   end
-  for line in vim.gsplit(diff, '\n', { plain = true }) do
-    local start = line:match('^@@ %-%d+,?%d* %+(%d+),?%d* @@')
-    if start then
-      flush()
-      row = tonumber(start) - 1
-    elseif row and line:sub(1, 3) ~= '+++' and line:sub(1, 3) ~= '---' then
-      local mark = line:sub(1, 1)
-      if mark == '+' then
-        first = first or row
-        last = row
-        row = row + 1
-      elseif mark == ' ' then
-        flush()
-        row = row + 1
-      elseif mark == '-' then
-        first = first or row -- a deletion: mark the line that took its place
-        last = last or row
-      end
+  local last_row = vim.api.nvim_buf_line_count(bufnr) - 1
+  for _, region in ipairs(changed) do
+    local span = type(region) == 'table' and region.document or nil
+    if type(span) == 'table' and type(span.start) == 'number' and type(span['end']) == 'number' then
+      local first = math.min(span.start, last_row)
+      M.lines(bufnr, first, math.min(math.max(span['end'] - 1, span.start), last_row))
     end
   end
-  flush()
 end
 
 return M

@@ -49,7 +49,8 @@ M.history = history.list
 M.complete = history.complete
 
 M.setup = config.setup
-M.flash_diff = flash.diff
+--- Briefly highlights the lines of `bufnr` a result's `changedLines` says an edit changed.
+M.flash_changes = flash.changes
 
 --- The initialized `complex_edit` client attached to `bufnr`, or nil and the reason.
 ---@return vim.lsp.Client?, string?

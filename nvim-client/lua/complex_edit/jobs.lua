@@ -166,8 +166,8 @@ function M.settle(job, outcome, err, result)
   local answer = outcome == 'answer' and result or nil
   local message, level, ended = describe_end(job, outcome, err, result)
   messages.notify(message, level, answer)
-  if ended == 'done' and answer and answer.applied and type(answer.diff) == 'string' then
-    flash.diff(job.bufnr, answer.diff)
+  if ended == 'done' and answer and answer.applied then
+    flash.changes(job.bufnr, answer.changedLines)
   end
 
   local cb_err = err

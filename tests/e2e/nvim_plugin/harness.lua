@@ -90,6 +90,23 @@ function H.open(path)
   return buf, client
 end
 
+--- The rows the changed-lines flash covers in `buf` (an extmark ending at column 0 stops
+--- before its row).
+function H.flashed(buf)
+  local rows = {}
+  local ns = require('complex_edit.flash').ns
+  for _, mark in ipairs(vim.api.nvim_buf_get_extmarks(buf, ns, 0, -1, { details = true })) do
+    local last = mark[4].end_row or mark[2]
+    if last > mark[2] and mark[4].end_col == 0 then
+      last = last - 1
+    end
+    for row = mark[2], last do
+      table.insert(rows, row)
+    end
+  end
+  return rows
+end
+
 function H.buffer_text(buf)
   local text = table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, true), '\n')
   if vim.bo[buf].eol and text ~= '' then
