@@ -327,6 +327,58 @@ def test_the_default_command_never_imports_from_the_project(
     assert list(markers.iterdir()) == [], report["explain"]
 
 
+@pytest.mark.parametrize("via", ["argument", "input"])
+def test_complex_edit_waits_for_a_server_that_is_still_starting(
+    nvim: str, emulator: GeminiEmulator, tmp_path: Path, via: str
+) -> None:
+    """Issue 20: `:ComplexEdit` right after the file opens waits for the server, then runs."""
+    path = write(tmp_path, "doc.py", ORIGINAL)
+    emulator.enqueue(calls(replace("foo", "bar", replace_all=True), done("renamed foo to bar")))
+
+    report = run_script(
+        nvim, "starting", tmp_path, emulator, file=str(path), prompt="rename foo to bar", via=via
+    )
+
+    explain = report["explain"]
+    assert report["ready_at_command"] is False, explain
+    assert report["starting_at_command"] is True, explain
+    assert report.get("asked", False) is (via == "input"), explain
+    assert report["busy"]["level"] == WARN, explain
+    assert "already running" in report["busy"]["msg"], explain
+    assert report["result"] == {"msg": "Complex Edit: renamed foo to bar", "level": INFO}, explain
+    assert report["text"] == RENAMED, explain
+    assert "Complex Edit: waiting for the server to start…" in report["echoes"], explain
+    assert len(emulator.requests) == 1
+
+
+def test_complex_edit_gives_up_on_a_server_that_never_starts(
+    nvim: str, emulator: GeminiEmulator, tmp_path: Path
+) -> None:
+    path = write(tmp_path, "doc.py", ORIGINAL)
+
+    report = run_script(
+        nvim,
+        "starting",
+        tmp_path,
+        emulator,
+        file=str(path),
+        prompt="rename foo to bar",
+        via="argument",
+        never_starts=True,
+        start_timeout_ms=1500,
+    )
+
+    explain = report["explain"]
+    assert report["starting_at_command"] is True, explain
+    assert report["result"]["level"] == ERROR, explain
+    assert report["last"] == (
+        "Complex Edit: the server did not start within 1.5 s; see :checkhealth complex_edit."
+    ), explain
+    assert 1400 <= report["elapsed_ms"] < 10_000, explain
+    assert report["text"] == ORIGINAL, explain
+    assert emulator.requests == []
+
+
 # --- :ComplexEditCancel ---------------------------------------------------------------------
 
 

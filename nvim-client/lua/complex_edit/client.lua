@@ -5,6 +5,9 @@ local config = require('complex_edit.config')
 
 local M = {}
 
+--- How often a wait for a starting server looks again.
+local POLL_MS = 50
+
 local function is_enabled()
   if vim.lsp.is_enabled then
     return vim.lsp.is_enabled(config.name)
@@ -12,10 +15,21 @@ local function is_enabled()
   return vim.lsp._enabled_configs ~= nil and vim.lsp._enabled_configs[config.name] ~= nil
 end
 
+--- Whether a `complex_edit` client attached to `bufnr` is still starting (not initialized).
+function M.is_starting(bufnr)
+  local clients = vim.lsp.get_clients({ bufnr = bufnr, name = config.name, _uninitialized = true })
+  for _, client in ipairs(clients) do
+    if not client.initialized then
+      return true
+    end
+  end
+  return false
+end
+local is_starting = M.is_starting
+
 --- Why no initialized `complex_edit` client is attached to `bufnr`, in words a user can act on.
 local function why_no_client(bufnr)
-  local starting = vim.lsp.get_clients({ bufnr = bufnr, name = config.name, _uninitialized = true })
-  if #starting > 0 then
+  if is_starting(bufnr) then
     return 'the server is still starting; try again in a moment.'
   end
   if not is_enabled() then
@@ -52,6 +66,56 @@ function M.get(bufnr)
     return client
   end
   return nil, why_no_client(bufnr)
+end
+
+--- How long `:ComplexEdit` waits for a starting server (`vim.g.complex_edit_start_timeout_ms`).
+local function start_timeout_ms()
+  local ms = tonumber(vim.g.complex_edit_start_timeout_ms)
+  return ms and ms > 0 and ms or config.start_timeout_ms
+end
+
+--- Calls `on_ready(client)` once an initialized `complex_edit` client is attached to `bufnr`:
+--- at once when there is one, else, while one is starting, when it has initialized. Neovim
+--- sends the buffer's didOpen before it counts the client as attached and initialized, so the
+--- document is open on the server by then, and a request sent later arrives after it.
+--- `on_wait()` runs once if it has to wait. `on_fail(why)` runs instead when there is no client
+--- and none starting, when the starting one goes away, or after the start timeout; never both.
+---@param on_ready fun(client: vim.lsp.Client)
+---@param on_fail fun(why: string)
+---@param on_wait fun()
+function M.when_ready(bufnr, on_ready, on_fail, on_wait)
+  local client, why = M.get(bufnr)
+  if client then
+    on_ready(client)
+    return
+  end
+  if not is_starting(bufnr) then
+    on_fail(why)
+    return
+  end
+  on_wait()
+  local timeout = start_timeout_ms()
+  local deadline = vim.uv.now() + timeout
+  local function poll()
+    if not vim.api.nvim_buf_is_valid(bufnr) then
+      return -- the buffer went away: nothing to run, nobody to tell
+    end
+    local ready, reason = M.get(bufnr)
+    if ready then
+      on_ready(ready)
+    elseif not is_starting(bufnr) then
+      on_fail('the server stopped while starting: ' .. reason)
+    elseif vim.uv.now() >= deadline then
+      on_fail(
+        ('the server did not start within %s s; see :checkhealth complex_edit.'):format(
+          timeout % 1000 == 0 and tostring(timeout / 1000) or ('%.1f'):format(timeout / 1000)
+        )
+      )
+    else
+      vim.defer_fn(poll, POLL_MS)
+    end
+  end
+  vim.defer_fn(poll, POLL_MS)
 end
 
 function M.advertises_command(client)

@@ -9,6 +9,8 @@ M.command_name = 'performComplexEdit'
 M.title = 'Complex Edit'
 --- How long `:ComplexEditCancel` waits for the server to acknowledge before giving up on it.
 M.cancel_grace_ms = 5000
+--- How long `:ComplexEdit` waits for a server that is still starting, by default.
+M.start_timeout_ms = 10000
 -- JSON-RPC RequestCancelled. Neovim's RPC layer swallows it (the handler is never called), but a
 -- server could also send it as a plain error.
 M.request_cancelled = -32800

@@ -179,8 +179,28 @@ function M.cancel(bufnr)
   end, config.cancel_grace_ms)
 end
 
+--- Buffers whose command waits for their server to start.
+---@type table<integer, true>
+local waiting = {}
+
+--- Runs `go()` once the buffer's server is ready: at once, or after it finished starting (the
+--- command line says it waits meanwhile); or tells why it cannot.
+local function when_ready(bufnr, go)
+  waiting[bufnr] = true
+  client_of.when_ready(bufnr, function()
+    waiting[bufnr] = nil
+    go()
+  end, function(why)
+    waiting[bufnr] = nil
+    notify(why, levels.ERROR)
+  end, function()
+    messages.echo_progress('waiting for the server to start…')
+  end)
+end
+
 --- `:[range]ComplexEdit [instruction]`: without an instruction, asks with vim.ui.input.
---- With `review` (`:ComplexEditReview`), the proposed hunks open for review instead.
+--- With `review` (`:ComplexEditReview`), the proposed hunks open for review instead. A server
+--- still starting is waited for (bounded), then the edit runs.
 function M.command(opts, review)
   local bufnr = vim.api.nvim_get_current_buf()
   local edit = { bufnr = bufnr }
@@ -188,10 +208,16 @@ function M.command(opts, review)
   if opts.range and opts.range > 0 then
     edit.line1, edit.line2 = opts.line1, opts.line2
   end
+  if waiting[bufnr] then
+    messages.notify_busy()
+    return
+  end
   local prompt = vim.trim(opts.args or '')
   if prompt ~= '' then
     edit.prompt = prompt
-    run(edit)
+    when_ready(bufnr, function()
+      run(edit)
+    end)
     return
   end
   -- Check what can be checked before the user types a long instruction.
@@ -200,7 +226,7 @@ function M.command(opts, review)
     return
   end
   local client, why = client_of.get(bufnr)
-  if not client then
+  if not client and not client_of.is_starting(bufnr) then
     notify(why, levels.ERROR)
     return
   end
@@ -212,7 +238,9 @@ function M.command(opts, review)
       return
     end
     edit.prompt = input
-    run(edit)
+    when_ready(bufnr, function()
+      run(edit)
+    end)
   end)
 end
 
