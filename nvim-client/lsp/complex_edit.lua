@@ -16,7 +16,11 @@
 --- The command is `{ 'complex-edit', 'lsp' }`. Point it elsewhere before the first buffer opens
 --- with `vim.g.complex_edit_cmd` (a list is the whole command; a string is the path of the
 --- `complex-edit` executable and `lsp` is appended), or with your own
---- `vim.lsp.config('complex_edit', { cmd = {...} })`.
+--- `vim.lsp.config('complex_edit', { cmd = {...} })`. The server runs in Neovim's working
+--- directory, usually your project: to start it through a Python instead of the script, use
+--- `{ '/path/to/python', '-P', '-m', 'complex_edit', 'lsp' }`. Without `-P`, `python -m` imports
+--- from the working directory first, so a project holding `server.py` or `complex_edit/` would
+--- replace the server.
 ---
 --- Settings go under `settings.complexEdit` (`model`, `maxTurns`, `temperature`,
 --- `requestTimeoutSeconds`, `maxDocumentBytes`, `baseUrl`, ...); the server re-reads them through

@@ -80,9 +80,12 @@ def run_script(
     script: str,
     tmp_path: Path,
     emulator: GeminiEmulator,
+    *,
+    cwd: Path | None = None,
     **config: Any,
 ) -> dict[str, Any]:
-    """Runs `nvim_plugin/<script>.lua` and returns its report (asserting the script succeeded)."""
+    """Runs `nvim_plugin/<script>.lua` (in `cwd`, default `tmp_path`) and returns its report
+    (asserting the script succeeded)."""
     result_path = tmp_path / f"{script}.report.json"
     config.update(
         plugin_dir=str(PLUGIN_DIR),
@@ -97,7 +100,7 @@ def run_script(
     try:
         proc = _run(
             [nvim, "--clean", "--headless", "-l", str(SCRIPTS / f"{script}.lua"), str(config_path)],
-            cwd=tmp_path,
+            cwd=cwd or tmp_path,
             env=env,
         )
     except TimeoutError as exc:
@@ -210,6 +213,9 @@ def test_complex_edit_changes_the_buffer_and_notifies(
     assert report["input_prompts"] == ["Complex Edit: "], explain
     assert second["notification"] == {"msg": "Complex Edit: now adds two", "level": INFO}
     assert second["text"] == RENAMED.replace("x + 1", "x + 2"), explain
+    # The lines each edit changed flash (the answer's changedLines, not a parse of its diff).
+    assert first["flashed"] == [0, 4], explain
+    assert second["flashed"] == [1], explain
     assert path.read_text(encoding="utf-8") == ORIGINAL  # nothing written behind the user's back
 
     one, two = emulator.requests
@@ -284,6 +290,93 @@ def test_failure_is_reported_and_the_buffer_is_untouched(
     assert note["msg"] == "Complex Edit: failed (task_failed): the callers are ambiguous"
     assert result["text"] == ORIGINAL, report["explain"]
     assert result["modified"] is False, report["explain"]
+
+
+def test_the_default_command_never_imports_from_the_project(
+    nvim: str, emulator: GeminiEmulator, tmp_path: Path
+) -> None:
+    """Neovim started in a project that holds `server.py`, `server/` and `complex_edit/`: the
+    plugin's command (`vim.g.complex_edit_cmd`, the venv's `complex-edit`) runs in that folder,
+    attaches and edits, and imports none of them (each would leave a marker and exit)."""
+    script = Path(sys.executable).parent / "complex-edit"
+    if not script.is_file():
+        pytest.skip("no complex-edit script beside the interpreter")
+    path = write(tmp_path, "doc.py", ORIGINAL, git=True)
+    markers = tmp_path / "markers"
+    markers.mkdir()
+    for decoy in ("server.py", "server/__init__.py", "complex_edit/__init__.py"):
+        decoy_path = path.parent / decoy
+        decoy_path.parent.mkdir(exist_ok=True)
+        marker = markers / decoy.replace("/", ".")
+        decoy_path.write_text(f"open({str(marker)!r}, 'w')\nraise SystemExit(97)\n")
+    emulator.enqueue(calls(replace("foo", "bar", replace_all=True), done("renamed foo to bar")))
+
+    report = run_script(
+        nvim,
+        "edit",
+        tmp_path,
+        emulator,
+        cwd=path.parent,
+        file=str(path),
+        complex_edit_cmd=str(script),
+        steps=[{"command": "ComplexEdit rename foo to bar"}],
+    )
+
+    (result,) = report["results"]
+    assert result["text"] == RENAMED, report["explain"]
+    assert list(markers.iterdir()) == [], report["explain"]
+
+
+@pytest.mark.parametrize("via", ["argument", "input"])
+def test_complex_edit_waits_for_a_server_that_is_still_starting(
+    nvim: str, emulator: GeminiEmulator, tmp_path: Path, via: str
+) -> None:
+    """Issue 20: `:ComplexEdit` right after the file opens waits for the server, then runs."""
+    path = write(tmp_path, "doc.py", ORIGINAL)
+    emulator.enqueue(calls(replace("foo", "bar", replace_all=True), done("renamed foo to bar")))
+
+    report = run_script(
+        nvim, "starting", tmp_path, emulator, file=str(path), prompt="rename foo to bar", via=via
+    )
+
+    explain = report["explain"]
+    assert report["ready_at_command"] is False, explain
+    assert report["starting_at_command"] is True, explain
+    assert report.get("asked", False) is (via == "input"), explain
+    assert report["busy"]["level"] == WARN, explain
+    assert "already running" in report["busy"]["msg"], explain
+    assert report["result"] == {"msg": "Complex Edit: renamed foo to bar", "level": INFO}, explain
+    assert report["text"] == RENAMED, explain
+    assert "Complex Edit: waiting for the server to start…" in report["echoes"], explain
+    assert len(emulator.requests) == 1
+
+
+def test_complex_edit_gives_up_on_a_server_that_never_starts(
+    nvim: str, emulator: GeminiEmulator, tmp_path: Path
+) -> None:
+    path = write(tmp_path, "doc.py", ORIGINAL)
+
+    report = run_script(
+        nvim,
+        "starting",
+        tmp_path,
+        emulator,
+        file=str(path),
+        prompt="rename foo to bar",
+        via="argument",
+        never_starts=True,
+        start_timeout_ms=1500,
+    )
+
+    explain = report["explain"]
+    assert report["starting_at_command"] is True, explain
+    assert report["result"]["level"] == ERROR, explain
+    assert report["last"] == (
+        "Complex Edit: the server did not start within 1.5 s; see :checkhealth complex_edit."
+    ), explain
+    assert 1400 <= report["elapsed_ms"] < 10_000, explain
+    assert report["text"] == ORIGINAL, explain
+    assert emulator.requests == []
 
 
 # --- :ComplexEditCancel ---------------------------------------------------------------------
@@ -650,6 +743,9 @@ def test_review_ui_keeps_drops_undoes_and_refuses_stale_hunks(
     assert report["completion"] == ["foo to bar"], explain
     assert report["completion_all"] == ["add type hints", "rename foo to bar"], explain
     assert report["plugs"] == [True, True, True], explain
+    # The changed lines of a landed edit (its answer's changedLines) flash: a deletion at the
+    # end marks the last line.
+    assert report["changes_flashed"] == [1, 4, 5, 6], explain
     assert got["keep one, drop one"]["y_mapped"] is True, explain
     assert got["remapped keys"]["y_mapped"] is False, explain  # K keeps instead
 

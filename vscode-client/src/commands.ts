@@ -3,7 +3,7 @@
 import * as vscode from "vscode";
 import { ArgumentError } from "./core/arguments";
 import { LaunchError } from "./core/launch";
-import type { EditResult } from "./core/protocol";
+import { type EditResult, changedLinesOf } from "./core/protocol";
 import { textBefore } from "./core/landed";
 import { type Action, type Notice, renderRequestError, renderResult } from "./core/render";
 import { flashChangedLines } from "./highlight";
@@ -82,12 +82,12 @@ async function runEdit(ctx: CommandContext, editor: vscode.TextEditor, instructi
     await showNotice(failureNotice(error), ctx);
     return;
   }
-  const diff = result.diff ?? "";
-  const landed = result.success && result.applied === true && diff !== "";
-  // Read now, while the document is the edit's result: later typing would not match the diff.
-  const before = landed ? (textBefore(document.getText(), diff) ?? beforeRun) : beforeRun;
-  if (landed) {
-    flashChangedLines(document, diff);
+  const changed = result.success && result.applied === true ? changedLinesOf(result) : undefined;
+  // Read now, while the document is the edit's result: the regions are in its lines. beforeRun
+  // is the snapshot the server edited (the request went out after every change of it).
+  const before = changed !== undefined ? (textBefore(document.getText(), beforeRun, changed) ?? beforeRun) : beforeRun;
+  if (changed !== undefined) {
+    flashChangedLines(document, changed);
   }
   await showNotice(renderResult(result), ctx, {
     "Show Diff": () => ctx.diffs.show(document.uri, before),

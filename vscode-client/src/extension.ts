@@ -27,7 +27,7 @@ function proposalRef(arg: unknown): ProposalRef {
 export function activate(context: vscode.ExtensionContext): void {
   const output = vscode.window.createOutputChannel("Complex Edit");
   const traceOutput = vscode.window.createOutputChannel("Complex Edit Trace");
-  server = new ComplexEditServer(context.secrets, output, traceOutput);
+  server = new ComplexEditServer(context.secrets, output, traceOutput, context.extensionPath);
   const preview = new PreviewManager((line) => output.appendLine(line));
   const diffs = new DiffDocuments();
   const ctx: CommandContext = {

@@ -2,19 +2,15 @@
 
 import * as vscode from "vscode";
 import { changedLineRanges } from "./core/landed";
+import type { ChangedLines } from "./core/protocol";
 
 export const HIGHLIGHT_MS = 1500;
 
-/** Marks the lines `diff` changed in every visible editor of `document`; the marks go after HIGHLIGHT_MS. */
-export function flashChangedLines(document: vscode.TextDocument, diff: string): void {
-  let ranges: vscode.Range[];
-  try {
-    ranges = changedLineRanges(diff, document.lineCount).map(
-      (range) => new vscode.Range(range.start, 0, range.end, document.lineAt(range.end).text.length),
-    );
-  } catch {
-    return; // a diff this client cannot read: no highlight, nothing else depends on it
-  }
+/** Marks the lines an edit changed (`changed`: the result's regions) in every visible editor of `document`; the marks go after HIGHLIGHT_MS. */
+export function flashChangedLines(document: vscode.TextDocument, changed: readonly ChangedLines[]): void {
+  const ranges = changedLineRanges(changed, document.lineCount).map(
+    (range) => new vscode.Range(range.start, 0, range.end, document.lineAt(range.end).text.length),
+  );
   const editors = vscode.window.visibleTextEditors.filter((editor) => editor.document === document);
   if (ranges.length === 0 || editors.length === 0) {
     return;

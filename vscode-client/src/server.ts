@@ -14,7 +14,7 @@ import {
 import { LanguageClient, type ServerOptions } from "vscode-languageclient/node";
 import { type ArgumentInput, buildArguments } from "./core/arguments";
 import { type Launch, LaunchError, findOnPath, resolveLaunch, serverEnvironment } from "./core/launch";
-import { COMMAND, type EditResult, INVALID_PARAMS, REQUEST_CANCELLED, asEditResult } from "./core/protocol";
+import { COMMAND, type EditResult, REQUEST_CANCELLED, asEditResult, isDocumentNotOpen } from "./core/protocol";
 import { errorCode } from "./core/render";
 import { RunLog } from "./core/runLog";
 import { RESTART_SETTINGS } from "./core/settings";
@@ -73,6 +73,8 @@ export class ComplexEditServer implements vscode.Disposable {
     private readonly secrets: vscode.SecretStorage,
     readonly output: vscode.OutputChannel,
     private readonly traceOutput: vscode.OutputChannel,
+    /** The extension's own folder: no module of the user's, so a `python -m` fallback runs there. */
+    private readonly extensionPath: string,
   ) {
     this.runLog = new RunLog((line) => this.output.appendLine(line));
     this.disposables.push(
@@ -139,6 +141,10 @@ export class ComplexEditServer implements vscode.Disposable {
       workspaceFolder: folder,
       home: os.homedir(),
       findOnPath: (name: string) => findOnPath(name, process.env.PATH, isExecutable, process.platform, process.env.PATHEXT),
+      findInDirectory: (directory: string, name: string) =>
+        findOnPath(name, directory, isExecutable, process.platform, process.env.PATHEXT),
+      neutralDirectory: this.extensionPath,
+      platform: process.platform,
     };
     let launch: Launch;
     try {
@@ -166,7 +172,7 @@ export class ComplexEditServer implements vscode.Disposable {
     const apiKey = await this.secrets.get(API_KEY_SECRET);
     this.keyInUse = apiKey;
     this.output.appendLine(
-      `[client] starting ${launch.command} ${launch.args.join(" ")} (from ${launch.source}; API key from ${
+      `[client] starting ${launch.command} ${launch.args.join(" ")} in ${launch.cwd ?? "the current directory"} (from ${launch.source}; API key from ${
         apiKey !== undefined ? "VS Code's secret storage" : "the environment"
       })`,
     );
@@ -176,7 +182,7 @@ export class ComplexEditServer implements vscode.Disposable {
       // No `transport`: with TransportKind.stdio the library would append `--stdio`.
       options: {
         env: serverEnvironment(process.env, apiKey),
-        cwd: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath,
+        cwd: launch.cwd,
       },
     };
     const clientOptions: LanguageClientOptions = {
@@ -312,7 +318,7 @@ export class ComplexEditServer implements vscode.Disposable {
 }
 
 function notOpenYet(error: unknown): boolean {
-  return error instanceof ResponseError && error.code === INVALID_PARAMS && /is not open/.test(error.message);
+  return error instanceof ResponseError && isDocumentNotOpen(error.code, error.data);
 }
 
 export function isConnectionError(error: unknown): boolean {

@@ -13,7 +13,7 @@ local M = {}
 local levels = vim.log.levels
 
 M.ns = vim.api.nvim_create_namespace('complex_edit_review')
-M.flash_ns = vim.api.nvim_create_namespace('complex_edit_changed')
+M.flash_ns = require('complex_edit.flash').ns
 
 --- Default buffer-local keys while a review is open; `vim.g.complex_edit_review_keys` (or
 --- `require('complex_edit').setup({ review_keys = ... })`) overrides any of them: a string, a
@@ -52,7 +52,7 @@ M.actions = { 'next', 'prev', 'keep', 'drop', 'keep_all', 'drop_all', 'finish', 
 local reviews = {}
 
 local function notify(message, level)
-  require('complex_edit').notify(message, level)
+  require('complex_edit.messages').notify(message, level)
 end
 
 function M.is_open(bufnr)
@@ -278,21 +278,7 @@ local function stale_hunks(review, kept)
 end
 
 --- Briefly highlights rows `first`..`last` (0-based, inclusive) of `bufnr`, like a yank.
-function M.flash(bufnr, first, last)
-  local hl = vim.hl or vim.highlight
-  if last < first or not vim.api.nvim_buf_is_valid(bufnr) then
-    return
-  end
-  local ms = vim.g.complex_edit_flash_ms or 600
-  if ms <= 0 then
-    return
-  end
-  pcall(hl.range, bufnr, M.flash_ns, 'IncSearch', { first, 0 }, { last, 0 }, {
-    regtype = 'V',
-    inclusive = true,
-    timeout = ms,
-  })
-end
+M.flash = require('complex_edit.flash').lines
 
 local function write_kept(review)
   local kept = {}

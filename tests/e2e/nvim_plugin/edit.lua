@@ -9,6 +9,7 @@ local H = dofile(vim.fs.joinpath(here, 'harness.lua'))
 
 H.run(function()
   H.load_plugin()
+  vim.g.complex_edit_flash_ms = 60000 -- the changed lines stay highlighted while we look
   H.enable_server()
   local buf = H.open(H.cfg.file)
   H.report.results = {}
@@ -30,7 +31,9 @@ H.run(function()
       text = H.buffer_text(buf),
       modified = vim.bo[buf].modified,
       running = require('complex_edit').is_running(buf),
+      flashed = H.flashed(buf),
     })
+    vim.api.nvim_buf_clear_namespace(buf, require('complex_edit.flash').ns, 0, -1)
     H.step('done: ' .. step.command)
   end
 end)

@@ -60,9 +60,14 @@ function H.load_plugin()
   end
 end
 
---- The user's config: the server from this repository's venv instead of `complex-edit` on PATH.
+--- The user's config: the server from this repository's venv instead of `complex-edit` on PATH;
+--- with `complex_edit_cmd` in the config, the plugin's own `vim.g.complex_edit_cmd` instead.
 function H.enable_server()
-  vim.lsp.config('complex_edit', { cmd = { H.cfg.python, '-m', 'complex_edit', 'lsp' } })
+  if H.cfg.complex_edit_cmd then
+    vim.g.complex_edit_cmd = H.cfg.complex_edit_cmd
+  else
+    vim.lsp.config('complex_edit', { cmd = { H.cfg.python, '-m', 'complex_edit', 'lsp' } })
+  end
   vim.lsp.enable('complex_edit')
 end
 
@@ -83,6 +88,23 @@ function H.open(path)
   H.report.offset_encoding = client.offset_encoding
   H.step('attached')
   return buf, client
+end
+
+--- The rows the changed-lines flash covers in `buf` (an extmark ending at column 0 stops
+--- before its row).
+function H.flashed(buf)
+  local rows = {}
+  local ns = require('complex_edit.flash').ns
+  for _, mark in ipairs(vim.api.nvim_buf_get_extmarks(buf, ns, 0, -1, { details = true })) do
+    local last = mark[4].end_row or mark[2]
+    if last > mark[2] and mark[4].end_col == 0 then
+      last = last - 1
+    end
+    for row = mark[2], last do
+      table.insert(rows, row)
+    end
+  end
+  return rows
 end
 
 function H.buffer_text(buf)

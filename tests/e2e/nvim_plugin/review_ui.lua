@@ -18,13 +18,7 @@ H.run(function()
   local review = require('complex_edit.review')
   vim.g.complex_edit_flash_ms = 60000 -- the changed lines stay highlighted while we look
 
-  local function flashed(buf)
-    local rows = {}
-    for _, mark in ipairs(vim.api.nvim_buf_get_extmarks(buf, review.flash_ns, 0, -1, {})) do
-      table.insert(rows, mark[2])
-    end
-    return rows
-  end
+  local flashed = H.flashed
   H.report.cases = {}
   for i, case in ipairs(H.cfg.cases) do
     local path = H.cfg.file .. '.' .. i .. '.py'
@@ -67,18 +61,20 @@ H.run(function()
     table.insert(H.report.cases, out)
     vim.cmd('silent bwipeout!')
   end
-  -- After a plain :ComplexEdit lands, the lines its diff added are highlighted.
+  -- After a plain :ComplexEdit lands, the lines its answer's changedLines hold are highlighted
+  -- (a hand-made answer: b -> B, e f -> E F, and the last line deleted).
   vim.cmd.enew()
   local scratch = vim.api.nvim_get_current_buf()
   vim.api.nvim_buf_set_lines(scratch, 0, -1, true, { 'a', 'B', 'c', 'd', 'E', 'F', 'g' })
-  require('complex_edit').flash_diff(
-    scratch,
-    table.concat({
-      '--- a', '+++ b', '@@ -1,3 +1,3 @@', ' a', '-b', '+B', ' c',
-      '@@ -4,4 +4,4 @@', ' d', '-e', '-f', '+E', '+F', ' g', '',
-    }, '\n')
-  )
-  H.report.diff_flashed = flashed(scratch)
+  local function region(s1, e1, s2, e2)
+    return { snapshot = { start = s1, ['end'] = e1 }, document = { start = s2, ['end'] = e2 } }
+  end
+  require('complex_edit').flash_changes(scratch, {
+    region(1, 2, 1, 2),
+    region(4, 6, 4, 6),
+    region(7, 8, 7, 7),
+  })
+  H.report.changes_flashed = flashed(scratch)
   vim.fn.histadd('cmd', 'ComplexEdit rename foo to bar')
   vim.fn.histadd('cmd', "'<,'>ComplexEditReview add type hints")
   H.report.completion = vim.fn.getcompletion('ComplexEditReview rename f', 'cmdline')

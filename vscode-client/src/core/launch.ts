@@ -1,4 +1,13 @@
-/** Where the server comes from: the `complexEdit.server.path` setting, PATH, or a Python. */
+/**
+ * Where the server comes from: the `complexEdit.server.path` setting, PATH, or a Python.
+ *
+ * A Python fallback never imports from the user's folder: `python -m` puts its working directory
+ * first on `sys.path`, so a workspace holding `server.py` or `complex_edit/` would replace the
+ * server. It prefers the interpreter's own `complex-edit` script, else runs `python -P -m
+ * complex_edit` (-P: no working directory on `sys.path`; not -I, which would also drop
+ * PYTHONPATH and the user site, where `pip install --user` puts the server) in a directory that
+ * holds none of the user's modules.
+ */
 
 export const DEFAULT_EXECUTABLE = "complex-edit";
 export const LOG_LEVELS = ["DEBUG", "INFO", "WARNING", "ERROR"] as const;
@@ -6,6 +15,11 @@ export const LOG_LEVELS = ["DEBUG", "INFO", "WARNING", "ERROR"] as const;
 export interface Launch {
   command: string;
   args: string[];
+  /**
+   * The working directory: the workspace folder, except for `python -m`, which runs in
+   * `LaunchInput.neutralDirectory` (a relative PYTHONPATH entry must not find the user's modules).
+   */
+  cwd: string | undefined;
   /** Where the command came from, for the log. */
   source: "setting" | "path" | "interpreter";
 }
@@ -21,6 +35,11 @@ export interface LaunchInput {
   findOnPath: (name: string) => string | undefined;
   /** The selected Python interpreter (its command line), when one is known. */
   interpreter?: readonly string[];
+  /** Finds an executable `name` in one directory (the interpreter's own scripts). */
+  findInDirectory?: (directory: string, name: string) => string | undefined;
+  /** A directory holding no module of the user's (the extension's own), for `python -m`. */
+  neutralDirectory?: string;
+  platform?: string;
 }
 
 export class LaunchError extends Error {}
@@ -49,19 +68,47 @@ function serverArgs(logLevel: string | undefined): string[] {
   return ["lsp", "--log-level", level];
 }
 
+/** The directories where an interpreter's `pip install` puts `complex-edit`: beside it, and `Scripts\` on Windows. */
+function scriptDirectories(python: string, platform: string | undefined): string[] {
+  const cut = Math.max(python.lastIndexOf("/"), platform === "win32" ? python.lastIndexOf("\\") : -1);
+  if (cut < 0) {
+    return [];
+  }
+  const directory = python.slice(0, cut) || "/";
+  return platform === "win32" ? [directory, `${directory}\\Scripts`] : [directory];
+}
+
+function interpreterLaunch(interpreter: readonly string[], args: string[], input: LaunchInput): Launch {
+  const [python, ...pythonArgs] = interpreter as [string, ...string[]];
+  if (pythonArgs.length === 0) {
+    for (const directory of scriptDirectories(python, input.platform)) {
+      const script = input.findInDirectory?.(directory, DEFAULT_EXECUTABLE);
+      if (script !== undefined) {
+        return { command: script, args, cwd: input.workspaceFolder, source: "interpreter" };
+      }
+    }
+  }
+  return {
+    command: python,
+    args: [...pythonArgs, "-P", "-m", "complex_edit", ...args],
+    cwd: input.neutralDirectory,
+    source: "interpreter",
+  };
+}
+
 export function resolveLaunch(input: LaunchInput): Launch {
   const configured = (input.configuredPath ?? "").trim() || DEFAULT_EXECUTABLE;
   const args = serverArgs(input.logLevel);
+  const cwd = input.workspaceFolder;
   if (!isBareName(configured) || configured.startsWith("~") || configured.includes("${")) {
-    return { command: expand(configured, input), args, source: "setting" };
+    return { command: expand(configured, input), args, cwd, source: "setting" };
   }
   const found = input.findOnPath(configured);
   if (found !== undefined) {
-    return { command: found, args, source: configured === DEFAULT_EXECUTABLE ? "path" : "setting" };
+    return { command: found, args, cwd, source: configured === DEFAULT_EXECUTABLE ? "path" : "setting" };
   }
   if (configured === DEFAULT_EXECUTABLE && input.interpreter !== undefined && input.interpreter.length > 0) {
-    const [python, ...pythonArgs] = input.interpreter;
-    return { command: python as string, args: [...pythonArgs, "-m", "complex_edit", ...args], source: "interpreter" };
+    return interpreterLaunch(input.interpreter, args, input);
   }
   throw new LaunchError(
     `Cannot find '${configured}' on PATH. Install the server (pip install -e . in the complex-edit ` +

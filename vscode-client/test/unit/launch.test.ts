@@ -8,13 +8,14 @@ describe("resolveLaunch", () => {
     expect(resolveLaunch({ configuredPath: "complex-edit", logLevel: "INFO", findOnPath: () => "/usr/bin/complex-edit" })).toEqual({
       command: "/usr/bin/complex-edit",
       args: ["lsp", "--log-level", "INFO"],
+      cwd: undefined,
       source: "path",
     });
   });
 
   it("takes an absolute path as given and adds lsp", () => {
     const launch = resolveLaunch({ configuredPath: "/venv/bin/complex-edit", logLevel: "DEBUG", findOnPath: nowhere });
-    expect(launch).toEqual({ command: "/venv/bin/complex-edit", args: ["lsp", "--log-level", "DEBUG"], source: "setting" });
+    expect(launch).toEqual({ command: "/venv/bin/complex-edit", args: ["lsp", "--log-level", "DEBUG"], cwd: undefined, source: "setting" });
   });
 
   it("expands ~, ${workspaceFolder} and workspace-relative paths", () => {
@@ -26,15 +27,77 @@ describe("resolveLaunch", () => {
     expect(resolveLaunch({ ...base, configuredPath: ".venv/bin/complex-edit" }).command).toBe("/work/proj/.venv/bin/complex-edit");
   });
 
-  it("falls back to the selected interpreter's -m server when complex-edit is not on PATH", () => {
-    const launch = resolveLaunch({ configuredPath: "", logLevel: "bogus", findOnPath: nowhere, interpreter: ["/py/bin/python"] });
-    expect(launch).toEqual({ command: "/py/bin/python", args: ["-m", "complex_edit", "lsp", "--log-level", "INFO"], source: "interpreter" });
+  it("runs the selected interpreter's own complex-edit script when PATH has none", () => {
+    const scripts = new Set(["/proj/.venv/bin/complex-edit"]);
+    const launch = resolveLaunch({
+      configuredPath: "",
+      logLevel: "INFO",
+      findOnPath: nowhere,
+      findInDirectory: (dir, name) => (scripts.has(`${dir}/${name}`) ? `${dir}/${name}` : undefined),
+      interpreter: ["/proj/.venv/bin/python"],
+      workspaceFolder: "/proj",
+      neutralDirectory: "/ext",
+    });
+    expect(launch).toEqual({ command: "/proj/.venv/bin/complex-edit", args: ["lsp", "--log-level", "INFO"], cwd: "/proj", source: "interpreter" });
   });
 
-  it("keeps the interpreter's own arguments (conda run and friends)", () => {
-    const launch = resolveLaunch({ configuredPath: undefined, logLevel: "INFO", findOnPath: nowhere, interpreter: ["conda", "run", "-n", "x", "python"] });
+  it("finds the script in Scripts\\ on Windows", () => {
+    const seen: string[] = [];
+    const launch = resolveLaunch({
+      configuredPath: "",
+      logLevel: "INFO",
+      findOnPath: nowhere,
+      findInDirectory: (dir, name) => {
+        seen.push(dir);
+        return dir.endsWith("Scripts") ? `${dir}\\${name}.exe` : undefined;
+      },
+      interpreter: ["C:\\Python312\\python.exe"],
+      platform: "win32",
+    });
+    expect(seen).toEqual(["C:\\Python312", "C:\\Python312\\Scripts"]);
+    expect(launch.command).toBe("C:\\Python312\\Scripts\\complex-edit.exe");
+  });
+
+  it("falls back to python -P -m complex_edit outside the workspace, so no module of the workspace is imported", () => {
+    const launch = resolveLaunch({
+      configuredPath: "",
+      logLevel: "bogus",
+      findOnPath: nowhere,
+      findInDirectory: nowhere,
+      interpreter: ["/py/bin/python"],
+      workspaceFolder: "/proj",
+      neutralDirectory: "/ext",
+    });
+    expect(launch).toEqual({
+      command: "/py/bin/python",
+      args: ["-P", "-m", "complex_edit", "lsp", "--log-level", "INFO"],
+      cwd: "/ext",
+      source: "interpreter",
+    });
+    // Never the workspace, and never -I (it would drop PYTHONPATH and the user site).
+    expect(launch.cwd).not.toBe("/proj");
+    expect(launch.args).not.toContain("-I");
+  });
+
+  it("keeps the interpreter's own arguments (conda run and friends), -P after them", () => {
+    const launch = resolveLaunch({
+      configuredPath: undefined,
+      logLevel: "INFO",
+      findOnPath: nowhere,
+      findInDirectory: () => "/somewhere/complex-edit",
+      interpreter: ["conda", "run", "-n", "x", "python"],
+      workspaceFolder: "/proj",
+      neutralDirectory: "/ext",
+    });
     expect(launch.command).toBe("conda");
-    expect(launch.args.slice(0, 6)).toEqual(["run", "-n", "x", "python", "-m", "complex_edit"]);
+    expect(launch.args.slice(0, 7)).toEqual(["run", "-n", "x", "python", "-P", "-m", "complex_edit"]);
+    expect(launch.cwd).toBe("/ext");
+  });
+
+  it("runs a configured path or PATH's complex-edit in the workspace folder (a console script ignores its cwd)", () => {
+    const base = { logLevel: "INFO", workspaceFolder: "/proj", neutralDirectory: "/ext" };
+    expect(resolveLaunch({ ...base, configuredPath: "/v/bin/complex-edit", findOnPath: nowhere }).cwd).toBe("/proj");
+    expect(resolveLaunch({ ...base, configuredPath: "", findOnPath: () => "/usr/bin/complex-edit" }).cwd).toBe("/proj");
   });
 
   it("says what to do when nothing is found", () => {

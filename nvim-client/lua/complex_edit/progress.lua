@@ -1,0 +1,74 @@
+--- Follows the running edits through Neovim's LSP events: `$/progress` to the command line,
+--- the completion of a cancelled request, the server detaching from a buffer.
+
+local jobs = require('complex_edit.jobs')
+local messages = require('complex_edit.messages')
+
+local M = {}
+
+local augroup = nil
+
+--- Creates the autocommands once (the first edit calls it).
+function M.follow()
+  if augroup then
+    return
+  end
+  augroup = vim.api.nvim_create_augroup('complex_edit', { clear = true })
+
+  -- `$/progress` (cancellable work-done progress created by the server) → the command line.
+  vim.api.nvim_create_autocmd('LspProgress', {
+    group = augroup,
+    callback = function(ev)
+      local data = ev.data or {}
+      local params = data.params or {}
+      local value = params.value
+      if type(value) ~= 'table' or not data.client_id or not jobs.any() then
+        return
+      end
+      local job = jobs.for_token(data.client_id, params.token, value.kind == 'begin')
+      if not job then
+        return -- not ours, or the late end of an edit that already settled
+      end
+      if value.kind == 'end' then
+        job.progress = nil
+        messages.echo_progress('')
+      elseif value.message or value.title then
+        job.progress = value.message or value.title
+        messages.echo_progress(job.progress)
+      end
+      messages.redraw_status()
+    end,
+  })
+
+  -- Neovim drops the handler of a request the server answered with RequestCancelled; the only
+  -- trace of that answer is the request turning 'complete'. The handler (scheduled before this
+  -- callback runs) has its turn first, so a real late answer still wins.
+  vim.api.nvim_create_autocmd('LspRequest', {
+    group = augroup,
+    callback = function(ev)
+      local data = ev.data or {}
+      if not (data.request and data.request.type == 'complete') then
+        return
+      end
+      local job = jobs.cancelled(data.client_id, data.request_id)
+      if job then
+        vim.schedule(function()
+          jobs.settle(job, 'cancelled')
+        end)
+      end
+    end,
+  })
+
+  -- A server that exits (or a buffer that goes away) never answers: do not stay "running".
+  vim.api.nvim_create_autocmd('LspDetach', {
+    group = augroup,
+    callback = function(ev)
+      local job = jobs.on(ev.buf)
+      if job and ev.data and job.client_id == ev.data.client_id then
+        jobs.settle(job, 'lost')
+      end
+    end,
+  })
+end
+
+return M
