@@ -9,6 +9,7 @@
 ;;; Code:
 
 (require 'cl-lib)
+(require 'json)
 (require 'complex-edit)
 
 (declare-function complex-edit-eglot-server-p "complex-edit-eglot" (object))

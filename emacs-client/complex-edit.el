@@ -131,8 +131,9 @@ handle), :cancel (HANDLE, returns non-nil when no answer will follow), :to-lsp
      'face 'complex-edit-mode-line
      'help-echo "M-x complex-edit-cancel (or C-g here) cancels it")))
 
-(defvar complex-edit--mode-line-entry '(complex-edit--job (:eval (complex-edit--mode-line))))
-(put 'complex-edit--mode-line-entry 'risky-local-variable t)
+(defconst complex-edit--mode-line-entry '(complex-edit--job (:eval (complex-edit--mode-line)))
+  "The entry of `mode-line-misc-info'.
+A list: a bare symbol first would make `mode-line-misc-info' a conditional.")
 
 (defun complex-edit--tick ()
   "Redraw the mode lines of the buffers whose edit is running."
@@ -164,8 +165,8 @@ Backends call it with the server's `$/progress' values."
     (setq complex-edit--job job)
     (complex-edit--waiting-mode 1))
   (push job complex-edit--jobs)
-  (unless (member 'complex-edit--mode-line-entry mode-line-misc-info)
-    (push 'complex-edit--mode-line-entry mode-line-misc-info))
+  (unless (member complex-edit--mode-line-entry mode-line-misc-info)
+    (push complex-edit--mode-line-entry mode-line-misc-info))
   (unless complex-edit--timer
     (setq complex-edit--timer (run-with-timer 1 1 #'complex-edit--tick)))
   (complex-edit--tick))
@@ -313,6 +314,8 @@ Each is kept or dropped; nothing is written before."
 (declare-function complex-edit-review-start "complex-edit-review" (answer backend))
 (autoload 'complex-edit-review-start "complex-edit-review")
 (autoload 'complex-edit-doctor "complex-edit-doctor" nil t)
+(autoload 'complex-edit-eglot-register "complex-edit-eglot")
+(autoload 'complex-edit-lsp-mode-register "complex-edit-lsp-mode")
 
 (provide 'complex-edit)
 

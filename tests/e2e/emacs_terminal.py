@@ -26,7 +26,7 @@ from typing import Any
 HARNESS = Path(__file__).parent / "emacs" / "harness.el"
 CLIENT_DIR = Path(__file__).resolve().parents[2] / "emacs-client"
 EVENT_TIMEOUT = 20.0
-ROWS, COLUMNS = 30, 100
+ROWS, COLUMNS = 30, 120
 
 KEYS = {"RET": "\r", "C-g": "\x07", "C-_": "\x1f", "M-x": "\x1bx", "C-SPC": "\x00"}
 
@@ -138,6 +138,15 @@ class EmacsTerminal:
             f"no {name!r} event within {within:g} s; events: {self.events()}\n"
             f"screen (tail): {self.screen[-1500:].decode('utf-8', 'replace')!r}"
         )
+
+    def wait_screen(self, text: str, within: float = EVENT_TIMEOUT) -> None:
+        """Until Emacs has drawn TEXT (in one piece) on the terminal."""
+        deadline = time.monotonic() + within
+        while text.encode() not in self.screen:
+            if time.monotonic() > deadline:
+                tail = self.screen[-1500:].decode("utf-8", "replace")
+                raise AssertionError(f"{text!r} never drawn within {within:g} s: {tail!r}")
+            time.sleep(0.02)
 
     def dump(self) -> dict[str, Any]:
         self.command("ce-test-dump")

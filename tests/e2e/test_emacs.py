@@ -10,7 +10,9 @@ cancel, undo, save keys) and checks the buffer's text and the file's bytes.
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -207,6 +209,9 @@ def test_typing_during_the_run_is_kept_and_undo_takes_back_only_the_edit(
 
     emacs.command("complex-edit", "multiply instead")
     emulator.wait_for_requests(1, timeout=15)
+    # The mode line shows the run, with the server's own progress (eglot 1.9 shows none).
+    emacs.wait_screen("Complex Edit: running")
+    emacs.wait_screen("Turn 1/8")
     emacs.keys("\x1b<", "# typed while it ran", "RET")  # Emacs stays usable
     emacs.wait_event("changes")  # eglot sent the typing to the server (its idle timer)
     time.sleep(0.1)  # the server reads that didChange before the model's answer
@@ -292,3 +297,48 @@ def test_lsp_mode_edit_lands_as_one_undo_step(
     assert answer["text"] == original.replace("beta = 2", "beta = 20")
     emacs.keys("C-_")
     assert emacs.dump()["text"] == original
+
+
+# --- the doctor ---------------------------------------------------------------------------
+
+
+def doctor(emacs: str, executable: str, env: dict[str, str]) -> list[list[str]]:
+    script = (
+        f"(progn (add-to-list 'load-path {json.dumps(str(CLIENT_DIR))})"
+        " (require 'complex-edit-doctor)"
+        f" (setq complex-edit-executable {json.dumps(executable)})"
+        " (princ (json-encode (vconcat (mapcar #'vconcat (complex-edit-doctor-checks))))))"
+    )
+    run = subprocess.run(
+        [emacs, "--batch", "-q", "--eval", script],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    checks: list[list[str]] = json.loads(run.stdout)
+    return checks
+
+
+def test_the_doctor_checks_the_executable_the_key_and_the_server(
+    emacs: str, tmp_path: Path
+) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GEMINI_", "GOOGLE_"))}
+    env.update(HOME=str(tmp_path), GEMINI_API_KEY=TEST_KEY)
+
+    good = doctor(emacs, str(server_executable()), env)
+
+    assert ["ok", f"Executable {server_executable()}"] in good, good
+    assert any(
+        level == "ok" and text.startswith("Version: complex-edit") for level, text, *_ in good
+    )
+    assert ["ok", "API key set: GEMINI_API_KEY"] in good, good
+    assert any(level == "warn" and "No complex-edit server" in text for level, text, *_ in good)
+    assert TEST_KEY not in json.dumps(good)
+
+    del env["GEMINI_API_KEY"]
+    bad = doctor(emacs, str(tmp_path / "no-such-complex-edit"), env)
+
+    assert any(level == "error" and "not an executable" in text for level, text, *_ in bad), bad
+    assert any(level == "warn" and text.startswith("No API key") for level, text, *_ in bad), bad
