@@ -104,7 +104,7 @@ BACKEND reads their positions."
       (overlay-put (complex-edit--hunk-overlay hunk) 'priority (if (eq hunk current) 10 0)))
     (goto-char (overlay-start (complex-edit--hunk-overlay current)))
     (let ((message-log-max nil))
-      (message "Change %d/%d%s: y keep, n drop, a keep rest, d drop rest, RET apply kept, q quit"
+      (message "Change %d/%d%s: y keep, n drop, a/d keep/drop rest, RET apply, q quit"
                (1+ (plist-get complex-edit--review :index)) (length hunks)
                (if-let ((label (complex-edit--hunk-label current))) (format " (%s)" label) "")))))
 

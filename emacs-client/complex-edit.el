@@ -147,7 +147,7 @@ Backends call it with the server's `$/progress' values."
   (when-let ((text (or (plist-get value :message) (plist-get value :title))))
     (dolist (job complex-edit--jobs)
       (when (eq (plist-get (complex-edit--job-backend job) :connection) connection)
-        (setf (complex-edit--job-progress job) (truncate-string-to-width text 60 nil nil "…")))))
+        (setf (complex-edit--job-progress job) (truncate-string-to-width text 40 nil nil "…")))))
   (complex-edit--tick))
 
 ;;;; Running an edit
