@@ -48,7 +48,7 @@ a base URL makes the key optional.")
 
 (defun complex-edit-doctor--executable ()
   "Checks of `complex-edit-executable'."
-  (let ((found (executable-find complex-edit-executable)))
+  (let ((found (executable-find (car (complex-edit-program)))))
     (if (not found)
         `((error ,(format "`%s' is not an executable on exec-path" complex-edit-executable)
                  "Set complex-edit-executable to /path/to/.venv/bin/complex-edit, or install \

@@ -26,7 +26,7 @@
 (defun complex-edit-eglot-contact (&optional _interactive)
   "The eglot contact of the server.
 Its class, `complex-edit-executable' and `complex-edit-server-args'."
-  `(complex-edit-eglot-server ,complex-edit-executable ,@complex-edit-server-args))
+  (cons 'complex-edit-eglot-server (complex-edit-program)))
 
 ;;;###autoload
 (defun complex-edit-eglot-register (modes)

@@ -114,7 +114,7 @@ It runs beside the other servers of those buffers."
 (lsp-register-client
  (make-lsp-client
   :new-connection (lsp-stdio-connection
-                   (lambda () (cons complex-edit-executable complex-edit-server-args)))
+                   #'complex-edit-program)
   :activation-fn #'complex-edit-lsp-mode--activate-p
   :add-on? t
   :priority -2

@@ -166,17 +166,16 @@ Returns whether they were applied."
           complex-edit--review nil)
     (complex-edit-review-mode -1)
     (when (and regions intact)
-      (let ((group (prepare-change-group)))
-        (undo-boundary)
-        (activate-change-group group)
-        (save-excursion
-          (dolist (region (reverse regions))
-            (goto-char (nth 0 region))
-            (delete-region (nth 0 region) (nth 1 region))
-            (insert (nth 2 region))))
-        (accept-change-group group)
-        (undo-amalgamate-change-group group)
-        (undo-boundary)))
+      (undo-boundary)
+      (atomic-change-group
+        (let ((group (prepare-change-group)))
+          (save-excursion
+            (dolist (region (reverse regions))
+              (goto-char (nth 0 region))
+              (delete-region (nth 0 region) (nth 1 region))
+              (insert (nth 2 region))))
+          (undo-amalgamate-change-group group)))
+      (undo-boundary))
     (and regions intact)))
 
 (defun complex-edit-review-apply ()

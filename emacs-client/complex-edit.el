@@ -1,5 +1,6 @@
 ;;; complex-edit.el --- Edit a buffer with one instruction, through complex-edit's language server  -*- lexical-binding: t; -*-
 
+;; Author: the complex-edit authors
 ;; Version: 0.1.0
 ;; Package-Requires: ((emacs "28.1") (jsonrpc "1.0.14"))
 ;; Keywords: tools, convenience
@@ -102,6 +103,13 @@ handle), :cancel (HANDLE, returns non-nil when no answer will follow), :to-lsp
     (cl-loop for (key value) on pairs by #'cddr
              do (setq copy (plist-put copy key value)))
     copy))
+
+(defun complex-edit-program ()
+  "The server command: `complex-edit-executable' (expanded) and its arguments."
+  (cons (if (file-name-directory complex-edit-executable)
+            (expand-file-name complex-edit-executable)
+          complex-edit-executable)
+        complex-edit-server-args))
 
 (defun complex-edit--backend ()
   "The backend of the current buffer, or a `user-error' saying how to get one."
@@ -291,8 +299,11 @@ Each is kept or dropped; nothing is written before."
     (unless job
       (user-error "Complex Edit: nothing is running"))
     (setf (complex-edit--job-cancelled job) t)
-    (if (funcall (plist-get (complex-edit--job-backend job) :cancel)
-                 (complex-edit--job-handle job))
+    (if (condition-case err
+            (funcall (plist-get (complex-edit--job-backend job) :cancel)
+                     (complex-edit--job-handle job))
+          ;; The connection is gone: no answer will come.
+          (error (message "Complex Edit: %s" (error-message-string err)) t))
         (complex-edit--failed job '(:code -32800))
       (message "Complex Edit: cancelling…")
       (complex-edit--tick)
