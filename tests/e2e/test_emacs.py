@@ -211,7 +211,8 @@ def test_typing_during_the_run_is_kept_and_undo_takes_back_only_the_edit(
     emulator.wait_for_requests(1, timeout=15)
     # The mode line shows the run, with the server's own progress (eglot 1.9 shows none).
     emacs.wait_screen("Complex Edit: running")
-    emacs.wait_screen("Turn 1/8")
+    progress = emacs.wait_event("progress", where=lambda e: "Turn 1/8" in e["mode_line"])
+    assert "Complex Edit: running" in progress["mode_line"], progress
     emacs.keys("\x1b<", "# typed while it ran", "RET")  # Emacs stays usable
     emacs.wait_event("changes")  # eglot sent the typing to the server (its idle timer)
     time.sleep(0.1)  # the server reads that didChange before the model's answer

@@ -6,6 +6,7 @@
 ;;   ready      the server manages the buffer
 ;;   changes    eglot has just sent typed changes to the server (didChange)
 ;;   done       `complex-edit-done-hook' ran: the answer and the buffer's text
+;;   progress   the server's progress reached the mode line: the selected window's mode line
 ;;   review     a review started: its hunks as shown
 ;;   state      `M-x ce-test-dump': the buffer's text and whether it is modified
 ;; The keys themselves come from the test, through the terminal.
@@ -50,6 +51,14 @@
       (write-region nil nil (expand-file-name "eglot-events.log" (getenv "CE_TEST_OUT"))
                     nil 'silent)))
   (kill-emacs 0))
+
+(advice-add 'complex-edit-progress :after
+            (lambda (&rest _)
+              (let ((window (selected-window)))
+                (ce-test-event "progress" :mode_line
+                               (substring-no-properties
+                                (format-mode-line mode-line-format nil window
+                                                  (window-buffer window)))))))
 
 (advice-add 'complex-edit-review-start :after
             (lambda (&rest _)
