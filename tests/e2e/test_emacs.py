@@ -343,3 +343,21 @@ def test_the_doctor_checks_the_executable_the_key_and_the_server(
 
     assert any(level == "error" and "not an executable" in text for level, text, *_ in bad), bad
     assert any(level == "warn" and text.startswith("No API key") for level, text, *_ in bad), bad
+
+
+# --- the package's own ERT tests (review, positions; no server) -------------------------------
+
+
+def test_the_ert_suite(emacs: str, tmp_path: Path) -> None:
+    suite = CLIENT_DIR / "test" / "complex-edit-test.el"
+    load = ["-L", str(CLIENT_DIR), "-l", str(suite)]
+    run = subprocess.run(
+        [emacs, "--batch", "-q", *load, "-f", "ert-run-tests-batch-and-exit"],
+        env={**os.environ, "HOME": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert " 0 unexpected" in run.stdout + run.stderr
