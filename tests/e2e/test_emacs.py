@@ -17,11 +17,11 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from tests.conftest import TEST_KEY
+from tests.e2e.conftest import calls, done, replace
 from tests.e2e.emacs_terminal import (
     CLIENT_DIR,
     EmacsTerminal,
@@ -95,18 +95,6 @@ def start(emacs: str, emulator: GeminiEmulator, tmp_path: Path) -> Iterator[Star
     for terminal in terminals:
         terminal.close()
     assert not emulator.problems, f"unscripted model requests: {emulator.problems}"
-
-
-def calls(*items: tuple[str, dict[str, Any]]) -> Reply:
-    return Reply.function_calls(list(items), usage=(100, 20))
-
-
-def replace(old: str, new: str) -> tuple[str, dict[str, Any]]:
-    return ("replace_text", {"old_text": old, "new_text": new})
-
-
-def done(message: str = "done") -> tuple[str, dict[str, Any]]:
-    return ("complete_task", {"success": True, "message": message})
 
 
 def request_text(request: RecordedRequest) -> str:
