@@ -1,0 +1,336 @@
+;;; complex-edit.el --- Edit a buffer with one instruction, through complex-edit's language server  -*- lexical-binding: t; -*-
+
+;; Author: the complex-edit authors
+;; Version: 0.1.0
+;; Package-Requires: ((emacs "28.1") (jsonrpc "1.0.14"))
+;; Keywords: tools, convenience
+;; URL: https://github.com/complex-edit/complex-edit
+
+;;; Commentary:
+
+;; `M-x complex-edit' asks for an instruction and runs the `performComplexEdit' command of the
+;; `complex-edit lsp' language server on the current buffer (the active region is its `range').
+;; The request is asynchronous: Emacs stays usable while the sub-agent works, the mode line
+;; shows its progress, `M-x complex-edit-cancel' (or C-g in the buffer) cancels it, and the edit
+;; lands as one undo step.  `M-x complex-edit-review' proposes the change as hunks kept or
+;; dropped one by one (complex-edit-review.el).  The server is reached through eglot
+;; (complex-edit-eglot.el) or lsp-mode (complex-edit-lsp-mode.el); see README.md.
+
+;;; Code:
+
+(require 'cl-lib)
+(require 'subr-x)
+
+(defgroup complex-edit nil
+  "Edit a buffer with one instruction through the complex-edit language server."
+  :group 'tools
+  :prefix "complex-edit-")
+
+(defcustom complex-edit-executable "complex-edit"
+  "The `complex-edit' executable (a name on `exec-path' or a file name).
+Emacs starts it as \"EXECUTABLE lsp\"."
+  :type 'string)
+
+(defcustom complex-edit-server-args '("lsp")
+  "Arguments given to `complex-edit-executable' to start the language server."
+  :type '(repeat string))
+
+(defcustom complex-edit-settings nil
+  "Server settings sent as LSP initializationOptions, a plist.
+For example (:model \"gemini-2.5-flash\" :maxTurns 8).  The names are the
+contract's: model, thinkingLevel, maxTurns, temperature, requestTimeoutSeconds,
+maxDocumentBytes, baseUrl, provider, review, validate."
+  :type '(plist :key-type symbol :value-type sexp))
+
+(defcustom complex-edit-quit-cancels t
+  "When non-nil, C-g in a buffer whose edit is running cancels that edit."
+  :type 'boolean)
+
+(defcustom complex-edit-done-hook nil
+  "Functions run when an edit ends, in the edited buffer.
+Each gets one argument: the answer, a plist with the contract's fields
+\(:success :message :error :reason :applied :diff ...); booleans are t or
+:json-false.  A cancelled edit is (:success :json-false :reason \"cancelled\").
+After a review it also has :kept and :declined."
+  :type 'hook)
+
+(defface complex-edit-mode-line '((t :inherit mode-line-emphasis))
+  "Face of the running edit in the mode line.")
+
+(defvar complex-edit-instruction-history nil
+  "Instructions given to `complex-edit' and `complex-edit-review'.")
+
+(defvar complex-edit--backend-finders nil
+  "Functions called in a buffer; each returns a backend plist for it, or nil.
+A backend plist has :name, :connection, :uri and :version (functions of no
+argument, called in the buffer), :send (PARAMS ON-RESULT ON-ERROR, returns a
+handle), :cancel (HANDLE, returns non-nil when no answer will follow), :to-lsp
+\(POS) and :to-point (LSP-POSITION).")
+
+(cl-defstruct (complex-edit--job (:constructor complex-edit--job-create))
+  buffer backend handle review (started (float-time)) progress cancelled)
+
+(defconst complex-edit--cancel-wait 5 "Seconds to wait for the answer to a cancel.")
+(defvar complex-edit--jobs nil "The edits that are running, newest first.")
+(defvar complex-edit--timer nil "Refreshes the mode line's elapsed time while edits run.")
+
+(defvar-local complex-edit--job nil "The edit running in this buffer, if any.")
+
+;;;; Small helpers
+
+(defun complex-edit--true-p (value)
+  "Non-nil when the JSON VALUE is true."
+  (and value (not (eq value :json-false))))
+
+(defun complex-edit--plist (value)
+  "VALUE with hash tables turned into plists with keyword keys, recursively."
+  (cond ((hash-table-p value)
+         (let (plist)
+           (maphash (lambda (key item)
+                      (setq plist (nconc plist (list (intern (format ":%s" key))
+                                                     (complex-edit--plist item)))))
+                    value)
+           plist))
+        ((vectorp value) (vconcat (mapcar #'complex-edit--plist value)))
+        ((and (consp value) (keywordp (car value)))
+         (cl-loop for (key item) on value by #'cddr
+                  nconc (list key (complex-edit--plist item))))
+        (t value)))
+
+(defun complex-edit-with (plist &rest pairs)
+  "A copy of PLIST with the keys and values of PAIRS set."
+  (let ((copy (copy-sequence plist)))
+    (cl-loop for (key value) on pairs by #'cddr
+             do (setq copy (plist-put copy key value)))
+    copy))
+
+(defun complex-edit-program ()
+  "The server command: `complex-edit-executable' (expanded) and its arguments."
+  (cons (if (file-name-directory complex-edit-executable)
+            (expand-file-name complex-edit-executable)
+          complex-edit-executable)
+        complex-edit-server-args))
+
+(defun complex-edit--backend ()
+  "The backend of the current buffer, or a `user-error' saying how to get one."
+  (or (run-hook-with-args-until-success 'complex-edit--backend-finders)
+      (user-error "Complex Edit: no complex-edit server in this buffer; start it with %s"
+                  (cond ((featurep 'eglot) "M-x eglot (see complex-edit-eglot-register)")
+                        ((featurep 'lsp-mode) "M-x lsp")
+                        (t "eglot or lsp-mode (see the README)")))))
+
+(defun complex-edit--read-instruction (prompt)
+  "Read an instruction with PROMPT, refusing an empty one."
+  (let ((text (string-trim (read-string prompt nil 'complex-edit-instruction-history))))
+    (when (string-empty-p text)
+      (user-error "Complex Edit: no instruction"))
+    text))
+
+;;;; The mode line
+
+(defun complex-edit--mode-line ()
+  "The mode-line text of the current buffer's running edit."
+  (when-let ((job complex-edit--job))
+    (propertize
+     (format " Complex Edit: %s %ds%s "
+             (if (complex-edit--job-cancelled job) "cancelling…" "running…")
+             (round (- (float-time) (complex-edit--job-started job)))
+             (if-let ((progress (complex-edit--job-progress job))) (concat " · " progress) ""))
+     'face 'complex-edit-mode-line
+     'help-echo "M-x complex-edit-cancel (or C-g here) cancels it")))
+
+(defconst complex-edit--mode-line-entry '(complex-edit--job (:eval (complex-edit--mode-line)))
+  "The entry of `mode-line-misc-info'.
+A list: a bare symbol first would make `mode-line-misc-info' a conditional.")
+
+(defun complex-edit--tick ()
+  "Redraw the mode lines of the buffers whose edit is running."
+  (dolist (job complex-edit--jobs)
+    (when (buffer-live-p (complex-edit--job-buffer job))
+      (with-current-buffer (complex-edit--job-buffer job) (force-mode-line-update)))))
+
+(defun complex-edit-progress (connection value)
+  "Show the work-done progress VALUE (a plist) of the server at CONNECTION.
+Backends call it with the server's `$/progress' values."
+  (when-let ((text (or (plist-get value :message) (plist-get value :title))))
+    (dolist (job complex-edit--jobs)
+      (when (eq (plist-get (complex-edit--job-backend job) :connection) connection)
+        (setf (complex-edit--job-progress job) (truncate-string-to-width text 40 nil nil "…")))))
+  (complex-edit--tick))
+
+;;;; Running an edit
+
+(define-minor-mode complex-edit--waiting-mode
+  "On while an edit runs in this buffer: C-g cancels it."
+  :lighter nil
+  :keymap (let ((map (make-sparse-keymap)))
+            (define-key map (kbd "C-g") #'complex-edit-keyboard-quit)
+            map))
+
+(defun complex-edit--start (job)
+  "Record JOB as running."
+  (with-current-buffer (complex-edit--job-buffer job)
+    (setq complex-edit--job job)
+    (complex-edit--waiting-mode 1))
+  (push job complex-edit--jobs)
+  (unless (member complex-edit--mode-line-entry mode-line-misc-info)
+    (push complex-edit--mode-line-entry mode-line-misc-info))
+  (unless complex-edit--timer
+    (setq complex-edit--timer (run-with-timer 1 1 #'complex-edit--tick)))
+  (complex-edit--tick))
+
+(defun complex-edit--stop (job)
+  "Forget JOB; nil when it had already ended."
+  (when (memq job complex-edit--jobs)
+    (setq complex-edit--jobs (delq job complex-edit--jobs))
+    (when (and (null complex-edit--jobs) complex-edit--timer)
+      (cancel-timer complex-edit--timer)
+      (setq complex-edit--timer nil))
+    (when (buffer-live-p (complex-edit--job-buffer job))
+      (with-current-buffer (complex-edit--job-buffer job)
+        (when (eq complex-edit--job job)
+          (setq complex-edit--job nil)
+          (complex-edit--waiting-mode -1))
+        (force-mode-line-update)))
+    t))
+
+(defun complex-edit--arguments (backend prompt review)
+  "The command's argument object for PROMPT in the current buffer.
+Positions are BACKEND's."
+  (let ((to-lsp (plist-get backend :to-lsp)))
+    `(:textDocument (:uri ,(funcall (plist-get backend :uri)))
+      :prompt ,prompt
+      ,@(when (use-region-p)
+          `(:range (:start ,(funcall to-lsp (region-beginning))
+                    :end ,(funcall to-lsp (region-end)))))
+      ,@(when review '(:review t)))))
+
+(defun complex-edit--run (prompt review)
+  "Send PROMPT for the current buffer; REVIEW asks for hunks to review."
+  (when complex-edit--job
+    (user-error "Complex Edit: an edit is already running here (M-x complex-edit-cancel)"))
+  (let* ((backend (complex-edit--backend))
+         (arguments (complex-edit--arguments backend prompt review))
+         (job (complex-edit--job-create :buffer (current-buffer) :backend backend :review review)))
+    (deactivate-mark)
+    ;; Whatever was typed before is its own undo step, apart from the edit.
+    (undo-boundary)
+    (setf (complex-edit--job-handle job)
+          (funcall (plist-get backend :send)
+                   `(:command "performComplexEdit" :arguments [,arguments])
+                   (lambda (result) (complex-edit--answered job (complex-edit--plist result)))
+                   (lambda (err) (complex-edit--failed job (complex-edit--plist err)))))
+    (complex-edit--start job)
+    (message "Complex Edit: running… (M-x complex-edit-cancel or C-g cancels)")))
+
+(defun complex-edit-report (buffer answer)
+  "Show how ANSWER ended in the echo area.
+Then run `complex-edit-done-hook' in BUFFER."
+  (message "%s" (complex-edit--describe answer))
+  (when (buffer-live-p buffer)
+    (with-current-buffer buffer
+      (run-hook-with-args 'complex-edit-done-hook answer))))
+
+(defun complex-edit--finish (job answer)
+  "Report ANSWER of JOB."
+  (complex-edit-report (complex-edit--job-buffer job) answer))
+
+(defun complex-edit--describe (answer)
+  "One line for the echo area saying how ANSWER ended."
+  (cond
+   ((complex-edit--true-p (plist-get answer :success))
+    (format "Complex Edit: %s%s" (or (plist-get answer :message) "done")
+            (if (eq (plist-get answer :confirmed) :json-false) " (not yet confirmed)" "")))
+   (t (propertize (format "Complex Edit failed (%s): %s"
+                          (or (plist-get answer :reason) "error")
+                          (or (plist-get answer :error) "no reason given"))
+                  'face 'error))))
+
+(defun complex-edit--answered (job answer)
+  "The server answered JOB with ANSWER."
+  (when (complex-edit--stop job)
+    (let ((buffer (complex-edit--job-buffer job)))
+      ;; The edit (applied by the backend) is its own undo step, apart from what follows.
+      (when (buffer-live-p buffer)
+        (with-current-buffer buffer (undo-boundary)))
+      (if (and (complex-edit--job-review job)
+               (complex-edit--true-p (plist-get answer :success))
+               (> (length (plist-get answer :hunks)) 0)
+               (buffer-live-p buffer))
+          (with-current-buffer buffer
+            (complex-edit-review-start answer (complex-edit--job-backend job)))
+        (complex-edit--finish job answer)))))
+
+(defun complex-edit--failed (job err)
+  "The server answered JOB with the JSON-RPC error ERR."
+  (when (complex-edit--stop job)
+    (complex-edit--finish
+     job
+     (if (eql (plist-get err :code) -32800)
+         `(:success :json-false :reason "cancelled"
+           :error ,(or (plist-get err :message) "the edit was cancelled") :applied :json-false)
+       `(:success :json-false :reason ,(if (eql (plist-get err :code) -32602)
+                                           "invalid_request" "error")
+         :error ,(format "%s (JSON-RPC %s)" (or (plist-get err :message) "request failed")
+                         (plist-get err :code))
+         :applied :json-false)))))
+
+;;;; Commands
+
+;;;###autoload
+(defun complex-edit (prompt)
+  "Edit the current buffer as PROMPT says, through the complex-edit server.
+With an active region, the region is the part the instruction is about."
+  (interactive (list (complex-edit--read-instruction "Complex Edit: ")))
+  (complex-edit--run prompt nil))
+
+;;;###autoload
+(defun complex-edit-review (prompt)
+  "Like `complex-edit' for PROMPT, but review the proposed changes first.
+Each is kept or dropped; nothing is written before."
+  (interactive (list (complex-edit--read-instruction "Complex Edit (review): ")))
+  (complex-edit--run prompt t))
+
+;;;###autoload
+(defun complex-edit-cancel ()
+  "Cancel the edit running in this buffer (or the newest one anywhere)."
+  (interactive)
+  (let ((job (or complex-edit--job (car complex-edit--jobs))))
+    (unless job
+      (user-error "Complex Edit: nothing is running"))
+    (setf (complex-edit--job-cancelled job) t)
+    (if (condition-case err
+            (funcall (plist-get (complex-edit--job-backend job) :cancel)
+                     (complex-edit--job-handle job))
+          ;; The connection is gone: no answer will come.
+          (error (message "Complex Edit: %s" (error-message-string err)) t))
+        (complex-edit--failed job '(:code -32800))
+      (message "Complex Edit: cancelling…")
+      (complex-edit--tick)
+      ;; The server answers a cancel at once; do not wait for ever if it cannot.
+      (run-with-timer complex-edit--cancel-wait nil
+                      (lambda ()
+                        (complex-edit--failed
+                         job '(:code -32800 :message "the server did not answer the cancel")))))))
+
+(defun complex-edit-keyboard-quit ()
+  "C-g while an edit runs here: cancel it (see `complex-edit-quit-cancels')."
+  (interactive)
+  (if (and complex-edit-quit-cancels complex-edit--job
+           (not (complex-edit--job-cancelled complex-edit--job))
+           (not (region-active-p)))
+      (complex-edit-cancel)
+    (keyboard-quit)))
+
+(declare-function complex-edit-review-start "complex-edit-review" (answer backend))
+(autoload 'complex-edit-review-start "complex-edit-review")
+(autoload 'complex-edit-doctor "complex-edit-doctor" nil t)
+(autoload 'complex-edit-eglot-register "complex-edit-eglot")
+(autoload 'complex-edit-lsp-mode-register "complex-edit-lsp-mode")
+
+(provide 'complex-edit)
+
+(with-eval-after-load 'eglot (require 'complex-edit-eglot))
+(with-eval-after-load 'lsp-mode (require 'complex-edit-lsp-mode))
+
+;;; complex-edit.el ends here

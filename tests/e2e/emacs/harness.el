@@ -1,0 +1,108 @@
+;;; harness.el --- test instrumentation around emacs-client/ in a real `emacs -nw'  -*- lexical-binding: t; -*-
+
+;; Loaded by tests/e2e/test_emacs.py with `emacs -nw -q -l harness.el FILE'.  It sets the
+;; package up as a user would (eglot or lsp-mode starts the venv's `complex-edit lsp' for the
+;; file) and reports what happens as JSON lines in $CE_TEST_OUT/events.jsonl:
+;;   ready      the server manages the buffer
+;;   changes    eglot has just sent typed changes to the server (didChange)
+;;   done       `complex-edit-done-hook' ran: the answer and the buffer's text
+;;   progress   the server's progress reached the mode line: the selected window's mode line
+;;   review     a review started: its hunks as shown
+;;   state      `M-x ce-test-dump': the buffer's text and whether it is modified
+;; The keys themselves come from the test, through the terminal.
+
+(require 'json)
+;; Debian's Emacs compiles loaded packages to native code in the background: not in a test.
+(setq native-comp-deferred-compilation nil
+      warning-minimum-level :error)
+(setq inhibit-startup-screen t
+      make-backup-files nil
+      auto-save-default nil
+      create-lockfiles nil
+      vc-handled-backends nil
+      ring-bell-function #'ignore)
+
+(add-to-list 'load-path (getenv "CE_TEST_CLIENT_DIR"))
+(require 'complex-edit)
+(setq complex-edit-executable (getenv "CE_TEST_EXE"))
+
+(defun ce-test-event (name &rest fields)
+  "Append the event NAME with FIELDS (a plist) to events.jsonl."
+  (let ((line (concat (json-encode `(:event ,name ,@fields)) "\n")))
+    (write-region line nil (expand-file-name "events.jsonl" (getenv "CE_TEST_OUT")) t 'silent)))
+
+(defun ce-test-text ()
+  (save-restriction (widen) (buffer-substring-no-properties (point-min) (point-max))))
+
+(add-hook 'complex-edit-done-hook
+          (lambda (answer) (ce-test-event "done" :answer answer :text (ce-test-text))))
+
+(defun ce-test-dump ()
+  "Report the buffer's text."
+  (interactive)
+  (ce-test-event "state" :text (ce-test-text) :modified (if (buffer-modified-p) t :json-false)
+                 :coding (symbol-name buffer-file-coding-system)))
+
+(defun ce-test-quit ()
+  "Keep eglot's log of the messages in $CE_TEST_OUT/eglot-events.log and leave."
+  (interactive)
+  (when-let ((server (and (fboundp 'eglot-current-server) (eglot-current-server))))
+    (with-current-buffer (jsonrpc-events-buffer server)
+      (write-region nil nil (expand-file-name "eglot-events.log" (getenv "CE_TEST_OUT"))
+                    nil 'silent)))
+  (kill-emacs 0))
+
+(advice-add 'complex-edit-progress :after
+            (lambda (&rest _)
+              (let ((window (selected-window)))
+                (ce-test-event "progress" :mode_line
+                               (substring-no-properties
+                                (format-mode-line mode-line-format nil window
+                                                  (window-buffer window)))))))
+
+(advice-add 'complex-edit-review-start :after
+            (lambda (&rest _)
+              (ce-test-event "review" :count (length (plist-get complex-edit--review :hunks)))))
+
+(defun ce-test-soon (start)
+  "Call START in the current buffer once Emacs is up (`eglot-ensure' waits for a command)."
+  (run-with-timer 0 nil (lambda (buffer) (with-current-buffer buffer (funcall start)))
+                  (current-buffer)))
+
+(pcase (getenv "CE_TEST_BACKEND")
+  ("lsp-mode"
+   (setq lsp-session-file (expand-file-name "lsp-session" (getenv "CE_TEST_OUT"))
+         lsp-auto-guess-root t
+         lsp-enable-file-watchers nil
+         lsp-keep-workspace-alive nil
+         lsp-headerline-breadcrumb-enable nil
+         lsp-modeline-code-actions-enable nil
+         lsp-modeline-workspace-status-enable nil
+         lsp-modeline-diagnostics-enable nil
+         lsp-lens-enable nil
+         lsp-enable-snippet nil
+         lsp-log-io t)
+   (require 'lsp-mode)
+   (complex-edit-lsp-mode-register '(python-mode text-mode))
+   (add-hook 'lsp-after-open-hook
+             (lambda ()
+               (when (complex-edit-lsp-mode-backend)
+                 (ce-test-event "ready" :backend "lsp-mode"))))
+   (add-hook 'find-file-hook (lambda () (ce-test-soon #'lsp))))
+  (_
+   (require 'eglot)
+   (complex-edit-eglot-register '(python-mode text-mode))
+   (advice-add 'eglot--signal-textDocument/didChange :around
+               (lambda (send &rest args)
+                 (let ((pending eglot--recent-changes))
+                   (prog1 (apply send args)
+                     (when pending
+                       (ce-test-event "changes" :version eglot--versioned-identifier))))))
+   (add-hook 'eglot-managed-mode-hook
+             (lambda ()
+               (when (and eglot--managed-mode (complex-edit-eglot-backend))
+                 (ce-test-event "ready" :backend "eglot"))))
+   (add-hook 'find-file-hook
+             (lambda () (ce-test-soon (lambda () (apply #'eglot (eglot--guess-contact))))))))
+
+;;; harness.el ends here

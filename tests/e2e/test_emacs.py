@@ -1,0 +1,351 @@
+"""End to end through a real terminal Emacs: `emacs -nw` in a pseudo-terminal, typed at like a
+person, with emacs-client/ set up through eglot (Debian's emacs-nox 28.2 + elpa-eglot 1.9) or
+lsp-mode, the real `complex-edit lsp` from this venv and the real google-genai SDK pointed at
+the local Gemini emulator.
+
+Each case writes a file, scripts the model, starts Emacs on it (tests/e2e/emacs/harness.el
+reports events as JSON lines), types `M-x complex-edit RET instruction RET` (or the review,
+cancel, undo, save keys) and checks the buffer's text and the file's bytes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import TEST_KEY
+from tests.e2e.conftest import calls, done, replace
+from tests.e2e.emacs_terminal import (
+    CLIENT_DIR,
+    EmacsTerminal,
+    find_emacs,
+    missing_packages,
+    server_executable,
+)
+from tests.fakes.gemini_emulator import GeminiEmulator, RecordedRequest, Reply
+
+pytestmark = pytest.mark.emacs
+
+HOLD_TIMEOUT = 15.0  # how long a held model reply waits for the test's go-ahead
+
+
+@pytest.fixture(scope="module")
+def emacs() -> str:
+    found = find_emacs()
+    if found is None:
+        pytest.skip("no emacs on PATH: apt-get install emacs-nox elpa-eglot (.ci/run does)")
+    if missing := missing_packages(found, ("eglot",)):
+        pytest.skip(f"this Emacs cannot load {', '.join(missing)}: apt-get install elpa-eglot")
+    if not server_executable().exists():
+        pytest.skip(f"no {server_executable()}: pip install -e . into this venv")
+    return found
+
+
+@pytest.fixture(scope="module")
+def lsp_mode(emacs: str) -> str:
+    if missing_packages(emacs, ("lsp-mode",)):
+        pytest.skip("this Emacs cannot load lsp-mode: apt-get install elpa-lsp-mode")
+    return emacs
+
+
+Start = Callable[..., EmacsTerminal]
+
+
+@pytest.fixture
+def start(emacs: str, emulator: GeminiEmulator, tmp_path: Path) -> Iterator[Start]:
+    """`start(content, name=..., backend=...)`: Emacs on a new file, its server ready."""
+    terminals: list[EmacsTerminal] = []
+
+    def run(content: bytes, name: str = "doc.py", backend: str = "eglot") -> EmacsTerminal:
+        project = tmp_path / "project"
+        project.mkdir(exist_ok=True)
+        file = project / name
+        file.write_bytes(content)
+        out = tmp_path / f"out{len(terminals)}"
+        out.mkdir()
+        env = {
+            key: value
+            for key, value in os.environ.items()
+            if not key.startswith(("COMPLEX_EDIT_", "GOOGLE_", "GEMINI_", "XDG_"))
+        }
+        env.update(
+            HOME=str(tmp_path / "home"),
+            TERM="xterm-256color",
+            LANG="C.UTF-8",
+            GEMINI_API_KEY=TEST_KEY,
+            GOOGLE_GEMINI_BASE_URL=emulator.base_url,
+            CE_TEST_CLIENT_DIR=str(CLIENT_DIR),
+            CE_TEST_EXE=str(server_executable()),
+            CE_TEST_OUT=str(out),
+            CE_TEST_BACKEND=backend,
+        )
+        terminal = EmacsTerminal(emacs, file, out, env)
+        terminals.append(terminal)
+        terminal.wait_event("ready", within=30)
+        return terminal
+
+    yield run
+    for terminal in terminals:
+        terminal.close()
+    assert not emulator.problems, f"unscripted model requests: {emulator.problems}"
+
+
+def request_text(request: RecordedRequest) -> str:
+    return "\n".join(
+        str(part.get("text", ""))
+        for content in request.contents
+        for part in content.get("parts", [])
+        if isinstance(part, dict)
+    )
+
+
+def held(go: threading.Event, reply: Reply) -> Callable[[RecordedRequest], Reply]:
+    """A responder that answers once the test sets `go` (the model "works" until then)."""
+
+    def respond(request: RecordedRequest) -> Reply:
+        go.wait(HOLD_TIMEOUT)
+        return reply
+
+    return respond
+
+
+GREETING = 'def greet(name):\n    return "Hello, " + name\n\n\nprint(greet("world"))\n'
+
+
+# --- an edit, and one undo ----------------------------------------------------------------
+
+
+def test_an_edit_lands_and_one_undo_takes_back_exactly_it(
+    start: Start, emulator: GeminiEmulator
+) -> None:
+    emulator.enqueue(calls(replace('"Hello, "', '"Hi there, "'), done("greeting changed")))
+    emacs = start(GREETING.encode())
+
+    emacs.command("complex-edit", "say hi there instead of hello")
+    answer = emacs.wait_event("done")
+
+    assert answer["answer"]["success"] is True, answer
+    assert answer["answer"]["applied"] is True, answer
+    assert answer["answer"]["message"] == "greeting changed", answer
+    assert answer["answer"].get("confirmed") is not False, answer
+    assert answer["text"] == GREETING.replace('"Hello, "', '"Hi there, "')
+    (request,) = emulator.requests
+    assert "say hi there instead of hello" in request_text(request)
+
+    emacs.keys("C-_")
+    state = emacs.dump()
+    assert state["text"] == GREETING
+    assert state["modified"] is False, "one undo did not return to the visited file's text"
+
+
+def test_a_crlf_file_keeps_its_line_endings_on_disk(
+    start: Start, emulator: GeminiEmulator, tmp_path: Path
+) -> None:
+    original = b"alpha = 1\r\nbeta = 2\r\ngamma = 3\r\nomega = 4\r\n"
+    emulator.enqueue(
+        calls(replace("beta = 2\ngamma = 3", "beta = 20\ngamma = 3\ndelta = 35"), done())
+    )
+    emacs = start(original, name="crlf.txt")
+
+    emacs.command("complex-edit", "add delta")
+    answer = emacs.wait_event("done")
+    emacs.keys("\x18\x13")  # C-x C-s
+    state = emacs.dump()
+
+    assert answer["answer"]["success"] is True, answer
+    # Emacs decodes CRLF: the buffer (and the server) hold LF text, the file keeps CRLF.
+    assert answer["text"] == "alpha = 1\nbeta = 20\ngamma = 3\ndelta = 35\nomega = 4\n"
+    assert state["coding"].endswith("-dos"), state
+    expected = b"alpha = 1\r\nbeta = 20\r\ngamma = 3\r\ndelta = 35\r\nomega = 4\r\n"
+    deadline = time.monotonic() + 5
+    while (tmp_path / "project" / "crlf.txt").read_bytes() != expected:
+        assert time.monotonic() < deadline, (tmp_path / "project" / "crlf.txt").read_bytes()
+        time.sleep(0.02)
+
+
+def test_the_region_is_the_range(start: Start, emulator: GeminiEmulator) -> None:
+    emulator.enqueue(calls(replace("two\nthree", "TWO\nTHREE"), done()))
+    emacs = start(b"one\ntwo\nthree\nfour\nfive\n", name="r.txt")
+
+    # M-< C-n C-SPC C-n C-n: lines 2 and 3 selected.
+    emacs.keys("\x1b<", "\x0e", "C-SPC", "\x0e", "\x0e")
+    emacs.command("complex-edit", "uppercase this")
+    answer = emacs.wait_event("done")
+
+    assert answer["answer"]["success"] is True, answer
+    assert answer["text"] == "one\nTWO\nTHREE\nfour\nfive\n"
+    assert "lines 2-3" in request_text(emulator.requests[0])
+
+
+# --- typing while the model works -----------------------------------------------------------
+
+
+def test_typing_during_the_run_is_kept_and_undo_takes_back_only_the_edit(
+    start: Start, emulator: GeminiEmulator
+) -> None:
+    go = threading.Event()
+    emulator.set_responder(held(go, calls(replace("return x + y", "return x * y"), done())))
+    original = "x = 1\ny = 2\n\ndef f():\n    return x + y\n"
+    emacs = start(original.encode())
+
+    emacs.command("complex-edit", "multiply instead")
+    emulator.wait_for_requests(1, timeout=15)
+    # The mode line shows the run, with the server's own progress (eglot 1.9 shows none).
+    emacs.wait_screen("Complex Edit: running")
+    progress = emacs.wait_event("progress", where=lambda e: "Turn 1/8" in e["mode_line"])
+    assert "Complex Edit: running" in progress["mode_line"], progress
+    emacs.keys("\x1b<", "# typed while it ran", "RET")  # Emacs stays usable
+    emacs.wait_event("changes")  # eglot sent the typing to the server (its idle timer)
+    time.sleep(0.1)  # the server reads that didChange before the model's answer
+    go.set()
+    answer = emacs.wait_event("done")
+
+    typed = "# typed while it ran\n"
+    assert answer["answer"]["success"] is True, answer
+    assert answer["text"] == typed + original.replace("x + y", "x * y")
+    emacs.keys("C-_")
+    assert emacs.dump()["text"] == typed + original
+
+
+# --- review ---------------------------------------------------------------------------------
+
+
+def test_a_review_keeps_one_of_two_changes(start: Start, emulator: GeminiEmulator) -> None:
+    emulator.enqueue(
+        calls(replace("beta = 2", "beta = 20"), replace("delta = 4", "delta = 40"), done("bumped"))
+    )
+    original = "alpha = 1\nbeta = 2\ngamma = 3\ndelta = 4\nomega = 5\n"
+    emacs = start(original.encode(), name="f.txt")
+
+    emacs.command("complex-edit-review", "bump")
+    review = emacs.wait_event("review")
+    assert review["count"] == 2, review
+    assert emacs.dump()["text"] == original  # shown, not written
+    emacs.keys("y", "n")
+    answer = emacs.wait_event("done")
+
+    assert answer["answer"]["success"] is True, answer
+    assert answer["answer"]["applied"] is True, answer
+    assert answer["answer"]["kept"] == 1, answer
+    assert answer["answer"]["declined"] == 1, answer
+    assert answer["text"] == original.replace("beta = 2", "beta = 20")
+    emacs.keys("C-_")
+    assert emacs.dump()["text"] == original
+
+
+# --- cancel ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("how", ["C-g", "M-x complex-edit-cancel"])
+def test_cancel_applies_nothing(start: Start, emulator: GeminiEmulator, how: str) -> None:
+    release = threading.Event()
+    emulator.enqueue(Reply.hang(release=release, then=calls(replace("gamma", "GAMMA"), done())))
+    original = "alpha\nbeta\ngamma\n"
+    emacs = start(original.encode(), name="c.txt")
+
+    emacs.command("complex-edit", "shout gamma")
+    emulator.wait_for_requests(1, timeout=15)
+    if how == "C-g":
+        emacs.keys("C-g")
+    else:
+        emacs.command("complex-edit-cancel")
+    answer = emacs.wait_event("done")
+    # The server aborted the model call; even if the model answers now, nothing lands.
+    assert emulator.wait_for_disconnect(timeout=10), f"the model call was not aborted: {answer}"
+    release.set()
+
+    assert answer["answer"]["success"] is False, answer
+    assert answer["answer"]["reason"] == "cancelled", answer
+    assert answer["text"] == original
+    state = emacs.dump()
+    assert state["text"] == original
+    assert state["modified"] is False
+
+
+# --- lsp-mode ----------------------------------------------------------------------------
+
+
+def test_lsp_mode_edit_lands_as_one_undo_step(
+    lsp_mode: str, start: Start, emulator: GeminiEmulator
+) -> None:
+    emulator.enqueue(calls(replace("beta = 2", "beta = 20"), done("bumped")))
+    original = "alpha = 1\nbeta = 2\ngamma = 3\n"
+    emacs = start(original.encode(), name="l.txt", backend="lsp-mode")
+
+    emacs.command("complex-edit", "bump beta")
+    answer = emacs.wait_event("done")
+
+    assert answer["answer"]["success"] is True, answer
+    assert answer["text"] == original.replace("beta = 2", "beta = 20")
+    emacs.keys("C-_")
+    assert emacs.dump()["text"] == original
+
+
+# --- the doctor ---------------------------------------------------------------------------
+
+
+def doctor(emacs: str, executable: str, env: dict[str, str]) -> list[list[str]]:
+    script = (
+        f"(progn (add-to-list 'load-path {json.dumps(str(CLIENT_DIR))})"
+        " (require 'complex-edit-doctor)"
+        f" (setq complex-edit-executable {json.dumps(executable)})"
+        " (princ (json-encode (vconcat (mapcar #'vconcat (complex-edit-doctor-checks))))))"
+    )
+    run = subprocess.run(
+        [emacs, "--batch", "-q", "--eval", script],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    checks: list[list[str]] = json.loads(run.stdout)
+    return checks
+
+
+def test_the_doctor_checks_the_executable_the_key_and_the_server(
+    emacs: str, tmp_path: Path
+) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GEMINI_", "GOOGLE_"))}
+    env.update(HOME=str(tmp_path), GEMINI_API_KEY=TEST_KEY)
+
+    good = doctor(emacs, str(server_executable()), env)
+
+    assert ["ok", f"Executable {server_executable()}"] in good, good
+    assert any(
+        level == "ok" and text.startswith("Version: complex-edit") for level, text, *_ in good
+    )
+    assert ["ok", "API key set: GEMINI_API_KEY"] in good, good
+    assert any(level == "warn" and "No complex-edit server" in text for level, text, *_ in good)
+    assert TEST_KEY not in json.dumps(good)
+
+    del env["GEMINI_API_KEY"]
+    bad = doctor(emacs, str(tmp_path / "no-such-complex-edit"), env)
+
+    assert any(level == "error" and "not an executable" in text for level, text, *_ in bad), bad
+    assert any(level == "warn" and text.startswith("No API key") for level, text, *_ in bad), bad
+
+
+# --- the package's own ERT tests (review, positions; no server) -------------------------------
+
+
+def test_the_ert_suite(emacs: str, tmp_path: Path) -> None:
+    suite = CLIENT_DIR / "test" / "complex-edit-test.el"
+    load = ["-L", str(CLIENT_DIR), "-l", str(suite)]
+    run = subprocess.run(
+        [emacs, "--batch", "-q", *load, "-f", "ert-run-tests-batch-and-exit"],
+        env={**os.environ, "HOME": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert " 0 unexpected" in run.stdout + run.stderr
