@@ -10,6 +10,7 @@ from functools import partial
 from complex_edit.edit_tools import errors
 from complex_edit.edit_tools.buffer import Change, WorkingBuffer
 from complex_edit.edit_tools.elision import has_line
+from complex_edit.edit_tools.endings import Written
 from complex_edit.edit_tools.guard import EXPANDED, guard
 from complex_edit.edit_tools.lines import line_count, line_index_at
 from complex_edit.edit_tools.matching import (
@@ -95,6 +96,10 @@ def _replace_exactly(buffer: WorkingBuffer, match: Match, limits: Limits) -> Too
             "they were removed from new_text too. Leave them out of old_text and new_text."
         )
         adjustments = ("line_numbers",)
+    if match.converted_endings:
+        head += Written(match.new, match.converted_endings).note("new_text")
+        if "line_endings" not in adjustments:
+            adjustments += ("line_endings",)
     if guarded.note:
         head += " " + guarded.note
         adjustments += (EXPANDED,)

@@ -10,9 +10,9 @@ from functools import partial
 from complex_edit.edit_tools import errors
 from complex_edit.edit_tools.buffer import WorkingBuffer, diff
 from complex_edit.edit_tools.elision import has_line
+from complex_edit.edit_tools.endings import NAMES, document_ending, write_breaks
 from complex_edit.edit_tools.guard import EXPANDED, guard
-from complex_edit.edit_tools.lines import CRLF, line_count, line_index_at, uniform_line_ending
-from complex_edit.edit_tools.matching import adopt_line_endings
+from complex_edit.edit_tools.lines import line_count, line_index_at
 from complex_edit.edit_tools.params import (
     CompleteTaskParams,
     GetDocumentParams,
@@ -74,11 +74,13 @@ def set_document(buffer: WorkingBuffer, params: SetDocumentParams, limits: Limit
     content = params.content
     if current.startswith(BOM) and not content.startswith(BOM):
         content = BOM + content
-    adopted = adopt_line_endings(current, content)
+    ending = document_ending(current)
+    written = write_breaks(content, ending)
+    adopted = written.text
     note = ""
-    if adopted != content:
-        ending = "CRLF" if uniform_line_ending(current) == CRLF else "CR"
-        note = f" Its line breaks were written as {ending}, like the rest of the document."
+    if ending is not None and adopted != content:
+        note = f" Its line breaks were written as {NAMES[ending]}, like the rest of the document."
+    adjustments: tuple[str, ...] = ("line_endings",) if written.converted else ()
     guarded = guard(
         "set_document",
         current,
@@ -95,7 +97,7 @@ def set_document(buffer: WorkingBuffer, params: SetDocumentParams, limits: Limit
         return ToolResult(
             f"No change: the content is identical to the current document.{expanded}",
             "set_document: no change",
-            adjustments=(EXPANDED,) if guarded.note else (),
+            adjustments=adjustments + ((EXPANDED,) if guarded.note else ()),
         )
     buffer.apply(change)
     text = buffer.text
@@ -107,7 +109,7 @@ def set_document(buffer: WorkingBuffer, params: SetDocumentParams, limits: Limit
         f"(before: {errors.plural(line_count(current), 'line')}).{note}\n"
         + change_snippet(text, start, start + len(change.inserted)),
         f"set_document: {errors.plural(line_count(text), 'line')}",
-        adjustments=(EXPANDED,) if guarded.note else (),
+        adjustments=adjustments + ((EXPANDED,) if guarded.note else ()),
     )
 
 
