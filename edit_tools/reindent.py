@@ -137,7 +137,7 @@ def _tolerated(candidate: Candidate, final_newline: bool) -> tuple[str, ...]:
     return tuple(kinds)
 
 
-def _describe_indent(indent: str) -> str:
+def describe_indent(indent: str) -> str:
     tabs, spaces = indent.count("\t"), indent.count(" ")
     parts = [errors.plural(tabs, "tab")] if tabs else []
     if spaces:
@@ -150,13 +150,11 @@ def _note(candidate: Candidate, tolerated: Sequence[str], tabs: bool) -> str:
     said: list[str] = []
     if relation.kind == "prefix":
         said.append(
-            f"it lacked the {_describe_indent(relation.prefix)} of indentation the "
+            f"it lacked the {describe_indent(relation.prefix)} of indentation the "
             "document has there"
         )
     elif relation.kind == "extra":
-        said.append(
-            f"it had {_describe_indent(relation.prefix)} more indentation than the document"
-        )
+        said.append(f"it had {describe_indent(relation.prefix)} more indentation than the document")
     elif relation.kind == "columns":
         style = "tabs" if tabs else "spaces"
         other = "spaces" if tabs else "tabs"

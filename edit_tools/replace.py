@@ -5,12 +5,14 @@ replacement through the elision guard (`guard.py`)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from functools import partial
 
 from complex_edit.edit_tools import errors
 from complex_edit.edit_tools.buffer import Change, WorkingBuffer
 from complex_edit.edit_tools.elision import has_line
 from complex_edit.edit_tools.endings import Written
+from complex_edit.edit_tools.grow import indent_added_lines
 from complex_edit.edit_tools.guard import EXPANDED, guard
 from complex_edit.edit_tools.lines import line_count, line_index_at
 from complex_edit.edit_tools.matching import (
@@ -21,7 +23,7 @@ from complex_edit.edit_tools.matching import (
     nearest_text,
 )
 from complex_edit.edit_tools.params import ReplaceTextParams
-from complex_edit.edit_tools.reindent import apply_candidate
+from complex_edit.edit_tools.reindent import apply_candidate, describe_indent
 from complex_edit.edit_tools.results import Limits, ToolResult
 from complex_edit.edit_tools.tolerant import MAX_CANDIDATES, Candidate, find_candidates
 from complex_edit.edit_tools.view import change_snippet, clip, number_line
@@ -55,6 +57,11 @@ def _known(text: str) -> Callable[[str], bool]:
 
 def _replace_exactly(buffer: WorkingBuffer, match: Match, limits: Limits) -> ToolResult:
     text = buffer.text
+    grown = (
+        indent_added_lines(text, match.first, match.old, match.new) if match.count == 1 else None
+    )
+    if grown is not None:
+        match = replace(match, new=grown.new)
     guarded = guard(
         "replace_text",
         match.old,
@@ -96,6 +103,14 @@ def _replace_exactly(buffer: WorkingBuffer, match: Match, limits: Limits) -> Too
             "they were removed from new_text too. Leave them out of old_text and new_text."
         )
         adjustments = ("line_numbers",)
+    if grown is not None:
+        head += (
+            f" old_text matched after the indentation of line {lines[0]}, so "
+            f"{errors.plural(grown.added, 'added line')} of new_text "
+            f"{'was' if grown.added == 1 else 'were'} given that indentation too "
+            f"({describe_indent(grown.indent)})."
+        )
+        adjustments += ("indentation",)
     if match.converted_endings:
         head += Written(match.new, match.converted_endings).note("new_text")
         if "line_endings" not in adjustments:

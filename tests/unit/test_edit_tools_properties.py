@@ -46,6 +46,32 @@ def adopt(document: str, incoming: str, old: str, starts: list[int]) -> str:
     return _BREAK.sub(kinds.pop(), incoming)
 
 
+def grow(text: str, start: int, old: str, new: str) -> str:
+    """The documented rule of issue 22 item 2: a one-line `old` found right after its line's
+    indentation, growing into lines of which one at least starts at column 0: those lines get
+    that indentation. (Added lines indented in the other style are rewritten in the document's
+    style: tests/unit/test_tolerant_growth.py covers that; here they are assumed away.)"""
+    lines = re.findall(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+", new)
+    if len(re.findall(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+", old)) != 1 or len(lines) < 2:
+        return new
+    if not _BREAK.sub("", old).strip(" \t"):
+        return new
+    line_begin = max(text.rfind("\n", 0, start), text.rfind("\r", 0, start)) + 1
+    indent = text[line_begin:start]
+    if not indent or indent.strip(" \t"):
+        return new
+    added = [_BREAK.sub("", line) for line in lines[1:]]
+    filled = [line for line in added if line.strip(" \t")]
+    if not filled or all(line[:1] in (" ", "\t") for line in filled):
+        return new
+    for line in filled:
+        own = line[: len(line) - len(line.lstrip(" \t"))]
+        assume(not own or ("\t" in own) == ("\t" in indent))
+    return lines[0] + "".join(
+        indent + line if _BREAK.sub("", line).strip(" \t") else line for line in lines[1:]
+    )
+
+
 def occurrences(text: str, old: str) -> list[int]:
     """Non-overlapping occurrences, leftmost first, skipping any that would cut a CRLF."""
     found: list[int] = []
@@ -74,7 +100,10 @@ def expected_match(text: str, old: str, new: str) -> tuple[str, str, list[int]] 
     """The documented matching rule: the text as sent, else with its line breaks written as
     each ending of the document, most frequent first."""
     if starts := occurrences(text, old):
-        return old, adopt(text, new, old, starts), starts
+        written = adopt(text, new, old, starts)
+        if len(starts) == 1:
+            written = grow(text, starts[0], old, written)
+        return old, written, starts
     for ending in endings_by_frequency(text):
         converted = _BREAK.sub(ending, old)
         if converted != old and (starts := occurrences(text, converted)):
