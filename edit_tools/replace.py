@@ -23,11 +23,13 @@ from complex_edit.edit_tools.matching import (
     nearest_text,
 )
 from complex_edit.edit_tools.params import ReplaceTextParams
+from complex_edit.edit_tools.readings import BLANK_LINES, ESCAPES, Reading, readings
 from complex_edit.edit_tools.reindent import apply_candidate, describe_indent
 from complex_edit.edit_tools.results import Limits, ToolResult
 from complex_edit.edit_tools.tolerant import MAX_CANDIDATES, Candidate, find_candidates
 from complex_edit.edit_tools.view import change_snippet, clip, number_line
 
+_READ = {BLANK_LINES: "blank lines set aside", ESCAPES: "escapes read back"}
 _SHOWN_PLACES = 8
 _SHOWN_LINES_PER_PLACE = 3
 
@@ -40,7 +42,14 @@ def replace_text(buffer: WorkingBuffer, params: ReplaceTextParams, limits: Limit
         raise errors.identical_texts()
     match = find_match(text, params.old_text, params.new_text)
     if match is None:
-        return _replace_tolerantly(buffer, params, limits)
+        candidates = find_candidates(text, params.old_text, params.new_text)
+        if candidates:
+            return _replace_tolerantly(buffer, candidates, params.replace_all, limits)
+        for reading in readings(params.old_text, params.new_text):
+            result = _replace_as_read(buffer, reading, limits)
+            if result is not None:
+                return result
+        raise errors.no_match(line_count(text), nearest_text(text, params.old_text))
     if match.old == match.new:
         raise errors.identical_texts()
     if match.count > 1 and not params.replace_all:
@@ -55,7 +64,31 @@ def _known(text: str) -> Callable[[str], bool]:
     return partial(has_line, text)
 
 
-def _replace_exactly(buffer: WorkingBuffer, match: Match, limits: Limits) -> ToolResult:
+def _replace_as_read(buffer: WorkingBuffer, reading: Reading, limits: Limits) -> ToolResult | None:
+    """The call read another way (`readings.py`), when that matches exactly one place."""
+    text = buffer.text
+    match = find_match(text, reading.old, reading.new)
+    if match is None:
+        try:
+            candidates = find_candidates(text, reading.old, reading.new)
+        except errors.ToolError:
+            return None
+        if len(candidates) != 1:
+            return None
+    elif match.count != 1:
+        return None
+    if reading.refusal is not None:
+        raise reading.refusal
+    if match is None:
+        return _replace_tolerantly(buffer, candidates, False, limits, reading)
+    if match.old == match.new:
+        raise errors.identical_texts()
+    return _replace_exactly(buffer, match, limits, reading)
+
+
+def _replace_exactly(
+    buffer: WorkingBuffer, match: Match, limits: Limits, reading: Reading | None = None
+) -> ToolResult:
     text = buffer.text
     grown = (
         indent_added_lines(text, match.first, match.old, match.new) if match.count == 1 else None
@@ -86,11 +119,16 @@ def _replace_exactly(buffer: WorkingBuffer, match: Match, limits: Limits) -> Too
     if match.count == 1:
         head = f"Replaced 1 occurrence, on {where}."
         summary = f"replace_text: 1 replacement at line {lines[0]}"
+        if reading is not None:
+            summary += f" ({_READ[reading.kind]})"
     else:
         first_ones = "" if len(lines) == match.count else "the first ones "
         head = f"Replaced {match.count:,} occurrences, {first_ones}on {where}."
         summary = f"replace_text: {match.count:,} replacements from line {lines[0]}"
     adjustments: tuple[str, ...] = ()
+    if reading is not None:
+        head += " " + reading.note
+        adjustments += (reading.kind,)
     if match.adjustment is Adjustment.LINE_ENDINGS:
         head += (
             " old_text matched once its line breaks were written the way the document writes "
@@ -127,17 +165,18 @@ def _replace_exactly(buffer: WorkingBuffer, match: Match, limits: Limits) -> Too
 
 
 def _replace_tolerantly(
-    buffer: WorkingBuffer, params: ReplaceTextParams, limits: Limits
+    buffer: WorkingBuffer,
+    candidates: Sequence[Candidate],
+    replace_all: bool,
+    limits: Limits,
+    reading: Reading | None = None,
 ) -> ToolResult:
     text = buffer.text
-    candidates = find_candidates(text, params.old_text, params.new_text)
-    if not candidates:
-        raise errors.no_match(line_count(text), nearest_text(text, params.old_text))
     if len(candidates) > 1:
         raise errors.several_tolerant_matches(
             _places(candidates[:_SHOWN_PLACES]),
             len(candidates),
-            params.replace_all,
+            replace_all,
             at_least=len(candidates) == MAX_CANDIDATES,
         )
     (candidate,) = candidates
@@ -163,6 +202,9 @@ def _replace_tolerantly(
     first_line = tolerated.first_line
     head = f"Replaced 1 occurrence, on line {first_line}. {tolerated.note}"
     adjustments = tolerated.tolerated
+    if reading is not None:
+        head += " " + reading.note
+        adjustments = (reading.kind, *adjustments)
     if guarded.note:
         head += " " + guarded.note
         adjustments += (EXPANDED,)

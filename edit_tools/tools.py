@@ -11,6 +11,7 @@ from complex_edit.edit_tools import errors
 from complex_edit.edit_tools.buffer import WorkingBuffer, diff
 from complex_edit.edit_tools.elision import has_line
 from complex_edit.edit_tools.endings import NAMES, document_ending, write_breaks
+from complex_edit.edit_tools.escapes import consistent, escaped_document
 from complex_edit.edit_tools.guard import EXPANDED, guard
 from complex_edit.edit_tools.lines import line_count, line_index_at
 from complex_edit.edit_tools.params import (
@@ -20,6 +21,7 @@ from complex_edit.edit_tools.params import (
     SetDocumentParams,
     UndoParams,
 )
+from complex_edit.edit_tools.readings import ESCAPES
 from complex_edit.edit_tools.replace import replace_text
 from complex_edit.edit_tools.results import Completion, Limits, ToolResult
 from complex_edit.edit_tools.view import BOM, change_snippet, render_document
@@ -72,15 +74,27 @@ def unchanged_view(buffer: WorkingBuffer, where: str) -> ToolResult:
 def set_document(buffer: WorkingBuffer, params: SetDocumentParams, limits: Limits) -> ToolResult:
     current = buffer.text
     content = params.content
+    note, adjustments = "", tuple[str, ...]()
+    escaped = escaped_document(content, current)
+    if escaped is not None:
+        if not consistent([content], escaped.used):
+            raise errors.escaped_document(escaped.describe())
+        content = escaped.text
+        note = (
+            f" It was one line of escaped text ({escaped.describe()}), escaped one time too "
+            "many: it was read back as the text it stands for. Send text as it is, without "
+            "escaping it again."
+        )
+        adjustments = (ESCAPES,)
     if current.startswith(BOM) and not content.startswith(BOM):
         content = BOM + content
     ending = document_ending(current)
     written = write_breaks(content, ending)
     adopted = written.text
-    note = ""
     if ending is not None and adopted != content:
-        note = f" Its line breaks were written as {NAMES[ending]}, like the rest of the document."
-    adjustments: tuple[str, ...] = ("line_endings",) if written.converted else ()
+        note += f" Its line breaks were written as {NAMES[ending]}, like the rest of the document."
+    if written.converted:
+        adjustments += ("line_endings",)
     guarded = guard(
         "set_document",
         current,
