@@ -1,13 +1,16 @@
-"""Slips absorbed in one call (issue 14): the scripted slip suite `tests/data/slips.jsonl`
-(real source with the whitespace slips models make in replace_text's old_text) run through
-the Toolbox. Goal: ≥ 95% absorbed in the same call, 0 wrong-place edits, every ambiguous case
-refused.
+"""Slips absorbed in one call (issues 14 and 22): the scripted slip suite
+`tests/data/slips.jsonl` (real source with the slips models make in replace_text: whitespace
+in old_text, and since issue 22 line endings of new_text, a one-line match that grows, uneven
+indentation, stray blank lines, over-escaped text, elisions pinned by edited lines) run
+through the Toolbox. Goal: ≥ 95% absorbed in the same call, 0 wrong-place edits, every
+ambiguous case refused.
 
     .venv/bin/python bench/bench_slips.py
 
 Prints a Markdown table per slip kind: cases, absorbed (the expected result in one call),
-wrong results, refused, and what the exact matcher alone (the behaviour before issue 14) does
-with the same calls.
+wrong results, refused, and how many of the calls the exact matcher alone finds (it finds the
+calls of issue 22's line-ending, growing and elision kinds, and wrote a wrong text or refused
+them before issue 22).
 """
 
 from __future__ import annotations

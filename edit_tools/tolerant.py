@@ -187,6 +187,7 @@ def _compare(
         if is_blank(old) or is_blank(doc):
             if not (is_blank(old) and is_blank(doc)):
                 return None
+            trailing = trailing or old != doc  # spaces on a blank line
             continue
         if old.strip(" \t") != doc.strip(" \t"):
             return None

@@ -22,6 +22,12 @@ from tests.session.scripts import GeminiHarness, calls, done, replace
 from tests.unit.test_slips import CASES
 
 ABSORBED = [case for case in CASES if case["expected"] is not None]
+# Issue 22's kinds whose adjustment the eval record counts apart from `slips_tolerated`.
+COUNTED_ELSEWHERE = {
+    "stray_blank_line": "blank_lines",
+    "over_escaped": "escapes",
+    "elision_pinned": "elision_expanded",
+}
 AMBIGUOUS = [case for case in CASES if case["expected"] is None]
 
 
@@ -62,9 +68,13 @@ async def test_a_slip_is_absorbed_in_one_turn(
     assert outcome.success, f"{case['source']}: {outcome.error}"
     assert outcome.turns == 1
     assert outcome.final_text == case["expected"], f"{case['source']}: wrong result"
-    assert fields["slips_tolerated"] >= 1, outcome.integrity
+    if case["kind"] in COUNTED_ELSEWHERE:  # not (yet) among the eval's SLIPS kinds
+        assert outcome.integrity[COUNTED_ELSEWHERE[case["kind"]]] >= 1, outcome.integrity
+    else:
+        assert fields["slips_tolerated"] >= 1, outcome.integrity
     assert fields["turns_saved"] == 1
-    assert fields["elisions_refused"] == fields["syntax_refusals"] == 0
+    assert fields["elisions_refused"] == 0
+    assert fields["syntax_refusals"] == 0
 
 
 @pytest.mark.parametrize("case", AMBIGUOUS, ids=[case["id"] for case in AMBIGUOUS])

@@ -90,3 +90,13 @@ def test_stray_blank_lines_never_edit_outside_the_matched_lines(
     assert outcome.ok, outcome.response
     edited = lines[:start] + [line.replace("line_", "edited_") for line in lines[start:end]]
     assert toolbox.text == "\n".join(edited + lines[end:]) + "\n"
+
+
+def test_spaces_on_a_blank_line_the_document_has_empty_are_a_whitespace_slip() -> None:
+    toolbox, outcome = run(DOC, "    \n    b = g()", "")
+    assert not outcome.ok  # nothing like it: no tolerance invents lines
+    toolbox, outcome = run(DOC, "    return x\n    \n\ndef g():", "    return x\n\n\ndef h():")
+    assert outcome.ok, outcome.response
+    assert toolbox.text == DOC.replace("def g", "def h")
+    assert "spaces or tabs at the ends of lines differed" in outcome.response["result"]
+    assert outcome.adjustments == ("trailing_whitespace",)
