@@ -4,7 +4,8 @@ The rule: new text takes the one kind of line ending of the place it lands in. F
 replace_text that place is the matched region: the breaks inside it and the one ending the
 line it ends in (the document's most frequent ending when the region is on a last line
 without one). For set_document it is the whole document. When that place writes two kinds
-(a mixed region), or the document has no line break at all, the text is written as sent.
+(a mixed region), or the document has no line break at all, the text is written as sent. (A
+whitespace-tolerant match writes new lines with the matched lines' own ending: `reindent.py`.)
 Breaks already in the document are never rewritten: only the sent text is converted.
 """
 
@@ -23,20 +24,20 @@ NAMES = {CRLF: "CRLF", LF: "LF", CR: "CR"}
 class Written:
     """`text` with its breaks written as `ending`; `converted`: the kinds of break the model
     sent that are not the document's ones (LF into a CRLF document is not counted: the model
-    cannot see or write a CR, so there is nothing to tell it)."""
+    cannot see or write a CR, so there is nothing to tell it); `ending`: the one written."""
 
     text: str
     converted: tuple[str, ...] = ()
+    ending: str = LF
 
     def note(self, what: str) -> str:
         """A sentence for the tool result, "" when nothing worth telling was converted."""
         if not self.converted:
             return ""
         sent = "/".join(NAMES[kind] for kind in self.converted)
-        ending = NAMES[_BREAK.findall(self.text)[0]]
         return (
-            f" {what}'s {sent} line breaks were written as {ending}, the document's own line "
-            "ending there."
+            f" {what}'s {sent} line breaks were written as {NAMES[self.ending]}, the "
+            "document's own line ending there."
         )
 
 
@@ -68,4 +69,4 @@ def write_breaks(incoming: str, ending: str | None) -> Written:
     if not sent or sent == {ending}:
         return Written(incoming)
     converted = tuple(kind for kind in (CRLF, CR, LF) if kind in sent and kind not in (ending, LF))
-    return Written(_BREAK.sub(ending, incoming), converted)
+    return Written(_BREAK.sub(ending, incoming), converted, ending)

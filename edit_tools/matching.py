@@ -65,6 +65,7 @@ class Match:
     adjustment: Adjustment
     known_starts: array[int] | None = None
     converted_endings: tuple[str, ...] = ()  # kinds of break in new_text rewritten
+    ending: str = LF  # the one they were written as
 
     def starts(self, text: str, limit: int | None = None) -> array[int]:
         """Offsets of the occurrences (the first `limit` of them)."""
@@ -161,7 +162,17 @@ def find_match(text: str, old: str, new: str) -> Match | None:
                 )
                 written = write_breaks(candidate_new, ending)
                 candidate_new, converted = written.text, written.converted
-            return Match(candidate_old, candidate_new, count, first, adjustment, known, converted)
+                return Match(
+                    candidate_old,
+                    candidate_new,
+                    count,
+                    first,
+                    adjustment,
+                    known,
+                    converted,
+                    written.ending,
+                )
+            return Match(candidate_old, candidate_new, count, first, adjustment, known)
     return None
 
 

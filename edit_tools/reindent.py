@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 
 from complex_edit.edit_tools import errors
+from complex_edit.edit_tools.endings import write_breaks
 from complex_edit.edit_tools.indent import columns, is_blank, leading, render
 from complex_edit.edit_tools.lines import LF, ends_with_break, line_contents, line_endings
 from complex_edit.edit_tools.tolerant import (
@@ -104,14 +105,12 @@ def apply_candidate(text: str, candidate: Candidate) -> Tolerated:
     if not old_ends:
         end -= len(window.terminators[-1])
     tolerated = _tolerated(candidate, final_newline)
-    return Tolerated(
-        window.start,
-        end,
-        "".join(pieces),
-        candidate.first_line,
-        tolerated,
-        _note(candidate, tolerated, tabs),
-    )
+    note = _note(candidate, tolerated, tabs)
+    written = write_breaks(candidate.new, ending)  # only to say what became of its breaks
+    if written.converted:
+        note += written.note("new_text")
+        tolerated += () if LINE_ENDINGS in tolerated else (LINE_ENDINGS,)
+    return Tolerated(window.start, end, "".join(pieces), candidate.first_line, tolerated, note)
 
 
 def _kept_lines(old_lines: Sequence[str], new_lines: Sequence[str]) -> dict[int, int]:

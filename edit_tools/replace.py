@@ -150,7 +150,7 @@ def _replace_exactly(
         )
         adjustments += ("indentation",)
     if match.converted_endings:
-        head += Written(match.new, match.converted_endings).note("new_text")
+        head += Written(match.new, match.converted_endings, match.ending).note("new_text")
         if "line_endings" not in adjustments:
             adjustments += ("line_endings",)
     if guarded.note:

@@ -160,3 +160,17 @@ def test_repeated_lines_keep_their_exact_breaks(
     position = text.index(old)
     assert toolbox.text[: position + len(old)] == text[: position + len(old)]
     assert toolbox.text.endswith(text[position + len(old) :])
+
+
+def test_a_whitespace_tolerant_match_says_what_became_of_crlf_new_text() -> None:
+    text, outcome = call(
+        "def f():\n    a = 1\n    b = 2\n",
+        "replace_text",
+        old_text="a = 1\nb = 2",
+        new_text="a = 1\r\nc = 3\r\nb = 2",
+    )
+    assert text == "def f():\n    a = 1\n    c = 3\n    b = 2\n"
+    result = outcome.response["result"]
+    assert "new_text's CRLF line breaks were written as LF" in result
+    assert "its line breaks were not the document's" not in result
+    assert outcome.adjustments == ("indentation", "line_endings")
