@@ -226,6 +226,18 @@ def cannot_reindent(new_line: int, first_line: int, last_line: int) -> ToolError
     )
 
 
+def several_readings(explain: str, count: int, lines: Sequence[int]) -> ToolError:
+    """`explain`: how old_text was read ("once the blank line at its end is set aside")."""
+    listed = "" if len(lines) == count else "first "
+    return ToolError(
+        f"No exact match: `old_text` does not occur in the document as written; {explain}, it "
+        f"occurs {count} times, {listed}on {lines_phrase(lines)}. Nothing was changed: there "
+        "is no guessing between places. Copy old_text exactly from the place you mean, with "
+        "enough surrounding lines to make it unique.",
+        f"replace_text: error: {count} matches once read another way",
+    )
+
+
 def inconsistent_escapes(shown: str) -> ToolError:
     return ToolError(
         f"No exact match: `old_text` matches only once its escape sequences ({shown}) are read "

@@ -26,6 +26,7 @@ class Reading:
     new: str
     kind: str  # BLANK_LINES or ESCAPES: the adjustment reported
     note: str  # what the result tells the model
+    explain: str  # how old_text was read, for an error: "once … are set aside"
     refusal: errors.ToolError | None = None  # matched, but new_text cannot be read the same way
 
 
@@ -59,6 +60,8 @@ def stray_blank_lines(old: str, new: str) -> Reading | None:
         f"old_text matched once the {errors.plural(count, 'blank line')} at its {where}, "
         f"which the document does not have there, {'was' if count == 1 else 'were'} set "
         "aside (and the same from new_text).",
+        f"once the {errors.plural(count, 'blank line')} at its {where} "
+        f"{'is' if count == 1 else 'are'} set aside",
     )
 
 
@@ -69,14 +72,10 @@ def escaped(old: str, new: str) -> Reading | None:
     written = unescape(new)
     used = unescaped.used | (written.used if written else frozenset())
     shown = unescaped.describe()
+    explain = f"read with its escape sequences ({shown}) as the characters they stand for"
     if not consistent([old, new], used):
-        return Reading(
-            unescaped.text,
-            new,
-            ESCAPES,
-            "",
-            errors.inconsistent_escapes(shown),
-        )
+        refusal = errors.inconsistent_escapes(shown)
+        return Reading(unescaped.text, new, ESCAPES, "", explain, refusal)
     return Reading(
         unescaped.text,
         written.text if written else new,
@@ -84,6 +83,7 @@ def escaped(old: str, new: str) -> Reading | None:
         f"old_text matched only once its escape sequences ({shown}) were read as the "
         "characters they stand for: it was escaped one time too many, and new_text was read "
         "the same way. Send text as it is, without escaping it again.",
+        explain,
     )
 
 

@@ -73,10 +73,15 @@ def _replace_as_read(buffer: WorkingBuffer, reading: Reading, limits: Limits) ->
             candidates = find_candidates(text, reading.old, reading.new)
         except errors.ToolError:
             return None
-        if len(candidates) != 1:
+        if len(candidates) > 1:
+            starts = [c.window.start for c in candidates[: errors.MAX_LISTED_LINES]]
+            lines = line_numbers(text, sorted(starts))
+            raise errors.several_readings(reading.explain, len(candidates), lines)
+        if not candidates:
             return None
-    elif match.count != 1:
-        return None
+    elif match.count > 1:
+        lines = line_numbers(text, match.starts(text, limit=errors.MAX_LISTED_LINES))
+        raise errors.several_readings(reading.explain, match.count, lines)
     if reading.refusal is not None:
         raise reading.refusal
     if match is None:

@@ -58,6 +58,9 @@ def test_the_rest_at_two_places_is_refused() -> None:
     toolbox, outcome = run(doc, "b()\n\n\n", "B()\n")
     assert not outcome.ok
     assert toolbox.text == doc
+    message = outcome.response["error"]
+    assert "once the 2 blank lines at its end are set aside, it occurs 2 times" in message
+    assert "on lines 2 and 5" in message
 
 
 def test_only_blank_lines_never_match() -> None:

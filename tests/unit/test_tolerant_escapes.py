@@ -83,6 +83,7 @@ class TestReplaceText:
         toolbox, outcome = run(doc, "replace_text", old_text='a = \\"x\\"', new_text='a = \\"y\\"')
         assert not outcome.ok
         assert toolbox.text == doc
+        assert "as the characters they stand for, it occurs 2 times" in outcome.response["error"]
 
     def test_nothing_matches_even_read_back(self) -> None:
         _, outcome = run(DOC, "replace_text", old_text="missing\\nlines", new_text="x")
