@@ -4,9 +4,10 @@ result worked out here, line by line, without the project's code.
 
     .venv/bin/python tests/data/make_slips.py     # rewrites tests/data/slips.jsonl
 
-A case: `id`, `kind`, `source`, `document`, `old_text`, `new_text`, and either `expected` (the
-document after the call) or `expected: null` with `error: "ambiguous"` (several places match
-once whitespace is set aside: the call must fail and change nothing).
+A case: `id`, `kind`, `source`, `document`, `old_text`, `new_text` (or `tool: "set_document"`
+and `content`), and either `expected` (the document after the call) or `expected: null` with
+`error: "ambiguous"` (two readings are possible, e.g. several places match once whitespace is
+set aside: the call must fail and change nothing).
 
 The intended edit is made on the exact lines of the document (one word renamed, and a line
 inserted after another at its indentation); `old_text`/`new_text` are those lines and their

@@ -10,7 +10,10 @@ source, each with the expected result worked out here without the project's code
   and new_text, or (indented) at their start;
 - `over_escaped`: old_text and new_text escaped one time too many (`\\n`, `\\"`, `\\\\`);
 - `elision_pinned`: two lines edited around a blank-line-separated group the model replaced
-  with `# ... unchanged ...`.
+  with `# ... unchanged ...`;
+- `ambiguous_escaped` / `ambiguous_elision`: the same slips where two readings are possible
+  (the read-back text occurs at several places; in a whole-document set_document, the edited
+  line reads as an edit of several lines): must be refused, with nothing changed.
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ def escape(text: str) -> str:
     return text.replace("\\", "\\\\").replace("\n", "\\n").replace("\t", "\\t").replace('"', '\\"')
 
 
-def case(source: Source, block: Block, kind: str, lines: list[str], **fields: str) -> Case:
+def case(source: Source, block: Block, kind: str, lines: list[str], **fields: object) -> Case:
     return {
         "kind": kind,
         "source": f"{source.name} lines {block.start + 1}-{block.end}",
@@ -238,6 +241,70 @@ def elision_pinned(source: Source, rng: random.Random) -> Case | None:
     return None
 
 
+def ambiguous_escaped(source: Source, rng: random.Random) -> Case | None:
+    """One or two lines that occur at several places, sent escaped: must be refused."""
+    lines = source.lines
+    document = "\n".join(lines)
+    order = list(range(len(lines) - 1))
+    rng.shuffle(order)
+    for start in order:
+        run = lines[start : start + rng.choice([1, 2])]
+        text = "\n".join(run)
+        if len(text.strip()) < 8 or document.count(text) < 2 or escape(text) in document:
+            continue
+        if escape(text) == text:
+            continue
+        block = Block(start, start + len(run))
+        return case(
+            source,
+            block,
+            "ambiguous_escaped",
+            lines,
+            old_text=escape(text),
+            new_text=escape(text + "  # edited"),
+            expected=None,
+            error="ambiguous",
+        )
+    return None
+
+
+def ambiguous_elision(source: Source, rng: random.Random) -> Case | None:
+    """As `elision_pinned`, but as a whole-document set_document, and the edited line before
+    the group reads as an edit of several lines of the document (or of a line it has twice),
+    so which lines the placeholder stands for is unclear: must be refused."""
+    lines = source.lines
+    starts = list(range(len(lines) - 4))
+    rng.shuffle(starts)
+    for x in starts:
+        if blank(lines[x]) or lines[x + 1] != "" or blank(lines[x + 2]):
+            continue
+        end = x + 2
+        while end < len(lines) and not blank(lines[end]):
+            end += 1
+        y = end + 1
+        if end - (x + 2) > 6 or y >= len(lines) or blank(lines[y]) or lines[end] != "":
+            continue
+        group = lines[x + 2 : end]
+        new_x, new_y = rename(lines[x], rng), rename(lines[y], rng)
+        if new_x is None or new_y is None or edits_one_line(new_x, lines[x], lines):
+            continue
+        if not edits_one_line(new_y, lines[y], lines):
+            continue  # only one side unclear
+        placeholder = indent_of(group[0]) + PLACEHOLDER
+        content = [*lines[:x], new_x, "", placeholder, "", new_y, *lines[y + 1 :]]
+        return case(
+            source,
+            Block(x, y + 1),
+            "ambiguous_elision",
+            lines,
+            tool="set_document",
+            content="\n".join(content),
+            expected=None,
+            error="ambiguous",
+        )
+    return None
+
+
 KINDS: list[tuple[str, Callable[[Source, random.Random], Case | None]]] = [
     ("crlf_new_text", other_endings("\r\n", "crlf_new_text")),
     ("cr_new_text", other_endings("\r", "cr_new_text")),
@@ -246,6 +313,8 @@ KINDS: list[tuple[str, Callable[[Source, random.Random], Case | None]]] = [
     ("stray_blank_line", stray_blank_line),
     ("over_escaped", over_escaped),
     ("elision_pinned", elision_pinned),
+    ("ambiguous_escaped", ambiguous_escaped),
+    ("ambiguous_elision", ambiguous_elision),
 ]
 
 

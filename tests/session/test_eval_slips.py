@@ -18,8 +18,8 @@ from complex_edit.server.session.loop import EditRequest, run_session
 from complex_edit.server.settings import Settings
 from tests.conftest import TEST_KEY
 from tests.fakes.gemini_emulator import GeminiEmulator
-from tests.session.scripts import GeminiHarness, calls, done, replace
-from tests.unit.test_slips import CASES
+from tests.session.scripts import GeminiHarness, calls, done
+from tests.unit.test_slips import CASES, REFUSED, call_of
 
 ABSORBED = [case for case in CASES if case["expected"] is not None]
 # Issue 22's kinds whose adjustment the eval record counts apart from `slips_tolerated`.
@@ -63,7 +63,7 @@ async def test_a_slip_is_absorbed_in_one_turn(
     case: dict[str, Any], emulator: GeminiEmulator, provider: GeminiProvider
 ) -> None:
     model = GeminiHarness(emulator)
-    model.script(calls(replace(case["old_text"], case["new_text"]), done()))
+    model.script(calls(call_of(case), done()))
     outcome, fields = await run_case(case, model, provider)
     assert outcome.success, f"{case['source']}: {outcome.error}"
     assert outcome.turns == 1
@@ -82,11 +82,11 @@ async def test_an_ambiguous_slip_is_refused_and_changes_nothing(
     case: dict[str, Any], emulator: GeminiEmulator, provider: GeminiProvider
 ) -> None:
     model = GeminiHarness(emulator)
-    model.script(calls(replace(case["old_text"], case["new_text"]), done()), calls(done()))
+    model.script(calls(call_of(case), done()), calls(done()))
     outcome, fields = await run_case(case, model, provider)
     refused = model.results(1)[0]
     assert refused.is_error
-    assert "places" in refused.text
+    assert REFUSED.get(case["kind"], "places") in refused.text
     assert "Nothing was changed" in refused.text
     assert outcome.success, outcome.error
     assert outcome.turns == 2

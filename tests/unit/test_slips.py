@@ -32,6 +32,11 @@ SAID = {
     "over_escaped": "escaped one time too many",
     "elision_pinned": "stood for",
 }
+# What the refusal says for the ambiguous kinds of issue 22 (the earlier kind: "places").
+REFUSED = {
+    "ambiguous_escaped": "it occurs",
+    "ambiguous_elision": "which lines it stands for is unclear",
+}
 
 
 def test_the_suite_is_large_and_varied() -> None:
@@ -40,19 +45,24 @@ def test_the_suite_is_large_and_varied() -> None:
     assert {"missing_base_indent", "tabs_for_spaces", "spaces_for_tabs", "ambiguous"} <= kinds
     assert "missing_trailing_whitespace" in kinds
     assert "crlf_missing_base_indent" in kinds
-    assert set(SAID) <= kinds
+    assert set(SAID) | set(REFUSED) <= kinds
+
+
+def call_of(case: dict[str, Any]) -> tuple[str, dict[str, str]]:
+    """The tool call a case makes: replace_text, or set_document when it says so."""
+    if case.get("tool") == "set_document":
+        return "set_document", {"content": case["content"]}
+    return "replace_text", {"old_text": case["old_text"], "new_text": case["new_text"]}
 
 
 @pytest.mark.parametrize("case", CASES, ids=[case["id"] for case in CASES])
 def test_slip(case: dict[str, Any]) -> None:
     toolbox = Toolbox(case["document"])
-    outcome = toolbox.execute(
-        "replace_text", {"old_text": case["old_text"], "new_text": case["new_text"]}
-    )
+    outcome = toolbox.execute(*call_of(case))
     if case["expected"] is None:
         assert not outcome.ok, f"{case['source']}: applied an ambiguous slip"
         assert toolbox.text == case["document"]
-        assert "places" in outcome.response["error"]
+        assert REFUSED.get(case["kind"], "places") in outcome.response["error"]
     else:
         assert outcome.ok, outcome.response
         assert toolbox.text == case["expected"], f"{case['source']}: wrong result"
