@@ -155,3 +155,27 @@ def test_an_escaped_copy_reads_back_to_the_text(lines: list[str]) -> None:
     read = unescape(escaped)
     assert read is not None
     assert read.text == text
+
+
+@given(
+    size=st.integers(2, 12),
+    data=st.data(),
+    quoted=st.booleans(),
+)
+def test_a_read_back_call_edits_only_its_lines(
+    size: int, data: st.DataObject, quoted: bool
+) -> None:
+    """An over-escaped run of lines is replaced where it stands; every other line stays
+    byte-identical."""
+    lines = [f'    call_{i}("{i}")' if quoted else f"\tcall_{i}()" for i in range(size)]
+    start = data.draw(st.integers(0, size - 1))
+    end = data.draw(st.integers(start + 1, size))
+    run_text = "\n".join(lines[start:end])
+    edited = [line.replace("call_", "edited_") for line in lines[start:end]]
+    text = "\n".join(lines) + "\n"
+    old, new = escape(run_text), escape("\n".join(edited))
+    assume(old not in text)
+    toolbox, outcome = run(text, "replace_text", old_text=old, new_text=new)
+    assert outcome.ok, outcome.response
+    assert outcome.adjustments == ("escapes",)
+    assert toolbox.text == "\n".join([*lines[:start], *edited, *lines[end:]]) + "\n"
