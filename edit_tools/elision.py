@@ -36,6 +36,7 @@ from complex_edit.edit_tools.lines import (
     split_lines,
     strip_terminator,
 )
+from complex_edit.edit_tools.pinning import pinned
 from complex_edit.edit_tools.placeholders import HINT, is_bare_dots, is_placeholder
 
 _MAX_ANCHOR_LINES = 20
@@ -194,9 +195,17 @@ def _why_not_expandable(
         return "changed"
     before = ops[at - 1] if at > 0 else None
     after = ops[at + 1] if at + 1 < len(ops) else None
-    if before is not None and not _anchored(old, where, range(before[2] - 1, before[1] - 1, -1)):
+    if (
+        before is not None
+        and not _anchored(old, where, range(before[2] - 1, before[1] - 1, -1))
+        and not pinned(ops, at, True, old, new, where)
+    ):
         return "unanchored"
-    if after is not None and not _anchored(old, where, range(after[1], after[2])):
+    if (
+        after is not None
+        and not _anchored(old, where, range(after[1], after[2]))
+        and not pinned(ops, at, False, old, new, where)
+    ):
         return "unanchored"
     kept = set(new[: block.j1]) | set(new[block.j2 :])
     for index in range(block.i1, block.i2):

@@ -226,6 +226,38 @@ def cannot_reindent(new_line: int, first_line: int, last_line: int) -> ToolError
     )
 
 
+def several_readings(explain: str, count: int, lines: Sequence[int]) -> ToolError:
+    """`explain`: how old_text was read ("once the blank line at its end is set aside")."""
+    listed = "" if len(lines) == count else "first "
+    return ToolError(
+        f"No exact match: `old_text` does not occur in the document as written; {explain}, it "
+        f"occurs {count} times, {listed}on {lines_phrase(lines)}. Nothing was changed: there "
+        "is no guessing between places. Copy old_text exactly from the place you mean, with "
+        "enough surrounding lines to make it unique.",
+        f"replace_text: error: {count} matches once read another way",
+    )
+
+
+def inconsistent_escapes(shown: str) -> ToolError:
+    return ToolError(
+        f"No exact match: `old_text` matches only once its escape sequences ({shown}) are read "
+        "as the characters they stand for, but the call also writes some of those characters "
+        "as they are, so which backslashes belong to the text is unclear. Nothing was "
+        "changed. Send old_text and new_text as plain text, without escaping them.",
+        "replace_text: error: escaped text",
+    )
+
+
+def escaped_document(shown: str) -> ToolError:
+    return ToolError(
+        f"`content` is one line holding escape sequences ({shown}) where the document has "
+        "line breaks, and it also writes some of those characters as they are, so it cannot "
+        "be read back safely. Nothing was changed. Send the content as plain text, with real "
+        "line breaks, without escaping it.",
+        "set_document: error: escaped text",
+    )
+
+
 def elision_refused(tool: str, details: Sequence[str], advice: str) -> ToolError:
     return ToolError(
         f"Refused: {' '.join(details)} Writing such a line would delete the lines it stands "

@@ -15,6 +15,7 @@ from enum import Enum
 from itertools import accumulate
 
 from complex_edit.edit_tools import errors
+from complex_edit.edit_tools.endings import document_ending, region_ending, write_breaks
 from complex_edit.edit_tools.lines import (
     CR,
     CRLF,
@@ -22,10 +23,8 @@ from complex_edit.edit_tools.lines import (
     convert_line_endings,
     count_breaks,
     line_endings,
-    only_lf_breaks,
     split_lines,
     strip_terminator,
-    uniform_line_ending,
 )
 from complex_edit.edit_tools.view import clip, number_line, shown_line
 
@@ -65,6 +64,8 @@ class Match:
     first: int
     adjustment: Adjustment
     known_starts: array[int] | None = None
+    converted_endings: tuple[str, ...] = ()  # kinds of break in new_text rewritten
+    ending: str = LF  # the one they were written as
 
     def starts(self, text: str, limit: int | None = None) -> array[int]:
         """Offsets of the occurrences (the first `limit` of them)."""
@@ -78,17 +79,6 @@ class Match:
             starts.append(position)
             position = text.find(self.old, position + len(self.old))
         return starts
-
-
-def adopt_line_endings(document: str, incoming: str) -> str:
-    """`incoming` with its bare `\\n` breaks written the way `document` writes all of its own,
-    when the document uses one kind of ending other than `\\n`; otherwise unchanged."""
-    if not only_lf_breaks(incoming):
-        return incoming
-    ending = uniform_line_ending(document)
-    if ending is None or ending == LF:
-        return incoming
-    return incoming.replace(LF, ending)
 
 
 def strip_line_numbers(text: str, *, required: bool) -> str | None:
@@ -163,8 +153,25 @@ def find_match(text: str, old: str, new: str) -> Match | None:
             count = text.count(candidate_old)
             first = text.find(candidate_old) if count else -1
         if count:
+            converted: tuple[str, ...] = ()
             if adjustment is Adjustment.NONE or adjustment is Adjustment.LINE_NUMBERS:
-                candidate_new = adopt_line_endings(text, candidate_new)
+                ending = (
+                    region_ending(text, first, first + len(candidate_old))
+                    if count == 1
+                    else document_ending(text)
+                )
+                written = write_breaks(candidate_new, ending)
+                candidate_new, converted = written.text, written.converted
+                return Match(
+                    candidate_old,
+                    candidate_new,
+                    count,
+                    first,
+                    adjustment,
+                    known,
+                    converted,
+                    written.ending,
+                )
             return Match(candidate_old, candidate_new, count, first, adjustment, known)
     return None
 

@@ -36,7 +36,8 @@ class SetDocumentParams(Params):
     complete text: a placeholder line standing for kept code (such as `# ... existing code
     ...`, `// rest unchanged` or a bare `...`) is never written. When the unchanged lines
     around it show which original lines it stands for, those lines are kept and the result
-    says so; otherwise the call is refused."""
+    says so; otherwise the call is refused. Content sent as one line of escaped text (`\\n` for
+    line breaks) is read back, and the result says so."""
 
     content: str = Field(
         description=(
@@ -55,9 +56,13 @@ class ReplaceTextParams(Params):
     indentation), tabs versus spaces and spaces at line ends are set aside, that run is
     replaced, new_text is re-indented the same way in the document's style, and the result
     says what was adapted. Several such places is an error that lists them: nothing is
-    guessed. A placeholder line for kept code in new_text is never written: it is replaced by
-    the lines of old_text it stands for when they are clear, and the call is refused
-    otherwise. On success you get the numbered lines around the change."""
+    guessed. Line breaks are written the document's way; and, when one place only fits,
+    lines added at column 0 after a one-line old_text found after its line's indentation,
+    unevenly re-indented blocks, stray blank lines at old_text's ends and arguments escaped
+    one time too many are adapted too; the result says so. A placeholder line for kept code
+    in new_text is never written: it is replaced by the lines of old_text it stands for when
+    they are clear, and the call is refused otherwise. On success you get the numbered lines
+    around the change."""
 
     old_text: str = Field(
         description=(

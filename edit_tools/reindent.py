@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 
 from complex_edit.edit_tools import errors
+from complex_edit.edit_tools.endings import write_breaks
 from complex_edit.edit_tools.indent import columns, is_blank, leading, render
 from complex_edit.edit_tools.lines import LF, ends_with_break, line_contents, line_endings
 from complex_edit.edit_tools.tolerant import (
@@ -24,6 +25,7 @@ from complex_edit.edit_tools.tolerant import (
     Window,
     document_style,
 )
+from complex_edit.edit_tools.uneven import uneven_indents
 
 
 @dataclass(frozen=True)
@@ -75,6 +77,11 @@ def apply_candidate(text: str, candidate: Candidate) -> Tolerated:
     tabs = _writes_tabs(text, window)
     ending = _ending(text, window)
     kept = _kept_lines(old_lines, new_lines)
+    uneven = (
+        uneven_indents(old_lines, window.contents, new_lines, tab=relation.tab, tabs=tabs)
+        if relation.kind == "uneven"
+        else None
+    )
     pieces: list[str] = []
     for index, line in enumerate(new_lines):
         terminator = ending
@@ -85,7 +92,9 @@ def apply_candidate(text: str, candidate: Candidate) -> Tolerated:
         elif is_blank(line):
             content = ""
         else:
-            indent = _reindent(leading(line), relation, tabs)
+            indent = (
+                uneven[index] if uneven is not None else _reindent(leading(line), relation, tabs)
+            )
             if indent is None:
                 raise errors.cannot_reindent(index + 1, candidate.first_line, candidate.last_line)
             content = indent + line[len(leading(line)) :]
@@ -96,14 +105,12 @@ def apply_candidate(text: str, candidate: Candidate) -> Tolerated:
     if not old_ends:
         end -= len(window.terminators[-1])
     tolerated = _tolerated(candidate, final_newline)
-    return Tolerated(
-        window.start,
-        end,
-        "".join(pieces),
-        candidate.first_line,
-        tolerated,
-        _note(candidate, tolerated, tabs),
-    )
+    note = _note(candidate, tolerated, tabs)
+    written = write_breaks(candidate.new, ending)  # only to say what became of its breaks
+    if written.converted:
+        note += written.note("new_text")
+        tolerated += () if LINE_ENDINGS in tolerated else (LINE_ENDINGS,)
+    return Tolerated(window.start, end, "".join(pieces), candidate.first_line, tolerated, note)
 
 
 def _kept_lines(old_lines: Sequence[str], new_lines: Sequence[str]) -> dict[int, int]:
@@ -119,7 +126,7 @@ def _kept_lines(old_lines: Sequence[str], new_lines: Sequence[str]) -> dict[int,
 def _tolerated(candidate: Candidate, final_newline: bool) -> tuple[str, ...]:
     kinds: list[str] = []
     kind = candidate.relation.kind
-    if kind in ("prefix", "extra") or (kind == "columns" and candidate.relation.shift):
+    if kind in ("prefix", "extra", "uneven") or (kind == "columns" and candidate.relation.shift):
         kinds.append(INDENTATION)
     if kind == "columns":
         kinds.append(TABS)
@@ -137,7 +144,7 @@ def _tolerated(candidate: Candidate, final_newline: bool) -> tuple[str, ...]:
     return tuple(kinds)
 
 
-def _describe_indent(indent: str) -> str:
+def describe_indent(indent: str) -> str:
     tabs, spaces = indent.count("\t"), indent.count(" ")
     parts = [errors.plural(tabs, "tab")] if tabs else []
     if spaces:
@@ -150,13 +157,11 @@ def _note(candidate: Candidate, tolerated: Sequence[str], tabs: bool) -> str:
     said: list[str] = []
     if relation.kind == "prefix":
         said.append(
-            f"it lacked the {_describe_indent(relation.prefix)} of indentation the "
+            f"it lacked the {describe_indent(relation.prefix)} of indentation the "
             "document has there"
         )
     elif relation.kind == "extra":
-        said.append(
-            f"it had {_describe_indent(relation.prefix)} more indentation than the document"
-        )
+        said.append(f"it had {describe_indent(relation.prefix)} more indentation than the document")
     elif relation.kind == "columns":
         style = "tabs" if tabs else "spaces"
         other = "spaces" if tabs else "tabs"
@@ -169,6 +174,11 @@ def _note(candidate: Candidate, tolerated: Sequence[str], tabs: bool) -> str:
                 f"its indentation was {abs(relation.shift)} columns "
                 f"{'shallower' if relation.shift > 0 else 'deeper'} than the document's"
             )
+    elif relation.kind == "uneven":
+        said.append(
+            "its indentation differed from the document's by a different amount on different "
+            "lines, and no other place has these lines"
+        )
     if TRAILING in tolerated:
         said.append("spaces or tabs at the ends of lines differed")
     if FINAL_NEWLINE in tolerated:
@@ -181,14 +191,11 @@ def _note(candidate: Candidate, tolerated: Sequence[str], tabs: bool) -> str:
     if candidate.first_line == candidate.last_line:
         where = f"line {candidate.first_line}"
     reindented = relation.kind != "same"
+    how = "line by line from the matched lines" if relation.kind == "uneven" else "the same way"
     return (
         f"old_text did not match exactly; it matched {where} once whitespace was set aside: "
         + "; ".join(said)
-        + (
-            ". new_text was re-indented the same way, in the document's style;"
-            if reindented
-            else "."
-        )
+        + (f". new_text was re-indented {how}, in the document's style;" if reindented else ".")
         + " lines you repeated unchanged were kept exactly as the document has them. Check the "
         "lines below, and next time copy old_text exactly."
     )

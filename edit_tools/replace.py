@@ -5,11 +5,14 @@ replacement through the elision guard (`guard.py`)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from functools import partial
 
 from complex_edit.edit_tools import errors
 from complex_edit.edit_tools.buffer import Change, WorkingBuffer
 from complex_edit.edit_tools.elision import has_line
+from complex_edit.edit_tools.endings import Written
+from complex_edit.edit_tools.grow import indent_added_lines
 from complex_edit.edit_tools.guard import EXPANDED, guard
 from complex_edit.edit_tools.lines import line_count, line_index_at
 from complex_edit.edit_tools.matching import (
@@ -20,11 +23,13 @@ from complex_edit.edit_tools.matching import (
     nearest_text,
 )
 from complex_edit.edit_tools.params import ReplaceTextParams
-from complex_edit.edit_tools.reindent import apply_candidate
+from complex_edit.edit_tools.readings import BLANK_LINES, ESCAPES, Reading, readings
+from complex_edit.edit_tools.reindent import apply_candidate, describe_indent
 from complex_edit.edit_tools.results import Limits, ToolResult
 from complex_edit.edit_tools.tolerant import MAX_CANDIDATES, Candidate, find_candidates
 from complex_edit.edit_tools.view import change_snippet, clip, number_line
 
+_READ = {BLANK_LINES: "blank lines set aside", ESCAPES: "escapes read back"}
 _SHOWN_PLACES = 8
 _SHOWN_LINES_PER_PLACE = 3
 
@@ -37,7 +42,14 @@ def replace_text(buffer: WorkingBuffer, params: ReplaceTextParams, limits: Limit
         raise errors.identical_texts()
     match = find_match(text, params.old_text, params.new_text)
     if match is None:
-        return _replace_tolerantly(buffer, params, limits)
+        candidates = find_candidates(text, params.old_text, params.new_text)
+        if candidates:
+            return _replace_tolerantly(buffer, candidates, params.replace_all, limits)
+        for reading in readings(params.old_text, params.new_text):
+            result = _replace_as_read(buffer, reading, limits)
+            if result is not None:
+                return result
+        raise errors.no_match(line_count(text), nearest_text(text, params.old_text))
     if match.old == match.new:
         raise errors.identical_texts()
     if match.count > 1 and not params.replace_all:
@@ -52,8 +64,42 @@ def _known(text: str) -> Callable[[str], bool]:
     return partial(has_line, text)
 
 
-def _replace_exactly(buffer: WorkingBuffer, match: Match, limits: Limits) -> ToolResult:
+def _replace_as_read(buffer: WorkingBuffer, reading: Reading, limits: Limits) -> ToolResult | None:
+    """The call read another way (`readings.py`), when that matches exactly one place."""
     text = buffer.text
+    match = find_match(text, reading.old, reading.new)
+    if match is None:
+        try:
+            candidates = find_candidates(text, reading.old, reading.new)
+        except errors.ToolError:
+            return None
+        if len(candidates) > 1:
+            starts = [c.window.start for c in candidates[: errors.MAX_LISTED_LINES]]
+            lines = line_numbers(text, sorted(starts))
+            raise errors.several_readings(reading.explain, len(candidates), lines)
+        if not candidates:
+            return None
+    elif match.count > 1:
+        lines = line_numbers(text, match.starts(text, limit=errors.MAX_LISTED_LINES))
+        raise errors.several_readings(reading.explain, match.count, lines)
+    if reading.refusal is not None:
+        raise reading.refusal
+    if match is None:
+        return _replace_tolerantly(buffer, candidates, False, limits, reading)
+    if match.old == match.new:
+        raise errors.identical_texts()
+    return _replace_exactly(buffer, match, limits, reading)
+
+
+def _replace_exactly(
+    buffer: WorkingBuffer, match: Match, limits: Limits, reading: Reading | None = None
+) -> ToolResult:
+    text = buffer.text
+    grown = (
+        indent_added_lines(text, match.first, match.old, match.new) if match.count == 1 else None
+    )
+    if grown is not None:
+        match = replace(match, new=grown.new)
     guarded = guard(
         "replace_text",
         match.old,
@@ -78,11 +124,16 @@ def _replace_exactly(buffer: WorkingBuffer, match: Match, limits: Limits) -> Too
     if match.count == 1:
         head = f"Replaced 1 occurrence, on {where}."
         summary = f"replace_text: 1 replacement at line {lines[0]}"
+        if reading is not None:
+            summary += f" ({_READ[reading.kind]})"
     else:
         first_ones = "" if len(lines) == match.count else "the first ones "
         head = f"Replaced {match.count:,} occurrences, {first_ones}on {where}."
         summary = f"replace_text: {match.count:,} replacements from line {lines[0]}"
     adjustments: tuple[str, ...] = ()
+    if reading is not None:
+        head += " " + reading.note
+        adjustments += (reading.kind,)
     if match.adjustment is Adjustment.LINE_ENDINGS:
         head += (
             " old_text matched once its line breaks were written the way the document writes "
@@ -95,6 +146,18 @@ def _replace_exactly(buffer: WorkingBuffer, match: Match, limits: Limits) -> Too
             "they were removed from new_text too. Leave them out of old_text and new_text."
         )
         adjustments = ("line_numbers",)
+    if grown is not None:
+        head += (
+            f" old_text matched after the indentation of line {lines[0]}, so "
+            f"{errors.plural(grown.added, 'added line')} of new_text "
+            f"{'was' if grown.added == 1 else 'were'} given that indentation too "
+            f"({describe_indent(grown.indent)})."
+        )
+        adjustments += ("indentation",)
+    if match.converted_endings:
+        head += Written(match.new, match.converted_endings, match.ending).note("new_text")
+        if "line_endings" not in adjustments:
+            adjustments += ("line_endings",)
     if guarded.note:
         head += " " + guarded.note
         adjustments += (EXPANDED,)
@@ -107,17 +170,18 @@ def _replace_exactly(buffer: WorkingBuffer, match: Match, limits: Limits) -> Too
 
 
 def _replace_tolerantly(
-    buffer: WorkingBuffer, params: ReplaceTextParams, limits: Limits
+    buffer: WorkingBuffer,
+    candidates: Sequence[Candidate],
+    replace_all: bool,
+    limits: Limits,
+    reading: Reading | None = None,
 ) -> ToolResult:
     text = buffer.text
-    candidates = find_candidates(text, params.old_text, params.new_text)
-    if not candidates:
-        raise errors.no_match(line_count(text), nearest_text(text, params.old_text))
     if len(candidates) > 1:
         raise errors.several_tolerant_matches(
             _places(candidates[:_SHOWN_PLACES]),
             len(candidates),
-            params.replace_all,
+            replace_all,
             at_least=len(candidates) == MAX_CANDIDATES,
         )
     (candidate,) = candidates
@@ -143,6 +207,9 @@ def _replace_tolerantly(
     first_line = tolerated.first_line
     head = f"Replaced 1 occurrence, on line {first_line}. {tolerated.note}"
     adjustments = tolerated.tolerated
+    if reading is not None:
+        head += " " + reading.note
+        adjustments = (reading.kind, *adjustments)
     if guarded.note:
         head += " " + guarded.note
         adjustments += (EXPANDED,)

@@ -61,8 +61,11 @@ class ToolOutcome(BaseModel):
     adjustments: tuple[str, ...] = ()
     """What the tool adapted to carry out the call, for reports and evaluations:
     "line_endings", "line_numbers" (old_text matched once adapted), "indentation", "tabs",
-    "trailing_whitespace", "final_newline" (a whitespace-tolerant match), "elision_expanded"
-    (a placeholder in the text sent was replaced by the original lines it stood for)."""
+    "trailing_whitespace", "final_newline" (a whitespace-tolerant match; "indentation" also
+    for added lines given their line's indentation), "blank_lines" (stray blank lines at
+    old_text's ends set aside), "escapes" (text escaped one time too many, read back),
+    "elision_expanded" (a placeholder in the text sent was replaced by the original lines it
+    stood for)."""
     refusal: str | None = None
     """Why a failed call was refused, for reports: "elision_refused" (a placeholder would have
     deleted the lines it stood for)."""

@@ -11,6 +11,10 @@ indentation relates to `old_text`'s in one uniform way:
 Blank lines match blank lines. `new_text` is re-indented by the same relation, in the
 document's style; lines of `new_text` that repeat a line of `old_text` unchanged are written
 exactly as the document has them (spaces at line ends included).
+
+Only when no place relates uniformly, a place whose indentation differs line by line
+("uneven": a model re-flowing nested code) is a match too, and then only if it is the one
+place with these lines; `uneven.py` re-indents new_text line by line from it.
 """
 
 from __future__ import annotations
@@ -59,7 +63,8 @@ LINE_ENDINGS = "line_endings"
 class Relation:
     """How the document's indentation relates to old_text's: `prefix` added ("prefix") or
     removed ("extra") on every line, or widths with tabs of `tab` columns shifted by `shift`
-    ("columns"), or nothing ("same")."""
+    ("columns"), or nothing ("same"); or no single relation ("uneven", widths counted with
+    tabs of `tab` columns)."""
 
     kind: str
     prefix: str = ""
@@ -182,15 +187,14 @@ def _compare(
         if is_blank(old) or is_blank(doc):
             if not (is_blank(old) and is_blank(doc)):
                 return None
+            trailing = trailing or old != doc  # spaces on a blank line
             continue
         if old.strip(" \t") != doc.strip(" \t"):
             return None
         old_indent, doc_indent = leading(old), leading(doc)
         trailing = trailing or old[len(old_indent) :] != doc[len(doc_indent) :]
         pairs.append((old_indent, doc_indent))
-    relation = _relation(pairs, tab_widths)
-    if relation is None:
-        return None
+    relation = _relation(pairs, tab_widths) or Relation("uneven", tab=tab_widths[0])
     return Candidate(window, relation, trailing, old_lines, ends, new)
 
 
@@ -218,14 +222,20 @@ def find_candidates(text: str, old: str, new: str) -> list[Candidate]:
         tab_widths = _tab_widths(text, variant, new_variant)
         ends = ends_with_break(variant)
         found: list[Candidate] = []
+        uneven: list[Candidate] = []
         for examined, window in enumerate(_windows(text, old_lines)):
             if examined == MAX_EXAMINED:
                 raise errors.too_many_lookalikes(MAX_EXAMINED)
             candidate = _compare(window, old_lines, ends, tab_widths, new_variant)
-            if candidate is not None:
+            if candidate is None:
+                continue
+            if candidate.relation.kind != "uneven":
                 found.append(candidate)
                 if len(found) == MAX_CANDIDATES:
                     break
+            elif len(uneven) < MAX_CANDIDATES:
+                uneven.append(candidate)
+        found = found or uneven
         if found:
             breaks = tuple(_BREAK.findall(variant))
             return [replace(c, numbered=numbered, old_breaks=breaks) for c in found]

@@ -10,9 +10,10 @@ from functools import partial
 from complex_edit.edit_tools import errors
 from complex_edit.edit_tools.buffer import WorkingBuffer, diff
 from complex_edit.edit_tools.elision import has_line
+from complex_edit.edit_tools.endings import NAMES, document_ending, write_breaks
+from complex_edit.edit_tools.escapes import consistent, escaped_document
 from complex_edit.edit_tools.guard import EXPANDED, guard
-from complex_edit.edit_tools.lines import CRLF, line_count, line_index_at, uniform_line_ending
-from complex_edit.edit_tools.matching import adopt_line_endings
+from complex_edit.edit_tools.lines import line_count, line_index_at
 from complex_edit.edit_tools.params import (
     CompleteTaskParams,
     GetDocumentParams,
@@ -20,6 +21,7 @@ from complex_edit.edit_tools.params import (
     SetDocumentParams,
     UndoParams,
 )
+from complex_edit.edit_tools.readings import ESCAPES
 from complex_edit.edit_tools.replace import replace_text
 from complex_edit.edit_tools.results import Completion, Limits, ToolResult
 from complex_edit.edit_tools.view import BOM, change_snippet, render_document
@@ -72,13 +74,27 @@ def unchanged_view(buffer: WorkingBuffer, where: str) -> ToolResult:
 def set_document(buffer: WorkingBuffer, params: SetDocumentParams, limits: Limits) -> ToolResult:
     current = buffer.text
     content = params.content
+    note, adjustments = "", tuple[str, ...]()
+    escaped = escaped_document(content, current)
+    if escaped is not None:
+        if not consistent([content], escaped.used):
+            raise errors.escaped_document(escaped.describe())
+        content = escaped.text
+        note = (
+            f" It was one line of escaped text ({escaped.describe()}), escaped one time too "
+            "many: it was read back as the text it stands for. Send text as it is, without "
+            "escaping it again."
+        )
+        adjustments = (ESCAPES,)
     if current.startswith(BOM) and not content.startswith(BOM):
         content = BOM + content
-    adopted = adopt_line_endings(current, content)
-    note = ""
-    if adopted != content:
-        ending = "CRLF" if uniform_line_ending(current) == CRLF else "CR"
-        note = f" Its line breaks were written as {ending}, like the rest of the document."
+    ending = document_ending(current)
+    written = write_breaks(content, ending)
+    adopted = written.text
+    if ending is not None and adopted != content:
+        note += f" Its line breaks were written as {NAMES[ending]}, like the rest of the document."
+    if written.converted:
+        adjustments += ("line_endings",)
     guarded = guard(
         "set_document",
         current,
@@ -95,7 +111,7 @@ def set_document(buffer: WorkingBuffer, params: SetDocumentParams, limits: Limit
         return ToolResult(
             f"No change: the content is identical to the current document.{expanded}",
             "set_document: no change",
-            adjustments=(EXPANDED,) if guarded.note else (),
+            adjustments=adjustments + ((EXPANDED,) if guarded.note else ()),
         )
     buffer.apply(change)
     text = buffer.text
@@ -107,7 +123,7 @@ def set_document(buffer: WorkingBuffer, params: SetDocumentParams, limits: Limit
         f"(before: {errors.plural(line_count(current), 'line')}).{note}\n"
         + change_snippet(text, start, start + len(change.inserted)),
         f"set_document: {errors.plural(line_count(text), 'line')}",
-        adjustments=(EXPANDED,) if guarded.note else (),
+        adjustments=adjustments + ((EXPANDED,) if guarded.note else ()),
     )
 
 

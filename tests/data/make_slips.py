@@ -4,9 +4,10 @@ result worked out here, line by line, without the project's code.
 
     .venv/bin/python tests/data/make_slips.py     # rewrites tests/data/slips.jsonl
 
-A case: `id`, `kind`, `source`, `document`, `old_text`, `new_text`, and either `expected` (the
-document after the call) or `expected: null` with `error: "ambiguous"` (several places match
-once whitespace is set aside: the call must fail and change nothing).
+A case: `id`, `kind`, `source`, `document`, `old_text`, `new_text` (or `tool: "set_document"`
+and `content`), and either `expected` (the document after the call) or `expected: null` with
+`error: "ambiguous"` (two readings are possible, e.g. several places match once whitespace is
+set aside: the call must fail and change nothing).
 
 The intended edit is made on the exact lines of the document (one word renamed, and a line
 inserted after another at its indentation); `old_text`/`new_text` are those lines and their
@@ -18,6 +19,9 @@ edited version with a slip applied to both, as a model copying them would:
   repeated unchanged keep them in the result;
 - `crlf_missing_base_indent`: a CRLF document, `\\n` in the call, base indentation left out;
 - `tabs_missing_base_indent`: a tabbed document, spaces and no base indentation.
+
+Then the kinds of issue 22 (`slips_issue22.py`): line endings of new_text, a one-line match
+that grows, uneven indentation, stray blank lines, over-escaped text, pinned elisions.
 """
 
 from __future__ import annotations
@@ -296,6 +300,9 @@ def main() -> None:
             add(case, 9, kind)
     for case in ambiguous_cases([*stdlib, *sources]):
         add(case, 8, "ambiguous")
+    from slips_issue22 import issue22_cases
+
+    cases.extend(issue22_cases(mixed, 8))
     with OUT.open("w", encoding="utf-8", newline="\n") as handle:
         for number, case in enumerate(cases, start=1):
             handle.write(

@@ -18,10 +18,16 @@ from complex_edit.server.session.loop import EditRequest, run_session
 from complex_edit.server.settings import Settings
 from tests.conftest import TEST_KEY
 from tests.fakes.gemini_emulator import GeminiEmulator
-from tests.session.scripts import GeminiHarness, calls, done, replace
-from tests.unit.test_slips import CASES
+from tests.session.scripts import GeminiHarness, calls, done
+from tests.unit.test_slips import CASES, REFUSED, call_of
 
 ABSORBED = [case for case in CASES if case["expected"] is not None]
+# Issue 22's kinds whose adjustment the eval record counts apart from `slips_tolerated`.
+COUNTED_ELSEWHERE = {
+    "stray_blank_line": "blank_lines",
+    "over_escaped": "escapes",
+    "elision_pinned": "elision_expanded",
+}
 AMBIGUOUS = [case for case in CASES if case["expected"] is None]
 
 
@@ -57,14 +63,18 @@ async def test_a_slip_is_absorbed_in_one_turn(
     case: dict[str, Any], emulator: GeminiEmulator, provider: GeminiProvider
 ) -> None:
     model = GeminiHarness(emulator)
-    model.script(calls(replace(case["old_text"], case["new_text"]), done()))
+    model.script(calls(call_of(case), done()))
     outcome, fields = await run_case(case, model, provider)
     assert outcome.success, f"{case['source']}: {outcome.error}"
     assert outcome.turns == 1
     assert outcome.final_text == case["expected"], f"{case['source']}: wrong result"
-    assert fields["slips_tolerated"] >= 1, outcome.integrity
+    if case["kind"] in COUNTED_ELSEWHERE:  # not (yet) among the eval's SLIPS kinds
+        assert outcome.integrity[COUNTED_ELSEWHERE[case["kind"]]] >= 1, outcome.integrity
+    else:
+        assert fields["slips_tolerated"] >= 1, outcome.integrity
     assert fields["turns_saved"] == 1
-    assert fields["elisions_refused"] == fields["syntax_refusals"] == 0
+    assert fields["elisions_refused"] == 0
+    assert fields["syntax_refusals"] == 0
 
 
 @pytest.mark.parametrize("case", AMBIGUOUS, ids=[case["id"] for case in AMBIGUOUS])
@@ -72,11 +82,11 @@ async def test_an_ambiguous_slip_is_refused_and_changes_nothing(
     case: dict[str, Any], emulator: GeminiEmulator, provider: GeminiProvider
 ) -> None:
     model = GeminiHarness(emulator)
-    model.script(calls(replace(case["old_text"], case["new_text"]), done()), calls(done()))
+    model.script(calls(call_of(case), done()), calls(done()))
     outcome, fields = await run_case(case, model, provider)
     refused = model.results(1)[0]
     assert refused.is_error
-    assert "places" in refused.text
+    assert REFUSED.get(case["kind"], "places") in refused.text
     assert "Nothing was changed" in refused.text
     assert outcome.success, outcome.error
     assert outcome.turns == 2

@@ -26,12 +26,50 @@ SETTINGS = settings(max_examples=300, deadline=None)
 _BREAK = re.compile(r"\r\n|\r|\n")
 
 
-def adopt(document: str, incoming: str) -> str:
-    """The documented rule: LF text written with the document's one non-LF ending."""
-    kinds = set(_BREAK.findall(document))
-    if len(kinds) == 1 and kinds != {"\n"} and "\n" in incoming and "\r" not in incoming:
-        return incoming.replace("\n", kinds.pop())
-    return incoming
+def adopt(document: str, incoming: str, old: str, starts: list[int]) -> str:
+    """The documented rule (issue 22): the sent text's breaks written as the one kind of
+    ending of the place it lands in (for one match: the breaks inside it and the one ending
+    its last line, else the document's most frequent; for several: the whole document); as
+    sent when that place mixes kinds or the document has no break."""
+    if len(starts) == 1:
+        start, end = starts[0], starts[0] + len(old)
+        kinds = set(_BREAK.findall(document[start:end]))
+        if not document[start:end].endswith(("\n", "\r")):
+            after = _BREAK.search(document, end)
+            kinds |= {after.group()} if after else set()
+        if not kinds:
+            kinds = set(endings_by_frequency(document)[:1])
+    else:
+        kinds = set(_BREAK.findall(document))
+    if len(kinds) != 1:
+        return incoming
+    return _BREAK.sub(kinds.pop(), incoming)
+
+
+def grow(text: str, start: int, old: str, new: str) -> str:
+    """The documented rule of issue 22 item 2: a one-line `old` found right after its line's
+    indentation, growing into lines of which one at least starts at column 0: those lines get
+    that indentation. (Added lines indented in the other style are rewritten in the document's
+    style: tests/unit/test_tolerant_growth.py covers that; here they are assumed away.)"""
+    lines = re.findall(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+", new)
+    if len(re.findall(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+", old)) != 1 or len(lines) < 2:
+        return new
+    if not _BREAK.sub("", old).strip(" \t"):
+        return new
+    line_begin = max(text.rfind("\n", 0, start), text.rfind("\r", 0, start)) + 1
+    indent = text[line_begin:start]
+    if not indent or indent.strip(" \t"):
+        return new
+    added = [_BREAK.sub("", line) for line in lines[1:]]
+    filled = [line for line in added if line.strip(" \t")]
+    if not filled or all(line[:1] in (" ", "\t") for line in filled):
+        return new
+    for line in filled:
+        own = line[: len(line) - len(line.lstrip(" \t"))]
+        assume(not own or ("\t" in own) == ("\t" in indent))
+    return lines[0] + "".join(
+        indent + line if _BREAK.sub("", line).strip(" \t") else line for line in lines[1:]
+    )
 
 
 def occurrences(text: str, old: str) -> list[int]:
@@ -62,7 +100,10 @@ def expected_match(text: str, old: str, new: str) -> tuple[str, str, list[int]] 
     """The documented matching rule: the text as sent, else with its line breaks written as
     each ending of the document, most frequent first."""
     if starts := occurrences(text, old):
-        return old, adopt(text, new), starts
+        written = adopt(text, new, old, starts)
+        if len(starts) == 1:
+            written = grow(text, starts[0], old, written)
+        return old, written, starts
     for ending in endings_by_frequency(text):
         converted = _BREAK.sub(ending, old)
         if converted != old and (starts := occurrences(text, converted)):
@@ -260,7 +301,7 @@ class ToolboxAgainstReference(RuleBasedStateMachine):
         assert outcome.ok
         if self.text.startswith("\ufeff") and not content.startswith("\ufeff"):
             content = "\ufeff" + content
-        content = adopt(self.text, content)
+        content = adopt(self.text, content, "", [])  # no one match: the whole document
         if content != self.text:
             self._commit(content)
 

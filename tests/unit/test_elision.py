@@ -170,6 +170,55 @@ class TestReplaceText:
         assert outcome.adjustments == ("indentation", "elision_expanded")
 
 
+PINNED = """def f():
+    a = compute(1)
+
+    b = 2
+    c = 3
+
+    return a + b + c
+
+
+def g():
+    return 4
+"""
+
+
+class TestPinnedByEditedLines:
+    """Issue 22 item 5: blank neighbours anchor nothing, but the edited lines beyond them do."""
+
+    def test_set_document_between_two_edited_lines(self) -> None:
+        content = PINNED.replace("compute(1)", "compute(10)").replace(
+            "    b = 2\n    c = 3\n", "    # ... unchanged ...\n"
+        )
+        content = content.replace("return a + b + c", "return a + b + c + 1")
+        text, outcome = accepted(PINNED, "set_document", content=content)
+        expected = PINNED.replace("compute(1)", "compute(10)")
+        assert text == expected.replace("return a + b + c", "return a + b + c + 1")
+        assert "stood for lines 4-5" in outcome.response["result"]
+        assert outcome.adjustments == ("elision_expanded",)
+
+    def test_replace_text_pinned_by_the_start_and_an_edited_line(self) -> None:
+        old = "\n    b = 2\n    c = 3\n\n    return a + b + c\n"
+        new = "\n    # ...\n\n    return a + b + c + 1\n"
+        text, _ = accepted(PINNED, "replace_text", old_text=old, new_text=new)
+        assert text == PINNED.replace("return a + b + c", "return a + b + c + 1")
+
+    def test_an_edited_line_like_two_original_lines_pins_nothing(self) -> None:
+        original = PINNED.replace("    b = 2\n", "    a = compute(2)\n")
+        content = original.replace("compute(1)", "compute(10)").replace(
+            "    a = compute(2)\n    c = 3\n", "    # ... unchanged ...\n"
+        )
+        content = content.replace("return a + b + c", "return a + b + c + 1")
+        assert "occur more than once" in refused(original, "set_document", content=content)
+
+    def test_an_inserted_line_beyond_the_blank_lines_pins_nothing(self) -> None:
+        content = PINNED.replace("    a = compute(1)\n", "    a = compute(1)\n    log()\n")
+        content = content.replace("    b = 2\n    c = 3\n", "    # ... unchanged ...\n")
+        content = content.replace("return a + b + c", "return a + b + c + 1")
+        assert "occur more than once" in refused(PINNED, "set_document", content=content)
+
+
 class TestLeftAlone:
     @pytest.mark.parametrize(
         ("original", "content"),
@@ -294,6 +343,40 @@ def test_a_synthetic_elision_is_always_caught(
     outcome = toolbox.execute("set_document", {"content": new})
     assert toolbox.text == original
     assert outcome.ok == (not checked.refused)
+
+
+NAMES = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=6, max_size=12)
+
+
+@given(names=st.lists(NAMES, min_size=6, max_size=14, unique=True), data=st.data())
+def test_an_elision_pinned_by_edited_lines_is_the_original_or_refused(
+    names: list[str], data: st.DataObject
+) -> None:
+    """Statements in blank-line-separated groups; the model edits a line, keeps a blank line,
+    writes a placeholder for the next group, keeps a blank line and edits the following line.
+    The result is the original with the two edits, or a refusal; never anything else."""
+    groups: list[list[str]] = []
+    rest = list(names)
+    while rest:
+        size = data.draw(st.integers(1, 3))
+        groups.append([f"    {name} = {name}_value()" for name in rest[:size]])
+        rest = rest[size:]
+    assume(len(groups) >= 3)
+    at = data.draw(st.integers(1, len(groups) - 2))
+    lines = [line for group in groups for line in [*group, ""]]
+    first = sum(len(group) + 1 for group in groups[:at])  # the placeholder's group
+    before, after = first - 2, first + len(groups[at]) + 1  # the edited lines
+    new = list(lines)
+    new[before] = new[before].replace("_value()", "_value(1)")
+    new[after] = new[after].replace("_value()", "_value(2)")
+    new[first : first + len(groups[at])] = ["    # ... unchanged ..."]
+    original = "\n".join(lines) + "\n"
+    checked = check(original, "\n".join(new) + "\n")
+    assert checked.elisions
+    if not checked.refused:
+        edited = list(lines)
+        edited[before], edited[after] = new[before], new[after + 1 - len(groups[at])]
+        assert checked.text == "\n".join(edited) + "\n"
 
 
 @given(lines=programs(), data=st.data())

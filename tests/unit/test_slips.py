@@ -1,6 +1,7 @@
 """The scripted slip suite (`tests/data/slips.jsonl`, made by `tests/data/make_slips.py`):
 every slipped replace_text call on real source is absorbed in one call with the expected
-result, and every ambiguous one is refused without a change. 100%, no wrong-place edit."""
+result, and every ambiguous one is refused without a change. 100%, no wrong-place edit.
+The kinds of issue 22 say in the result what they adapted, each in its own words."""
 
 from __future__ import annotations
 
@@ -21,6 +22,21 @@ def load_cases() -> list[dict[str, Any]]:
 
 
 CASES = load_cases()
+# What the result says for the kinds of issue 22 (the earlier kinds: "did not match exactly").
+SAID = {
+    "crlf_new_text": "line breaks were written as LF",
+    "cr_new_text": "line breaks were written as LF",
+    "one_line_grows": "matched after the indentation of line",
+    "uneven_indent": "by a different amount on different lines",
+    "stray_blank_line": "which the document does not have there",
+    "over_escaped": "escaped one time too many",
+    "elision_pinned": "stood for",
+}
+# What the refusal says for the ambiguous kinds of issue 22 (the earlier kind: "places").
+REFUSED = {
+    "ambiguous_escaped": "it occurs",
+    "ambiguous_elision": "which lines it stands for is unclear",
+}
 
 
 def test_the_suite_is_large_and_varied() -> None:
@@ -29,19 +45,25 @@ def test_the_suite_is_large_and_varied() -> None:
     assert {"missing_base_indent", "tabs_for_spaces", "spaces_for_tabs", "ambiguous"} <= kinds
     assert "missing_trailing_whitespace" in kinds
     assert "crlf_missing_base_indent" in kinds
+    assert set(SAID) | set(REFUSED) <= kinds
+
+
+def call_of(case: dict[str, Any]) -> tuple[str, dict[str, str]]:
+    """The tool call a case makes: replace_text, or set_document when it says so."""
+    if case.get("tool") == "set_document":
+        return "set_document", {"content": case["content"]}
+    return "replace_text", {"old_text": case["old_text"], "new_text": case["new_text"]}
 
 
 @pytest.mark.parametrize("case", CASES, ids=[case["id"] for case in CASES])
 def test_slip(case: dict[str, Any]) -> None:
     toolbox = Toolbox(case["document"])
-    outcome = toolbox.execute(
-        "replace_text", {"old_text": case["old_text"], "new_text": case["new_text"]}
-    )
+    outcome = toolbox.execute(*call_of(case))
     if case["expected"] is None:
         assert not outcome.ok, f"{case['source']}: applied an ambiguous slip"
         assert toolbox.text == case["document"]
-        assert "places" in outcome.response["error"]
+        assert REFUSED.get(case["kind"], "places") in outcome.response["error"]
     else:
         assert outcome.ok, outcome.response
         assert toolbox.text == case["expected"], f"{case['source']}: wrong result"
-        assert "did not match exactly" in outcome.response["result"]
+        assert SAID.get(case["kind"], "did not match exactly") in outcome.response["result"]

@@ -1,0 +1,56 @@
+"""A one-line exact match (with or without its line break) that grows into several lines:
+`old_text="x = 1"` found after the indentation of `    x = 1`, `new_text="x = 1\\ny = 2"`.
+The model wrote the added lines relative to the match, which it saw at column 0; written as
+sent they would land at column 0. They take the indentation of the line the match starts in
+(the document's own characters), unless new_text already carries some: when its shallowest
+added line is indented at all, it is written as sent."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from complex_edit.edit_tools.indent import columns, is_blank, leading, render, space_unit
+from complex_edit.edit_tools.lines import (
+    line_contents,
+    line_start,
+    split_lines,
+    strip_terminator,
+)
+
+_DEFAULT_TAB = 4
+
+
+@dataclass(frozen=True)
+class Grown:
+    new: str
+    indent: str  # the indentation given to the added lines
+    added: int  # how many added lines were indented
+
+
+def indent_added_lines(text: str, start: int, old: str, new: str) -> Grown | None:
+    """`new` with its added lines indented like the line holding `text[start:]`, or None
+    when the rule does not apply (see the module docstring)."""
+    if len(split_lines(old)) != 1 or is_blank(strip_terminator(old)):
+        return None  # not one line (with or without its break) of text
+    lines = split_lines(new)
+    if len(lines) < 2:
+        return None
+    indent = text[line_start(text, start) : start]
+    if not indent or not is_blank(indent):
+        return None
+    added = [strip_terminator(line) for line in lines[1:]]
+    filled = [line for line in added if not is_blank(line)]
+    if not filled or all(leading(line) for line in filled):
+        return None
+    tabs = "\t" in indent
+    unit = space_unit(line_contents(new)) or _DEFAULT_TAB
+    out = [lines[0]]
+    for line in lines[1:]:
+        content = strip_terminator(line)
+        if not is_blank(content):
+            own = leading(content)
+            if own and ("\t" in own) != tabs:
+                own = render(columns(own, unit), tabs=tabs, tab=unit)
+            line = indent + own + line[len(leading(content)) :]
+        out.append(line)
+    return Grown("".join(out), indent, len(filled))

@@ -1,0 +1,73 @@
+"""Elisions pinned by edited lines (`elision.py`): a placeholder whose unchanged neighbours on
+one side are only blank lines has nothing unique there to anchor it, yet its place can still be
+certain. Beyond those blank lines stands either the start or end of both texts, or a line the
+model edited: when that edited line reads as an edit of exactly one line of the original (most
+of its characters the same, and no other original line as close), and that original line occurs
+only once, the blank lines and the edge of the placeholder's span are fixed by it. Two possible
+readings (the edited line resembles several original lines) pin nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from difflib import SequenceMatcher
+
+Op = tuple[str, int, int, int, int]
+
+# An edited line this similar (characters, spaces around it aside) to an original line is an
+# edit of it.
+_EDIT_RATIO = 0.6
+# Original lines compared with an edited line, at most: past that, nothing is pinned.
+_MAX_COMPARED = 5000
+
+
+def _close(line: str, other: str) -> bool:
+    matcher = SequenceMatcher(None, line, other, autojunk=False)
+    return (
+        matcher.real_quick_ratio() >= _EDIT_RATIO
+        and matcher.quick_ratio() >= _EDIT_RATIO
+        and matcher.ratio() >= _EDIT_RATIO
+    )
+
+
+def _edit_of(edited: str, original: int, old: Sequence[str]) -> bool:
+    """Whether `edited` reads as an edit of `old[original]` and of no other original line."""
+    wanted = edited.strip()
+    if not wanted or not old[original].strip() or len(old) > _MAX_COMPARED:
+        return False
+    if not _close(wanted, old[original].strip()):
+        return False
+    return not any(
+        index != original and line.strip() and _close(wanted, line.strip())
+        for index, line in enumerate(old)
+    )
+
+
+def _blank(lines: Sequence[str], start: int, stop: int) -> bool:
+    return all(not line.strip() for line in lines[start:stop])
+
+
+def pinned(
+    ops: Sequence[Op],
+    at: int,
+    before: bool,
+    old: Sequence[str],
+    new: Sequence[str],
+    where: dict[str, list[int]],
+) -> bool:
+    """Whether the unchanged run beside the placeholder's change `ops[at]` (the one before it,
+    or after it) is only blank lines pinned by the text's edge or by an edited line."""
+    step = -1 if before else 1
+    neighbour = ops[at + step]
+    if not _blank(old, neighbour[1], neighbour[2]):
+        return False
+    if before and neighbour[1] == 0 and neighbour[3] == 0:
+        return True
+    if not before and neighbour[2] == len(old) and neighbour[4] == len(new):
+        return True
+    edge = at + 2 * step
+    if not 0 <= edge < len(ops) or ops[edge][0] != "replace":
+        return False
+    _, i1, i2, j1, j2 = ops[edge]
+    original, edited = (i2 - 1, j2 - 1) if before else (i1, j1)
+    return len(where.get(old[original], ())) == 1 and _edit_of(new[edited], original, old)
