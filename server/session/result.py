@@ -14,7 +14,8 @@ from typing import Protocol
 from complex_edit.server.outcome import SessionOutcome
 from complex_edit.server.providers.base import Provider
 from complex_edit.server.session.events import EventSink
-from complex_edit.server.session.loop import EditRequest, run_session
+from complex_edit.server.session.loop import run_session
+from complex_edit.server.session.request import EditRequest
 from complex_edit.server.text.diff import TextChange, apply_changes, compute_edits
 from complex_edit.server.text.unified import unified_diff
 

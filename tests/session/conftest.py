@@ -11,7 +11,8 @@ from complex_edit.server.outcome import SessionOutcome
 from complex_edit.server.providers.gemini import GeminiProvider
 from complex_edit.server.providers.select import ProviderHub
 from complex_edit.server.session.events import SessionEvent
-from complex_edit.server.session.loop import EditRequest, LineRange, run_session
+from complex_edit.server.session.loop import EditRequest, run_session
+from complex_edit.server.session.request import LineRange
 from complex_edit.server.settings import Settings
 from tests.conftest import TEST_KEY
 from tests.fakes.gemini_emulator import GeminiEmulator

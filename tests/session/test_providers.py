@@ -23,7 +23,8 @@ from complex_edit.server.session.events import (
     TurnStarted,
     describe,
 )
-from complex_edit.server.session.loop import EditRequest, LineRange, run_session
+from complex_edit.server.session.loop import EditRequest, run_session
+from complex_edit.server.session.request import LineRange
 from complex_edit.server.settings import Settings
 from tests.conftest import TEST_KEY
 from tests.fakes.anthropic_emulator import AnthropicEmulator
