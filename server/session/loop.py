@@ -62,7 +62,7 @@ def build_first_message(request: EditRequest) -> str:
     )
 
 
-async def run_session(
+async def run_tool_loop(
     request: EditRequest, provider: Provider, on_event: EventSink = _ignore
 ) -> SessionOutcome:
     """Run the loop to its end. Cancellation propagates as `asyncio.CancelledError`."""
