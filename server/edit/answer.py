@@ -86,6 +86,11 @@ def build_result(outcome: SessionOutcome, verdict: Verdict) -> EditResult:
     )
 
 
+def changed_lines_of(before: str, changes: Sequence[TextChange]) -> list[ChangedLines] | None:
+    """The answer's `changedLines` for `changes` against `before` (None: no change)."""
+    return _changed_lines(Diff.of("", before, changes)) or None
+
+
 def _changed_lines(diff: Diff) -> list[ChangedLines]:
     return [
         ChangedLines(

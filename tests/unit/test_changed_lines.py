@@ -1,14 +1,20 @@
-"""`changed_lines`: the line spans a result changes, as the LSP answer's `changedLines` gives
-them, checked against the texts themselves."""
+"""`changed_lines`: the line spans a result changes, as the answer's `changedLines` gives them,
+checked against the texts themselves; the CLI's review answers the lines it wrote."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from complex_edit.edit_tools.lines import split_lines
+from complex_edit.server.cli_review import keep
+from complex_edit.server.edit.files import read_text_file
+from complex_edit.server.outcome import EditResult
 from complex_edit.server.text.changed_lines import LineRegion, changed_lines
 from complex_edit.server.text.diff import TextChange, compute_edits
+from complex_edit.server.text.hunks import make_hunks
 
 
 def regions(before: str, after: str) -> list[tuple[int, int, int, int]]:
@@ -73,3 +79,18 @@ def test_the_regions_rebuild_the_new_lines_from_the_old(before: str, after: str)
     rebuilt += old[at:]
     assert rebuilt == new
     assert bool(found) == (before != after)
+
+
+def test_a_review_on_the_terminal_answers_the_lines_it_wrote(tmp_path: Path) -> None:
+    path = tmp_path / "letters.txt"
+    path.write_bytes(b"alpha\nbeta\ngamma\ndelta\n")
+    file = read_text_file(path, 1000, "letters.txt")
+    changes = compute_edits(file.text, "ALPHA\nbeta\ngamma\nDELTA\n")
+    hunks = make_hunks(file.text, changes)
+    proposed = EditResult(success=True, diff="(both)", changed_lines=[])
+    kept = keep(file, "letters.txt", proposed, hunks, [False, True])
+    assert kept.applied is True
+    assert [(r.snapshot.start, r.snapshot.end) for r in kept.changed_lines or []] == [(3, 4)]
+    none = keep(file, "letters.txt", proposed, hunks, [False, False])
+    assert none.diff == ""
+    assert none.changed_lines is None
