@@ -41,6 +41,7 @@ class EditCommand:
         self.uri = args.text_document.uri
         self.label = label_for_uri(self.uri)
         self._editor = LspEditor(ls, on_send=self._sending)
+        self._progress = Progress(ls, None)  # none yet: reports and ends go nowhere
         self._task: asyncio.Task[EditResult] | None = None
         self._sent = False
 
@@ -65,11 +66,11 @@ class EditCommand:
             return EditResult.failure(
                 "busy", "Another complex edit is already running on this document."
             ).to_wire()
-        progress = await self._start_progress()
-        stopped = self._stopped_meanwhile(progress)
+        self._progress = await self._start_progress()
+        stopped = self._stopped_meanwhile()
         if stopped is not None:
             return stopped
-        return await self._perform(order, progress)
+        return await self._perform(order)
 
     async def _settings(self) -> Settings | EditResult:
         """The command's settings, resolved once from every layer (the environment, the
@@ -115,47 +116,46 @@ class EditCommand:
         finally:
             release(None)
 
-    def _stopped_meanwhile(self, progress: Progress) -> dict[str, Any] | None:
+    def _stopped_meanwhile(self) -> dict[str, Any] | None:
         """The answer when the request was cancelled or the document closed while the
         progress was created; None when the run may start."""
         if self._request.cancelled():
             # pygls has answered -32800 already, and the run must not start.
-            progress.end("Cancelled")
+            self._progress.end("Cancelled")
             return self._cancelled()
         if not self._ls.documents.is_open(self.uri):
-            progress.end("Document closed")
+            self._progress.end("Document closed")
             return _closed_before_start().to_wire()
         return None
 
-    async def _perform(self, order: EditOrder, progress: Progress) -> dict[str, Any]:
+    async def _perform(self, order: EditOrder) -> dict[str, Any]:
         """Run the flow as a task that cancelling the request or the progress cancels, until
         its edit is on its way; answer with its result."""
-
-        def on_event(event: SessionEvent) -> None:
-            progress.report(event)
-            # The session is under way in its own process: meanwhile, scan the lines that
-            # turning its result into edits and reading their echo will need.
-            self._ls.documents.prepare(self.uri)
-
-        task = asyncio.create_task(perform(order, self._editor, self._ls.sessions, on_event))
+        task = asyncio.create_task(perform(order, self._editor, self._ls.sessions, self._on_event))
         self._task = task
         self._ls.commands.start(self.uri, task)
-        for cancels in (self._request.future, progress.cancel_future()):
+        for cancels in (self._request.future, self._progress.cancel_future()):
             if cancels is not None:
                 cancels.add_done_callback(self._on_cancel)
         try:
             result = await task
         except asyncio.CancelledError:
-            return self._after_cancel(progress)
+            return self._after_cancel()
         except EditRefused as refused:  # the flow's own checks, on the text it snapshotted
-            progress.end(f"Failed ({refused.reason})")
+            self._progress.end(f"Failed ({refused.reason})")
             return _refusal(refused).to_wire()
         except Exception as exc:
-            self._internal_error(progress, exc)
+            self._internal_error(exc)
         finally:
             self._sending()
             self._ls.commands.finished(self.uri, task)
-        return self._answer(result, progress)
+        return self._answer(result)
+
+    def _on_event(self, event: SessionEvent) -> None:
+        self._progress.report(event)
+        # The session is under way in its own process: meanwhile, scan the lines that turning
+        # its result into edits and reading their echo will need.
+        self._ls.documents.prepare(self.uri)
 
     def _on_cancel(self, future: Future[Any] | asyncio.Future[Any]) -> None:
         """The request or the progress was cancelled: cancel the run, unless its edit is on
@@ -176,9 +176,9 @@ class EditCommand:
         self._sent = True
         self._request.forget()
 
-    def _after_cancel(self, progress: Progress) -> dict[str, Any]:
+    def _after_cancel(self) -> dict[str, Any]:
         closed = not self._ls.documents.is_open(self.uri)
-        progress.end("Cancelled" if not closed else "Document closed")
+        self._progress.end("Cancelled" if not closed else "Document closed")
         if closed and not self._request.cancelled():
             return EditResult.failure(
                 "document_changed",
@@ -198,17 +198,17 @@ class EditCommand:
             return {}  # never sent
         raise JsonRpcRequestCancelled("The complex edit was cancelled.") from None
 
-    def _internal_error(self, progress: Progress, exc: Exception) -> NoReturn:
+    def _internal_error(self, exc: Exception) -> NoReturn:
         """A bug, not a fault of the model or the editor. pygls would answer with the exception
         text and a traceback; answer with the type only (no document text)."""
         log.exception("performComplexEdit %s failed unexpectedly", self.label)
-        progress.end("Failed (internal error)")
+        self._progress.end("Failed (internal error)")
         raise JsonRpcInternalError(
             f"complex-edit hit an internal error ({type(exc).__name__}); the server log "
             "has the details. Check the document before running the command again."
         ) from None
 
-    def _answer(self, result: EditResult, progress: Progress) -> dict[str, Any]:
+    def _answer(self, result: EditResult) -> dict[str, Any]:
         log.info(
             "performComplexEdit %s: %s%s (turns=%d, toolCalls=%d)",
             self.label,
@@ -217,7 +217,9 @@ class EditCommand:
             result.turns,
             result.tool_calls,
         )
-        progress.end((result.message or "Done") if result.success else f"Failed ({result.reason})")
+        self._progress.end(
+            (result.message or "Done") if result.success else f"Failed ({result.reason})"
+        )
         return result.scrubbed_wire(self._ls.env)
 
 
