@@ -1,6 +1,6 @@
 """Goal 4: what each session sends the model, and whether the prompt prefix stays cacheable.
 
-Scripted sessions of different shapes run through ``run_session`` + ``GeminiProvider`` against
+Scripted sessions of different shapes run through ``run_tool_loop`` + ``GeminiProvider`` against
 the emulator (in-process; the requests are exactly what the language server sends).
 
 * **Full copies in a request**: the parts of a request that hold a copy of the document (the
@@ -50,7 +50,8 @@ from _common import (
 
 from complex_edit.edit_tools.view import render_document
 from complex_edit.server.providers.gemini import GeminiProvider
-from complex_edit.server.session.loop import EditRequest, run_session
+from complex_edit.server.session.loop import run_tool_loop
+from complex_edit.server.session.request import EditRequest
 from complex_edit.server.settings import Settings
 
 GOAL_COPIES = 2
@@ -226,7 +227,7 @@ async def main(quick: bool) -> None:
                     max_turns=max(8, len(scenario.turns)),
                 )
                 mark = emu.mark()
-                outcome = await run_session(
+                outcome = await run_tool_loop(
                     EditRequest("benchmark edit", text, settings, path_label="bench.py"), provider
                 )
                 if not outcome.success or outcome.turns != len(scenario.turns):

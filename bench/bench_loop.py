@@ -3,7 +3,7 @@
 The same scripted 6-turn session runs both ways in this process, against the same emulator,
 with the same system instruction, first message and tools:
 
-* ours: ``server.session.run_session`` with ``GeminiProvider`` (five turns with one
+* ours: ``server.session.loop.run_tool_loop`` with ``GeminiProvider`` (five turns with one
   ``replace_text`` each, then ``complete_task``);
 * SDK: a chat (``client.aio.chats.create(...).send_message``, the SDK's recommended way to
   use automatic function calling) with the six tools given as Python callables
@@ -43,7 +43,8 @@ from _common import (
 from complex_edit.edit_tools.registry import Toolbox
 from complex_edit.prompts.loader import load
 from complex_edit.server.providers.gemini import GeminiProvider
-from complex_edit.server.session.loop import EditRequest, build_first_message, run_session
+from complex_edit.server.session.loop import build_first_message, run_tool_loop
+from complex_edit.server.session.request import EditRequest
 from complex_edit.server.settings import Settings
 
 GOAL = 1.0
@@ -111,7 +112,7 @@ async def main(quick: bool) -> None:
             emu.enqueue(*[turn(replace_call(o, n)) for o, n in pairs], turn(done_call()))
             request = EditRequest("benchmark edit", text, settings, path_label="bench.py")
             mark, cpu, started = emu.mark(), time.thread_time(), time.perf_counter()
-            outcome = await run_session(request, provider)
+            outcome = await run_tool_loop(request, provider)
             wall, cpu = time.perf_counter() - started, time.thread_time() - cpu
             if not outcome.success or outcome.final_text != apply_pairs(text, pairs):
                 raise RuntimeError(f"our session failed: {outcome}")

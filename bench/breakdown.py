@@ -30,7 +30,8 @@ from complex_edit.edit_tools.registry import Toolbox
 from complex_edit.server.lsp.bridge import content_changes, to_text_edits
 from complex_edit.server.outcome import EditResult
 from complex_edit.server.providers.gemini import GeminiProvider
-from complex_edit.server.session.loop import EditRequest, build_first_message, run_session
+from complex_edit.server.session.loop import build_first_message, run_tool_loop
+from complex_edit.server.session.request import EditRequest
 from complex_edit.server.settings import Settings
 from complex_edit.server.text.diff import compute_edits
 from complex_edit.server.text.documents import DocumentStore
@@ -127,7 +128,7 @@ def main() -> None:
             emu.enqueue(turn(*[replace_call(o, n) for o, n in pairs], done_call()))
             request = EditRequest("edit", text, session_settings, path_label="a.py")
             cpu = time.thread_time()
-            outcome = await run_session(request, provider)
+            outcome = await run_tool_loop(request, provider)
             spent = time.thread_time() - cpu
             assert outcome.success, outcome
             sessions.append((spent, emu.busy_since(mark)))
@@ -137,7 +138,7 @@ def main() -> None:
         for _ in range(3):
             asyncio.run(session())
         table.add(
-            "run_session, event-loop thread CPU (SDK + tools + first message)",
+            "run_tool_loop, event-loop thread CPU (SDK + tools + first message)",
             f"{min(s for s, _ in sessions) * 1e3:.1f}",
         )
     finally:

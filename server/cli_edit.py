@@ -19,12 +19,12 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from complex_edit.server.cli_review import Terminal, review, terminal_problem
-from complex_edit.server.edit.disk import EditRefused, edit_file
+from complex_edit.server.edit.disk import edit_file
 from complex_edit.server.edit.files import FileRefused, TextFile, read_text_file
-from complex_edit.server.outcome import EditResult, Reason, scrub
+from complex_edit.server.outcome import EditRefused, EditResult, Reason, scrub
 from complex_edit.server.providers.select import ProviderHub
 from complex_edit.server.session.events import SessionEvent, SessionFinished, describe
-from complex_edit.server.session.loop import LineRange
+from complex_edit.server.session.request import LineRange
 from complex_edit.server.session.result import InProcess
 from complex_edit.server.settings import Settings, SettingsError
 

@@ -13,8 +13,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TextIO
 
+from complex_edit.server.edit.answer import changed_lines_of
 from complex_edit.server.edit.files import FileChanged, TextFile, write_atomic
-from complex_edit.server.outcome import EditResult, Reason, WirePosition
+from complex_edit.server.outcome import ChangedLines, EditResult, Reason, WirePosition
 from complex_edit.server.text.diff import TextChange
 from complex_edit.server.text.hunks import Hunk, apply_hunks
 from complex_edit.server.text.positions import LineIndex
@@ -122,6 +123,7 @@ def review(file: TextFile, label: str, result: EditResult, terminal: Terminal) -
             f"{label} changed on disk while the sub-agent worked; nothing was written. Run the "
             "edit again.",
             result.diff,
+            result.changed_lines,
         )
     if not hunks:
         return result
@@ -164,13 +166,20 @@ def keep(
     chosen = [hunk for hunk, keep_it in zip(hunks, kept, strict=True) if keep_it]
     declined = len(hunks) - len(chosen)
     reviewed = result.model_copy(
-        update={"hunks": None, "version": None, "declined": declined, "diff": ""}
+        update={
+            "hunks": None,
+            "version": None,
+            "declined": declined,
+            "diff": "",
+            "changed_lines": None,
+        }
     )
     if not chosen:
         message = f"Kept none of {_changes(len(hunks))}; the file was not changed."
         return reviewed.model_copy(update={"message": message})
     text = apply_hunks(file.text, chosen)
     diff = unified_diff(file.text, text, label)
+    lines = changed_lines_of(file.text, [change for hunk in chosen for change in hunk.changes])
     try:
         write_atomic(file.path, file.encode(text), file.raw, file.mode)
     except FileChanged:
@@ -179,6 +188,7 @@ def keep(
             "document_changed",
             f"{label} changed on disk while you reviewed; nothing was written. Run the edit again.",
             diff,
+            lines,
         )
     except OSError as exc:
         return _unwritten(
@@ -186,15 +196,24 @@ def keep(
             "client_rejected",
             f"{label} could not be written ({exc.strerror or exc}); it is unchanged.",
             diff,
+            lines,
         )
     message = f"Kept {len(chosen)} of {_changes(len(hunks))}."
-    return reviewed.model_copy(update={"applied": True, "diff": diff, "message": message})
+    return reviewed.model_copy(
+        update={"applied": True, "diff": diff, "changed_lines": lines, "message": message}
+    )
 
 
-def _unwritten(reviewed: EditResult, reason: Reason, error: str, diff: str) -> EditResult:
+def _unwritten(
+    reviewed: EditResult,
+    reason: Reason,
+    error: str,
+    diff: str,
+    lines: list[ChangedLines] | None,
+) -> EditResult:
     failed = EditResult.failure(reason, error)
     counts = {"turns": reviewed.turns, "tool_calls": reviewed.tool_calls, "usage": reviewed.usage}
-    return failed.model_copy(update={**counts, "diff": diff})
+    return failed.model_copy(update={**counts, "diff": diff, "changed_lines": lines})
 
 
 def _changes(count: int) -> str:

@@ -23,12 +23,12 @@ from mcp.types import CallToolResult, InputRequiredResult, TextContent, ToolAnno
 from pydantic import Field, ValidationError
 
 from complex_edit.server import __version__
-from complex_edit.server.edit.disk import EditRefused, edit_file
+from complex_edit.server.edit.disk import edit_file
 from complex_edit.server.edit.roots import PathRefused, Roots
-from complex_edit.server.outcome import EditResult, scrub
+from complex_edit.server.outcome import EditRefused, EditResult, scrub
 from complex_edit.server.providers.select import ProviderHub
 from complex_edit.server.session.events import SessionEvent, describe
-from complex_edit.server.session.loop import LineRange
+from complex_edit.server.session.request import LineRange
 from complex_edit.server.session.result import InProcess, SessionRunner
 from complex_edit.server.settings import Settings, SettingsError
 

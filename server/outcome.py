@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
 from complex_edit.edit_tools.syntax.models import Validation
@@ -50,6 +50,30 @@ class RunError(Exception):
         self.message = message
 
 
+class EditRefused(Exception):
+    """The edit cannot go on, for `reason`: refused before any model call (a check; `argument`
+    names the command argument at fault, when one is), or refused when it was to be applied
+    (the document moved on, the editor or the disk refused it; `keep_diff`: the answer still
+    shows the diff, what would have been applied). `message` is shown to users."""
+
+    def __init__(
+        self,
+        reason: Reason,
+        message: str,
+        *,
+        argument: str | None = None,
+        keep_diff: bool = False,
+    ) -> None:
+        super().__init__(message)
+        self.reason: Reason = reason
+        self.message = message
+        self.argument = argument
+        self.keep_diff = keep_diff
+
+    def result(self) -> EditResult:
+        return EditResult.failure(self.reason, self.message)
+
+
 class Usage(BaseModel):
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True)
 
@@ -84,13 +108,31 @@ class SessionOutcome(BaseModel):
 
 
 class WirePosition(BaseModel):
-    line: int
-    character: int
+    """An LSP position: a 0-based line, and characters in the editor's position encoding."""
+
+    line: int = Field(ge=0)
+    character: int = Field(ge=0)
 
 
 class WireRange(BaseModel):
     start: WirePosition
     end: WirePosition
+
+
+class LineSpan(BaseModel):
+    """Lines `start` to `end`: 0-based, `end` excluded (`start == end`: no line)."""
+
+    start: int
+    end: int
+
+
+class ChangedLines(BaseModel):
+    """One changed region: the lines of the text the `diff` starts from that it replaced
+    (`snapshot`), and the lines holding its new text in the document once it landed, or in
+    the text the diff gives when nothing landed (`document`)."""
+
+    snapshot: LineSpan
+    document: LineSpan
 
 
 class ProposedHunk(BaseModel):
@@ -124,29 +166,12 @@ class EditResult(BaseModel):
     hunks: list[ProposedHunk] | None = None
     declined: int | None = None
     version: int | None = None
+    changed_lines: list[ChangedLines] | None = None
 
     @classmethod
-    def failure(
-        cls, reason: Reason, error: str, outcome: SessionOutcome | None = None
-    ) -> EditResult:
-        result = cls(success=False, reason=reason, error=error)
-        return result.with_counts(outcome) if outcome is not None else result
-
-    @classmethod
-    def from_outcome(cls, outcome: SessionOutcome) -> EditResult:
-        if outcome.success:
-            return cls(success=True, message=outcome.message).with_counts(outcome)
-        return cls.failure(outcome.reason or "model_error", outcome.error or "", outcome)
-
-    def with_counts(self, outcome: SessionOutcome) -> EditResult:
-        return self.model_copy(
-            update={
-                "turns": outcome.turns,
-                "tool_calls": outcome.tool_calls,
-                "usage": outcome.usage,
-                "validation": outcome.validation,
-            }
-        )
+    def failure(cls, reason: Reason, error: str) -> EditResult:
+        """A failure before any session ran (no turns, no diff)."""
+        return cls(success=False, reason=reason, error=error)
 
     def to_wire(self) -> dict[str, Any]:
         """camelCase JSON object; absent optional fields are omitted."""

@@ -1,19 +1,19 @@
 """Edit one file on disk with the shared flow (`server.edit.flow`): the CLI's and the MCP
 tool's editor.
 
-read (refuse binary / too large / read-only) → session → diff → (dry run: stop) → atomic,
-change-checked write. Problems found before any model call raise `EditRefused`; everything
-after is an `EditResult`. The write is the last step and has no await inside it, so a
-cancelled task writes nothing.
+read (refuse binary / too large / read-only) → the flow (its checks, session, diff; dry run:
+stop) → atomic, change-checked write. Problems found before any model call raise
+`EditRefused`; everything after is an `EditResult`. The write is the last step and has no
+await inside it, so a cancelled task writes nothing.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
-from complex_edit.server.edit.checks import prompt_problem, selection_problem
 from complex_edit.server.edit.files import (
     FileChanged,
     FileRefused,
@@ -23,28 +23,16 @@ from complex_edit.server.edit.files import (
     write_atomic,
 )
 from complex_edit.server.edit.flow import EditOrder, perform
-from complex_edit.server.edit.port import ApplyAnswer, ApplyRefused, Echo, Review, StaleDocument
-from complex_edit.server.outcome import EditResult, Reason
+from complex_edit.server.edit.port import Landing, Review
+from complex_edit.server.outcome import EditRefused, EditResult
 from complex_edit.server.session.events import EventSink, SessionEvent
-from complex_edit.server.session.loop import EditRequest, LineRange
+from complex_edit.server.session.request import EditRequest, LineRange
 from complex_edit.server.session.result import SessionResult, SessionRunner
 from complex_edit.server.settings import Settings
 from complex_edit.server.text.diff import TextChange, apply_changes
 from complex_edit.server.text.documents import Snapshot
 from complex_edit.server.text.hunks import Hunk
 from complex_edit.server.text.positions import Encoding
-
-
-class EditRefused(Exception):
-    """The request cannot run (bad file, bad range, bad prompt); no model call was made."""
-
-    def __init__(self, reason: Reason, message: str) -> None:
-        super().__init__(message)
-        self.reason: Reason = reason
-        self.message = message
-
-    def result(self) -> EditResult:
-        return EditResult.failure(self.reason, self.message)
 
 
 def _ignore(_: SessionEvent) -> None:
@@ -68,7 +56,7 @@ async def edit_file(
     after it.
     """
     shown = label or path.name
-    document = _open(path, prompt, settings, shown, dry_run=dry_run, selection=selection)
+    document = _open(path, settings, shown, dry_run=dry_run)
     order = EditOrder(
         uri=str(path),
         prompt=prompt,
@@ -82,31 +70,26 @@ async def edit_file(
     )
 
 
-def _open(
-    path: Path,
-    prompt: str,
-    settings: Settings,
-    shown: str,
-    *,
-    dry_run: bool,
-    selection: LineRange | None,
-) -> TextFile:
-    """The file, read, once the request passes every check made before a model call."""
-    if not prompt.strip():
-        raise EditRefused("invalid_request", "The instruction is empty.")
-    problem = prompt_problem(prompt, settings.max_prompt_bytes, "The instruction")
-    if problem is not None:
-        raise EditRefused("invalid_request", problem)
+def _open(path: Path, settings: Settings, shown: str, *, dry_run: bool) -> TextFile:
+    """The file, read, when it is a text file that can be edited (and written)."""
     try:
         document = read_text_file(path, settings.max_document_bytes, shown)
         if not dry_run:
             check_writable(path, shown)
     except FileRefused as exc:
         raise EditRefused(exc.reason, exc.message) from None
-    problem = selection_problem(selection, document.text) if selection is not None else None
-    if problem is not None:
-        raise EditRefused("invalid_request", problem)
     return document
+
+
+@dataclass(frozen=True)
+class _Written:
+    """A write that happened: every hunk landed."""
+
+    applied: bool = True
+    failure_reason: str | None = None
+
+    async def landed(self, hunks: Sequence[Hunk], limit_seconds: float, *, settle: bool) -> Landing:
+        return Landing(kept=list(range(len(hunks))), heard=True)
 
 
 class DiskEditor:
@@ -144,7 +127,7 @@ class DiskEditor:
         label: str,
         limit_seconds: float,
         review: Review | None = None,
-    ) -> ApplyAnswer:
+    ) -> _Written:
         """The atomic, change-checked write of the result."""
         document, shown = self._document, self._label
         data = document.encode(apply_changes(base.text, changes))
@@ -156,27 +139,19 @@ class DiskEditor:
         try:
             write_atomic(document.path, data, document.raw, document.mode)
         except FileChanged:
-            raise StaleDocument(
+            raise EditRefused(
+                "document_changed",
                 f"{shown} changed on disk while the sub-agent worked; nothing was written. "
                 "Run the edit again.",
                 keep_diff=True,
             ) from None
         except OSError as exc:
-            raise ApplyRefused(
+            raise EditRefused(
+                "client_rejected",
                 f"{shown} could not be written ({exc.strerror or exc}); it is unchanged.",
                 keep_diff=True,
             ) from None
-        return ApplyAnswer(applied=True)
-
-    async def confirm(
-        self, base: Snapshot, changes: Sequence[TextChange], limit_seconds: float
-    ) -> Echo:
-        return "matches"
-
-    async def landed(
-        self, base: Snapshot, hunks: Sequence[Hunk], limit_seconds: float
-    ) -> list[int] | None:
-        return list(range(len(hunks)))
+        return _Written()
 
 
 class _FitTheFile:

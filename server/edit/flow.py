@@ -1,7 +1,9 @@
-"""The one edit flow every front end uses: snapshot → session → diff → rebase → apply → confirm.
+"""The one edit flow every front end uses: checks → snapshot → session → diff → rebase → apply
+→ what landed → the answer.
 
 Editor details (LSP capabilities and versions, files on disk) stay behind `EditorPort`; sessions
-run behind `SessionRunner`; this module decides what happens and in which order.
+run behind `SessionRunner`; this module decides what happens and in which order. Each step ends
+with a `Verdict`; `build_result` (`server/edit/answer.py`) makes the one answer from it.
 """
 
 from __future__ import annotations
@@ -11,18 +13,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from complex_edit.edit_tools.syntax import grammar_for, language_for_path
-from complex_edit.server.edit.checks import document_problem
-from complex_edit.server.edit.port import ApplyFailed, EditorPort, Review, StaleDocument
+from complex_edit.server.edit.answer import Diff, Verdict, build_result
+from complex_edit.server.edit.checks import check_before_model
+from complex_edit.server.edit.port import Delivery, EditorPort, Landing, Review
 from complex_edit.server.outcome import (
+    EditRefused,
     EditResult,
     ProposedHunk,
-    Reason,
-    SessionOutcome,
     WirePosition,
     WireRange,
 )
 from complex_edit.server.session.events import EventSink
-from complex_edit.server.session.loop import EditRequest, LineRange
+from complex_edit.server.session.request import EditRequest, LineRange
 from complex_edit.server.session.result import SessionResult, SessionRunner
 from complex_edit.server.settings import Settings
 from complex_edit.server.text.diff import TextChange, compute_edits
@@ -48,33 +50,31 @@ class EditOrder:
     selection: LineRange | None = None
     dry_run: bool = False
 
+    @property
+    def reviewing(self) -> bool:
+        return self.settings.review and not self.dry_run
+
+
+def check(order: EditOrder, text: str) -> None:
+    """Raises EditRefused when `order` on a document holding `text` cannot go to the model
+    (the instruction, the selection, the document: `server/edit/checks.py`)."""
+    check_before_model(order.prompt, order.selection, text, order.settings)
+
 
 async def perform(
     order: EditOrder, editor: EditorPort, runner: SessionRunner, on_event: EventSink
 ) -> EditResult:
+    """Run `order` to its answer. Raises EditRefused before any model call."""
     snapshot = editor.snapshot(order.uri)
-    problem = document_problem(snapshot.text, order.settings)
-    if problem is not None:
-        return problem
-    reviewing = order.settings.review and not order.dry_run
-    if not order.dry_run and not reviewing and not editor.can_apply_edits():
-        return EditResult.failure(
+    check(order, snapshot.text)
+    if not order.dry_run and not order.reviewing and not editor.can_apply_edits():
+        raise EditRefused(
             "invalid_request",
             "This editor does not support workspace/applyEdit; run the command with "
             "dryRun: true to get the change as a diff.",
         )
     finished = await runner.run_session(_request(order, snapshot), on_event)
-    outcome = finished.outcome
-    if not outcome.success:
-        return EditResult.from_outcome(outcome)
-    result = EditResult.from_outcome(outcome).model_copy(update={"diff": finished.diff})
-    if finished.target(snapshot.text) == snapshot.text:
-        return result.model_copy(update={"message": (outcome.message or "") + " (no changes)"})
-    if order.dry_run:
-        return result
-    if reviewing and not editor.can_review():
-        return _proposed(order, editor, snapshot, finished, result)
-    return await _apply(order, editor, snapshot, finished, result)
+    return build_result(finished.outcome, await _verdict(order, editor, snapshot, finished))
 
 
 def _request(order: EditOrder, snapshot: Snapshot) -> EditRequest:
@@ -96,100 +96,130 @@ def _language(language_id: str, uri: str) -> str | None:
     return language_for_path(uri) or language_id or None
 
 
+async def _verdict(
+    order: EditOrder, editor: EditorPort, snapshot: Snapshot, finished: SessionResult
+) -> Verdict:
+    outcome = finished.outcome
+    if not outcome.success:
+        return Verdict.failed(outcome.reason or "model_error", outcome.error or "")
+    if not finished.changes:
+        return Verdict(message=(outcome.message or "") + " (no changes)")
+    computed = Diff.of(finished.diff, snapshot.text, finished.changes)
+    if order.dry_run:
+        return Verdict(diff=computed)
+    if order.reviewing and not editor.can_review():
+        return _proposed(order, editor, snapshot, finished, computed)
+    return await _apply(order, editor, snapshot, finished, computed)
+
+
 async def _apply(
     order: EditOrder,
     editor: EditorPort,
     snapshot: Snapshot,
     finished: SessionResult,
-    result: EditResult,
-) -> EditResult:
-    """Apply the result to the live document, rebased over what changed meanwhile."""
-    outcome = finished.outcome
+    computed: Diff,
+) -> Verdict:
+    """Apply the result to the live document, rebased over what changed meanwhile, and read
+    what landed. A plain edit is a review whose hunks must all land."""
     if not editor.is_open(order.uri):
-        return EditResult.failure(
-            "document_changed", "The document was closed while the edit was running.", outcome
+        return Verdict.failed(
+            "document_changed", "The document was closed while the edit was running."
         )
     live = editor.snapshot(order.uri)
     changes = _onto_live(editor, snapshot, live, finished)
     if changes is None:
-        return EditResult.failure(
+        return Verdict.failed(
             "document_changed",
             "The document changed where the edit applies while the sub-agent worked; "
             "nothing was applied. Run the command again.",
-            outcome,
         )
     limit = order.settings.apply_timeout_seconds
-    review = (
-        Review(make_hunks(live.text, changes, order.label), outcome.message or "")
-        if order.settings.review
-        else None
-    )
+    hunks = make_hunks(live.text, changes, order.label)
+    message = finished.outcome.message
+    review = Review(hunks, message or "") if order.settings.review else None
     try:
-        answer = await editor.apply(
+        delivery = await editor.apply(
             live, changes, "Complex Edit: " + one_line(order.prompt, 60), limit, review
         )
-    except ApplyFailed as exc:
-        return _not_applied(exc, result, outcome)
+    except EditRefused as exc:
+        return Verdict.failed(exc.reason, exc.message, diff=computed if exc.keep_diff else None)
     except TimeoutError:
-        return EditResult.failure(
+        return Verdict.failed(
             "client_rejected",
             f"The editor did not answer the edit within {limit:g} s (setting "
             "applyTimeoutSeconds); it was not confirmed, and the editor may still apply it: "
             "check the document.",
-            outcome,
         )
-    if review is not None and (answer.applied or not answer.failure_reason):
-        landed = (
-            await editor.landed(live, review.hunks, min(ECHO_SECONDS, limit))
-            if answer.applied
-            else []
+    echo_seconds = min(ECHO_SECONDS, limit)
+    if review is not None and (delivery.applied or not delivery.failure_reason):
+        landing = await _landing(delivery, hunks, echo_seconds, settle=True)
+        return _reviewed(order.label, live, hunks, landing, computed, message)
+    if not delivery.applied:
+        why = delivery.failure_reason or "no reason given"
+        return Verdict.failed("client_rejected", f"The editor rejected the edit: {why}")
+    landing = await _landing(delivery, hunks, echo_seconds, settle=False)
+    if landing.closed or landing.kept == list(range(len(hunks))):
+        landed = Diff.of(finished.diff, snapshot.text, finished.changes, (live.text, changes))
+        return Verdict(applied=True, diff=landed)
+    if landing.heard:
+        mismatch = (
+            "The editor reported the edit as applied, but the changes it then reported are "
+            "not that edit (it was dropped or applied differently); check the document."
         )
-        return _reviewed(order.label, live, review.hunks, landed, result, outcome)
-    if not answer.applied:
-        why = answer.failure_reason or "no reason given"
-        return EditResult.failure(
-            "client_rejected", f"The editor rejected the edit: {why}", outcome
+    else:
+        mismatch = (
+            "The editor reported the edit as applied but never reported the change to its "
+            "document; check the document."
         )
-    return await _confirm(order, editor, (live, changes), result, outcome)
+    return Verdict.failed("client_rejected", mismatch, applied=True, diff=computed)
+
+
+async def _landing(
+    delivery: Delivery, hunks: Sequence[Hunk], limit_seconds: float, *, settle: bool
+) -> Landing:
+    """What landed of an edit the editor answered (a declined review: nothing)."""
+    if not delivery.applied:
+        return Landing(kept=[])
+    return await delivery.landed(hunks, limit_seconds, settle=settle)
 
 
 def _reviewed(
     label: str,
     live: Snapshot,
     hunks: Sequence[Hunk],
-    landed: list[int] | None,
-    result: EditResult,
-    outcome: SessionOutcome,
-) -> EditResult:
-    """The answer once the user has reviewed `hunks` (against `live.text`): what landed."""
-    if landed is None:
-        failure = EditResult.failure(
+    landing: Landing,
+    computed: Diff,
+    message: str | None,
+) -> Verdict:
+    """The verdict once the user has reviewed `hunks` (against `live.text`): what landed."""
+    if landing.closed or landing.kept is None:
+        return Verdict.failed(
             "client_rejected",
             "The editor reported the reviewed edit as applied, but the changes it then "
             "reported are not the proposed changes (dropped or applied differently); check "
             "the document.",
-            outcome,
+            applied=True,
+            diff=computed,
         )
-        return failure.model_copy(update={"applied": True, "diff": result.diff})
-    total, kept = len(hunks), len(landed)
+    total, kept = len(hunks), len(landing.kept)
     if kept == 0:
-        message = (
+        said = (
             "You declined the change; nothing was applied."
             if total == 1
             else f"You declined all {total} changes; nothing was applied."
         )
     elif kept < total:
-        message = f"Applied {kept} of {total} changes; you declined {total - kept}."
+        said = f"Applied {kept} of {total} changes; you declined {total - kept}."
     else:
-        message = outcome.message or "Applied."
-    landed_text = apply_hunks(live.text, [hunks[i] for i in landed])
-    return result.model_copy(
-        update={
-            "applied": kept > 0,
-            "diff": unified_diff(live.text, landed_text, label),
-            "declined": total - kept,
-            "message": message,
-        }
+        said = message or "Applied."
+    chosen = [hunks[i] for i in landing.kept]
+    landed_changes = [change for hunk in chosen for change in hunk.changes]
+    diff = unified_diff(live.text, apply_hunks(live.text, chosen), label)
+    return Verdict(
+        applied=kept > 0,
+        diff=Diff.of(diff, live.text, landed_changes),
+        declined=total - kept,
+        message=said,
     )
 
 
@@ -198,39 +228,38 @@ def _proposed(
     editor: EditorPort,
     snapshot: Snapshot,
     finished: SessionResult,
-    result: EditResult,
-) -> EditResult:
+    computed: Diff,
+) -> Verdict:
     """Review without an editor that can ask: nothing applied, the hunks proposed against
     the live document (the result rebased over the user's typing meanwhile)."""
-    outcome = finished.outcome
     live = editor.snapshot(order.uri) if editor.is_open(order.uri) else None
     changes = _onto_live(editor, snapshot, live, finished) if live is not None else None
     if live is None or changes is None:
-        return EditResult.failure(
+        return Verdict.failed(
             "document_changed",
             "The document changed where the edit applies (or was closed) while the sub-agent "
             "worked; nothing was proposed. Run the command again.",
-            outcome,
         )
     hunks = make_hunks(live.text, changes, order.label)
     encoding = editor.encoding()
     index = LineIndex(live.text)
     proposed = [_proposed_hunk(hunk, index, encoding) for hunk in hunks]
     diff = (
-        result.diff
+        computed
         if live.text == snapshot.text
-        else unified_diff(live.text, apply_hunks(live.text, hunks), order.label)
+        else Diff.of(
+            unified_diff(live.text, apply_hunks(live.text, hunks), order.label),
+            live.text,
+            changes,
+        )
     )
     count = len(hunks)
     noun = "1 change" if count == 1 else f"{count} changes"
-    return result.model_copy(
-        update={
-            "applied": False,
-            "diff": diff,
-            "hunks": proposed,
-            "version": live.version,
-            "message": f"{noun} proposed for review; nothing was applied.",
-        }
+    return Verdict(
+        diff=diff,
+        hunks=proposed,
+        version=live.version,
+        message=f"{noun} proposed for review; nothing was applied.",
     )
 
 
@@ -288,48 +317,6 @@ def _nameable(text: str, changes: Sequence[TextChange], target: str) -> list[Tex
             if 0 < cut < len(text) and text[cut - 1] == "\r" and text[cut] == "\n":
                 return compute_edits(text, target)
     return list(changes)
-
-
-def _not_applied(failed: ApplyFailed, result: EditResult, outcome: SessionOutcome) -> EditResult:
-    reason: Reason
-    if isinstance(failed, StaleDocument):
-        reason, message = (
-            "document_changed",
-            failed.message
-            or ("The document changed just before the edit could be sent; nothing was applied."),
-        )
-    else:
-        reason, message = "client_rejected", failed.message
-    failure = EditResult.failure(reason, message, outcome)
-    return failure.model_copy(update={"diff": result.diff}) if failed.keep_diff else failure
-
-
-async def _confirm(
-    order: EditOrder,
-    editor: EditorPort,
-    applied: tuple[Snapshot, Sequence[TextChange]],
-    result: EditResult,
-    outcome: SessionOutcome,
-) -> EditResult:
-    """The applied result, or `client_rejected` (still `applied`) when what the editor then
-    reports is not the edit."""
-    live, changes = applied
-    limit = min(ECHO_SECONDS, order.settings.apply_timeout_seconds)
-    echo = await editor.confirm(live, changes, limit)
-    if echo == "differs":
-        mismatch = (
-            "The editor reported the edit as applied, but the changes it then reported are "
-            "not that edit (it was dropped or applied differently); check the document."
-        )
-    elif echo == "silent":
-        mismatch = (
-            "The editor reported the edit as applied but never reported the change to its "
-            "document; check the document."
-        )
-    else:
-        return result.model_copy(update={"applied": True})
-    failure = EditResult.failure("client_rejected", mismatch, outcome)
-    return failure.model_copy(update={"applied": True, "diff": result.diff})
 
 
 def one_line(text: str, limit: int) -> str:

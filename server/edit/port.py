@@ -1,27 +1,21 @@
-"""What the edit flow needs from an editor (`EditorPort`), and how an editor answers.
+"""What the edit flow needs from an editor (`EditorPort`), and how an editor answers an edit
+(`Delivery`, then `Landing`).
 
 Two editors implement it: the language server's connection (`server/lsp/editor.py`) and a file
 on disk (`server/edit/disk.py`), so the CLI, the MCP tool and the LSP command share one flow.
+An editor that cannot take an edit raises `EditRefused` (`server/outcome.py`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import Protocol
 
 from complex_edit.server.text.diff import TextChange
 from complex_edit.server.text.documents import Snapshot
 from complex_edit.server.text.hunks import Hunk
 from complex_edit.server.text.positions import Encoding
-
-Echo = Literal["matches", "differs", "silent", "closed"]
-
-
-@dataclass(frozen=True)
-class ApplyAnswer:
-    applied: bool
-    failure_reason: str | None = None
 
 
 @dataclass(frozen=True)
@@ -33,23 +27,32 @@ class Review:
     description: str
 
 
-class ApplyFailed(Exception):
-    """The edit was not applied. `message`, when given, is the sentence the result shows
-    instead of the flow's own; `keep_diff`: the result still shows the diff (what would have
-    been applied)."""
+@dataclass(frozen=True)
+class Landing:
+    """What the editor's changes after an accepted edit show: `kept`, the indexes of the
+    hunks that landed (None: the changes read as none of them); `heard`, whether any change
+    was reported; `closed`, whether the document was closed meanwhile."""
 
-    def __init__(self, message: str = "", *, keep_diff: bool = False) -> None:
-        super().__init__(message)
-        self.message = message
-        self.keep_diff = keep_diff
-
-
-class ApplyRefused(ApplyFailed):
-    """The editor did not apply the edit; the message says why."""
+    kept: list[int] | None
+    heard: bool = False
+    closed: bool = False
 
 
-class StaleDocument(ApplyFailed):
-    """The live document moved on between the last check and the send."""
+class Delivery(Protocol):
+    """An edit the editor has answered."""
+
+    @property
+    def applied(self) -> bool: ...
+
+    @property
+    def failure_reason(self) -> str | None: ...
+
+    async def landed(self, hunks: Sequence[Hunk], limit_seconds: float, *, settle: bool) -> Landing:
+        """Which of `hunks` (the edit's changes grouped, against the text it was sent for)
+        the editor's changes since show landing, waiting up to `limit_seconds` for all of
+        them (the user's own keystrokes may come before and after). `settle`: once some have
+        landed, wait only a short while for the rest (the user declined them)."""
+        ...
 
 
 class EditorPort(Protocol):
@@ -79,27 +82,11 @@ class EditorPort(Protocol):
         label: str,
         limit_seconds: float,
         review: Review | None = None,
-    ) -> ApplyAnswer:
+    ) -> Delivery:
         """Apply `changes` (offsets into `base.text`) as one edit (for review: `review`'s
         hunks, the same changes grouped, when `can_review`).
 
         Must re-check, synchronously right before sending, that the live document is still
-        `base`; raises `StaleDocument` otherwise, `ApplyRefused` when the editor fails it."""
-        ...
-
-    async def confirm(
-        self, base: Snapshot, changes: Sequence[TextChange], limit_seconds: float
-    ) -> Echo:
-        """After an accepted edit of `changes` (offsets into `base.text`), read what the editor
-        reports: `matches` once its changes since `base` show the edit landing (the user's own
-        keystrokes may come before and after it), `differs` when changes came but never the
-        edit, `silent` when no change came in time, `closed` when the document was closed."""
-        ...
-
-    async def landed(
-        self, base: Snapshot, hunks: Sequence[Hunk], limit_seconds: float
-    ) -> list[int] | None:
-        """After an accepted `apply` with a `Review` of `hunks` (against `base.text`): the
-        indexes of the hunks the editor's changes since `base` show landing (waiting for them
-        up to `limit_seconds`), or None when those changes do not read as any of them."""
+        `base`; raises `EditRefused` (`document_changed`) otherwise, and (`client_rejected`)
+        when the editor fails it; `TimeoutError` when it does not answer in time."""
         ...

@@ -1,4 +1,4 @@
-"""Runs a suite: each task through `run_session` (the server's own session code, no editor),
+"""Runs a suite: each task through `run_tool_loop` (the server's own session code, no editor),
 then its test on the result, and its test on the reference (to tell a broken task from a
 failed edit), with bounded concurrency for both."""
 
@@ -19,7 +19,8 @@ from complex_edit.server.eval.suite import Task
 from complex_edit.server.eval.transcript import RecordingProvider, Transcript
 from complex_edit.server.outcome import Reason, SessionOutcome
 from complex_edit.server.providers.base import Provider
-from complex_edit.server.session.loop import EditRequest, run_session
+from complex_edit.server.session.loop import run_tool_loop
+from complex_edit.server.session.request import EditRequest
 from complex_edit.server.settings import Settings
 
 # Session failures that no other task can escape: the run stops at the first one.
@@ -130,7 +131,7 @@ async def run_eval(
                 listener.started(task.task_id)
             transcript = Transcript()
             started = time.monotonic()
-            outcome = await run_session(
+            outcome = await run_tool_loop(
                 edit_request(task, settings),
                 RecordingProvider(provider, transcript),
                 transcript.on_event,

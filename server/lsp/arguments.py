@@ -1,4 +1,5 @@
-"""The `performComplexEdit` arguments, validated before any model call."""
+"""The `performComplexEdit` arguments, validated before any model call. What they ask is
+checked against the document and the settings by the edit flow (`server/edit/checks.py`)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,9 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic.alias_generators import to_camel
 
-from complex_edit.server.edit.checks import prompt_problem
-from complex_edit.server.session.loop import LineRange
+from complex_edit.edit_tools.lines import count_breaks, line_count
+from complex_edit.server.outcome import WireRange
+from complex_edit.server.session.request import LineRange
 from complex_edit.server.settings import SettingsLayer
 
 
@@ -22,16 +24,6 @@ class _Wire(BaseModel):
 
 class DocumentId(_Wire):
     uri: str = Field(min_length=1)
-
-
-class WirePosition(_Wire):
-    line: int = Field(ge=0)
-    character: int = Field(ge=0)
-
-
-class WireRange(_Wire):
-    start: WirePosition
-    end: WirePosition
 
 
 class PerformArgs(_Wire):
@@ -50,16 +42,21 @@ class PerformArgs(_Wire):
             raise ValueError("the instruction is empty")
         return value
 
-    def selection(self) -> LineRange | None:
-        """The lines `range` covers (1-based, inclusive; a range ending at the start of a line
-        leaves that line out)."""
-        if self.range is None:
+    def selection(self, text: str) -> LineRange | None:
+        """The lines `range` covers in `text` (1-based, inclusive; a range ending at the start
+        of a line leaves that line out). A position on the empty line after a final line break
+        (LSP names it, a file's line numbers do not) means the last line; lines past that are
+        left for the flow to refuse."""
+        if self.range is None or not text:
             return None
         start = self.range.start.line
         end = self.range.end.line
         if self.range.end.character == 0 and end > start:
             end -= 1
         start, end = sorted((start, end))
+        last = line_count(text) - 1
+        if end == last + 1 == count_breaks(text):
+            end, start = last, min(start, last)
         return LineRange(start_line=start + 1, end_line=end + 1)
 
     def overrides(self) -> SettingsLayer:
@@ -71,8 +68,7 @@ class PerformArgs(_Wire):
 
 
 def parse_arguments(raw: tuple[Any, ...]) -> PerformArgs:
-    """Validate `arguments: [ARGS]`; raises InvalidArguments with a readable message. The
-    prompt's size is checked once the settings are known (`check_prompt_size`)."""
+    """Validate `arguments: [ARGS]`; raises InvalidArguments with a readable message."""
     if len(raw) != 1 or not isinstance(raw[0], dict):
         raise InvalidArguments(
             "performComplexEdit takes exactly one argument: an object with "
@@ -83,13 +79,6 @@ def parse_arguments(raw: tuple[Any, ...]) -> PerformArgs:
     except ValidationError as exc:
         raise InvalidArguments(_describe(exc)) from None
     return args
-
-
-def check_prompt_size(args: PerformArgs, max_prompt_bytes: int) -> None:
-    """Raises InvalidArguments when the prompt is over `max_prompt_bytes` in UTF-8."""
-    problem = prompt_problem(args.prompt, max_prompt_bytes, "'prompt'")
-    if problem is not None:
-        raise InvalidArguments(problem)
 
 
 def _describe(exc: ValidationError) -> str:

@@ -1,24 +1,21 @@
-"""The running `performComplexEdit` commands of one server: which document each holds, what
-cancels it, and the waiters for a document's next change.
+"""The running `performComplexEdit` commands of one server, by document (busy), and the waiters
+for a document's next change.
 
 A command holds its document from the moment it is accepted (while its progress is created,
-then while it runs) until it ends; a second command on that document is `busy`. Cancelling
-its request or its progress cancels its task and frees the document at once. Once its edit is
-on its way to the editor (`unlink`), nothing cancels it any more, not even closing the
-document: the edit lands or is refused as a whole.
+then while it runs) until it ends; a second command on that document is `busy`. Once its edit
+is on its way to the editor (`sending`), closing the document no longer cancels it: the edit
+lands or is refused as a whole. What cancels a command otherwise (its request, its progress)
+is the command's own business (`server/lsp/command.py`).
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from concurrent.futures import Future
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from complex_edit.server.outcome import EditResult
-
-AnyFuture = Future[Any] | asyncio.Future[Any]
 
 
 class Commands:
@@ -45,38 +42,17 @@ class Commands:
 
         return release
 
-    def start(
-        self, uri: str, task: asyncio.Task[EditResult], cancels: list[AnyFuture | None]
-    ) -> Callable[[], None]:
-        """`task` runs the command on `uri`; it is cancelled when one of `cancels` (the
-        request's future, the progress') is. Returns `unlink`: from then on, nothing cancels
-        it (call it right before the edit is sent)."""
+    def start(self, uri: str, task: asyncio.Task[EditResult]) -> None:
+        """`task` runs the command on `uri`."""
         self.running[uri] = task
-        linked = True
 
-        def on_done(future: AnyFuture) -> None:
-            if linked and future.cancelled() and not task.done():
-                task.cancel()
-                # The client may already have its -32800 and send the next command before
-                # this task has unwound; it can no longer apply anything, so it no longer
-                # holds the document.
-                for held, running in list(self.running.items()):
-                    if running is task:
-                        del self.running[held]
-
-        for future in cancels:
-            if future is not None:
-                future.add_done_callback(on_done)
-
-        def unlink() -> None:
-            nonlocal linked
-            linked = False
-            if not task.done():
-                self._sending.add(task)
-
-        return unlink
+    def sending(self, task: asyncio.Task[EditResult]) -> None:
+        """`task`'s edit is on its way to the editor: a close no longer cancels it."""
+        if not task.done():
+            self._sending.add(task)
 
     def finished(self, uri: str, task: asyncio.Task[EditResult]) -> None:
+        """`task` ended, or can no longer apply anything: it no longer holds `uri`."""
         self._sending.discard(task)
         if self.running.get(uri) is task:
             del self.running[uri]

@@ -1,4 +1,5 @@
-"""`EditorPort` over a pygls connection: settings, versioned applyEdit, and its echo."""
+"""`EditorPort` over a pygls connection: settings, versioned applyEdit, and its echo (what the
+editor then reports of the edit, read by `Sent.landed`)."""
 
 from __future__ import annotations
 
@@ -9,14 +10,14 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from complex_edit.server.edit.port import ApplyAnswer, ApplyRefused, Echo, Review, StaleDocument
+from complex_edit.server.edit.port import Landing, Review
 from complex_edit.server.lsp.bridge import annotated, to_text_edits
+from complex_edit.server.outcome import EditRefused
 from complex_edit.server.settings import SECTION, SettingsLayer
 from complex_edit.server.text.diff import TextChange
 from complex_edit.server.text.documents import Snapshot
 from complex_edit.server.text.hunks import Hunk, landed_hunks
 from complex_edit.server.text.positions import Encoding
-from complex_edit.server.text.rebase import edit_landed
 
 if TYPE_CHECKING:
     from complex_edit.server.lsp.server import ComplexEditServer
@@ -39,11 +40,62 @@ def _nothing() -> None:
     return None
 
 
-class LspEditor:
-    def __init__(self, ls: ComplexEditServer) -> None:
+class Sent:
+    """An edit the editor answered, and the change report that answers it in the document
+    (`echo`: the next didChange after the edit was sent)."""
+
+    def __init__(
+        self,
+        ls: ComplexEditServer,
+        base: Snapshot,
+        echo: asyncio.Future[bool],
+        answer: types.ApplyWorkspaceEditResult,
+    ) -> None:
         self._ls = ls
-        self.before_send: Callable[[], None] = _nothing
-        self._echo: asyncio.Future[bool] | None = None
+        self._base = base
+        self._echo = echo
+        self.applied = bool(answer.applied)
+        self.failure_reason = answer.failure_reason
+
+    async def landed(self, hunks: Sequence[Hunk], limit_seconds: float, *, settle: bool) -> Landing:
+        """Read each change the editor reports until all of `hunks` show landing. The rest
+        may follow in later didChanges (Neovim sends a multi-range edit's first range at once
+        and the others after its debounce)."""
+        base, echo = self._base, self._echo
+        found = self._what_landed(hunks)
+        heard = False
+        try:
+            async with asyncio.timeout(limit_seconds) as scope:
+                while await echo:
+                    heard = True
+                    found = self._what_landed(hunks)
+                    if found is not None and len(found) == len(hunks):
+                        return Landing(found, heard=True)
+                    if found and settle:
+                        # Some landed: the rest may still be on their way, or declined.
+                        scope.reschedule(asyncio.get_running_loop().time() + SETTLE_SECONDS)
+                    echo = self._ls.commands.next_change(base.uri)
+        except TimeoutError:
+            echo.cancel()
+            return Landing(found, heard=heard)
+        return Landing(None, heard=heard, closed=True)
+
+    def _what_landed(self, hunks: Sequence[Hunk]) -> list[int] | None:
+        store = self._ls.documents
+        live = store.get(self._base.uri)
+        if live is None:
+            return None
+        reported = store.changes_since(self._base.uri, self._base.version)
+        return landed_hunks(self._base.text, hunks, reported, live.text)
+
+
+class LspEditor:
+    def __init__(self, ls: ComplexEditServer, on_send: Callable[[], None] = _nothing) -> None:
+        """`on_send` is called right before an edit is sent (from then on it must land or be
+        refused as a whole)."""
+        self._ls = ls
+        self._can = ls.abilities
+        self._on_send = on_send
 
     def is_open(self, uri: str) -> bool:
         return self._ls.documents.is_open(uri)
@@ -55,39 +107,20 @@ class LspEditor:
         return self._ls.documents.changes_since(uri, version)
 
     def can_apply_edits(self) -> bool:
-        workspace = self._ls.client_capabilities.workspace
-        return bool(workspace is not None and workspace.apply_edit)
+        return self._can.apply_edit
 
     def can_review(self) -> bool:
-        return (
-            self.can_apply_edits()
-            and self._supports_document_changes()
-            and self._supports_change_annotations()
-        )
+        return self._can.can_review
 
     def encoding(self) -> Encoding:
         return self._ls.documents.encoding
-
-    def _supports_document_changes(self) -> bool:
-        workspace = self._ls.client_capabilities.workspace
-        edit = workspace.workspace_edit if workspace is not None else None
-        return bool(edit is not None and edit.document_changes)
-
-    def _supports_change_annotations(self) -> bool:
-        workspace = self._ls.client_capabilities.workspace
-        edit = workspace.workspace_edit if workspace is not None else None
-        return bool(edit is not None and edit.change_annotation_support is not None)
-
-    def _supports_configuration(self) -> bool:
-        workspace = self._ls.client_capabilities.workspace
-        return bool(workspace is not None and workspace.configuration)
 
     async def settings_layers(self, uri: str) -> list[Mapping[str, Any] | None]:
         layers: list[Mapping[str, Any] | None] = [
             SettingsLayer.client("initializationOptions", self._ls.init_options),
             SettingsLayer.client("workspace/didChangeConfiguration", self._ls.pushed_settings),
         ]
-        if self._supports_configuration():
+        if self._can.configuration:
             try:
                 async with asyncio.timeout(CONFIGURATION_TIMEOUT):
                     answer = await self._ls.workspace_configuration_async(
@@ -108,90 +141,41 @@ class LspEditor:
         label: str,
         limit_seconds: float,
         review: Review | None = None,
-    ) -> ApplyAnswer:
+    ) -> Sent:
         uri = base.uri
         store = self._ls.documents
         live = store.get(uri)
         if live is None or live.version != base.version or live.text != base.text:
-            raise StaleDocument()
-        edits = to_text_edits(base.text, changes, store.encoding, line_index=store.line_index(uri))
-        confirm = (
-            self._supports_document_changes()
-            and self._supports_change_annotations()
-            and deletes_most(base.text, changes)
-        )
+            raise EditRefused(
+                "document_changed",
+                "The document changed just before the edit could be sent; nothing was applied.",
+            )
         if review is not None and self.can_review():
             edit = self._review_edit(base, review)
             confirm = True
         else:
+            edits = to_text_edits(
+                base.text, changes, store.encoding, line_index=store.line_index(uri)
+            )
+            confirm = self._can.document_changes and self._can.change_annotations
+            confirm = confirm and deletes_most(base.text, changes)
             edit = self._workspace_edit(base, edits, confirm=confirm)
         if confirm:
             limit_seconds = max(limit_seconds, CONFIRMATION_TIMEOUT_SECONDS)
-        self.before_send()
-        self._echo = self._ls.commands.next_change(uri)
+        self._on_send()
+        echo = self._ls.commands.next_change(uri)
         try:
             async with asyncio.timeout(limit_seconds):
-                result = await self._ls.workspace_apply_edit_async(
+                answer = await self._ls.workspace_apply_edit_async(
                     types.ApplyWorkspaceEditParams(edit=edit, label=label)
                 )
         except TimeoutError:
             raise
         except Exception as exc:
-            raise ApplyRefused(f"The editor answered the edit with an error: {exc}") from None
-        return ApplyAnswer(applied=bool(result.applied), failure_reason=result.failure_reason)
-
-    async def confirm(
-        self, base: Snapshot, changes: Sequence[TextChange], limit_seconds: float
-    ) -> Echo:
-        echo = self._echo
-        self._echo = None
-        if echo is None:
-            return "silent"
-        heard = False
-        try:
-            async with asyncio.timeout(limit_seconds):
-                while await echo:
-                    heard = True
-                    if self._landed(base, changes):
-                        return "matches"
-                    # The rest may follow in later didChanges (Neovim sends a multi-range
-                    # edit's first range at once and the others after its debounce).
-                    echo = self._ls.commands.next_change(base.uri)
-        except TimeoutError:
-            echo.cancel()
-            return "differs" if heard else "silent"
-        return "closed"
-
-    async def landed(
-        self, base: Snapshot, hunks: Sequence[Hunk], limit_seconds: float
-    ) -> list[int] | None:
-        echo = self._echo
-        self._echo = None
-        found = self._hunks_landed(base, hunks)
-        if echo is None:
-            return found
-        try:
-            async with asyncio.timeout(limit_seconds) as scope:
-                while await echo:
-                    found = self._hunks_landed(base, hunks)
-                    if found is not None and len(found) == len(hunks):
-                        return found
-                    if found:
-                        # Some landed: the rest may still be on their way, or declined.
-                        scope.reschedule(asyncio.get_running_loop().time() + SETTLE_SECONDS)
-                    echo = self._ls.commands.next_change(base.uri)
-        except TimeoutError:
-            echo.cancel()
-            return found
-        return None
-
-    def _hunks_landed(self, base: Snapshot, hunks: Sequence[Hunk]) -> list[int] | None:
-        store = self._ls.documents
-        live = store.get(base.uri)
-        if live is None:
-            return None
-        reported = store.changes_since(base.uri, base.version)
-        return landed_hunks(base.text, hunks, reported, live.text)
+            raise EditRefused(
+                "client_rejected", f"The editor answered the edit with an error: {exc}"
+            ) from None
+        return Sent(self._ls, base, echo, answer)
 
     def _review_edit(self, base: Snapshot, review: Review) -> types.WorkspaceEdit:
         store = self._ls.documents
@@ -211,18 +195,10 @@ class LspEditor:
             change_annotations=notes,
         )
 
-    def _landed(self, base: Snapshot, changes: Sequence[TextChange]) -> bool:
-        store = self._ls.documents
-        live = store.get(base.uri)
-        if live is None:
-            return False
-        reported = store.changes_since(base.uri, base.version)
-        return edit_landed(base.text, changes, reported, live.text)
-
     def _workspace_edit(
         self, base: Snapshot, edits: list[types.TextEdit], *, confirm: bool = False
     ) -> types.WorkspaceEdit:
-        if not self._supports_document_changes():
+        if not self._can.document_changes:
             return types.WorkspaceEdit(changes={base.uri: list(edits)})
         document = types.OptionalVersionedTextDocumentIdentifier(uri=base.uri, version=base.version)
         if not confirm:

@@ -11,9 +11,11 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
+from complex_edit.server.outcome import scrub
+from complex_edit.server.session.events import SessionEvent, SessionFinished, describe
+
 if TYPE_CHECKING:
     from complex_edit.server.lsp.server import ComplexEditServer
-    from complex_edit.server.session.events import SessionEvent
 
 log = logging.getLogger("complex_edit.progress")
 CREATE_TIMEOUT_SECONDS = 5.0
@@ -40,8 +42,7 @@ class Progress:
 
     @classmethod
     async def start(cls, ls: ComplexEditServer, title_message: str) -> Progress:
-        caps = ls.client_capabilities.window
-        if caps is None or not caps.work_done_progress:
+        if not ls.abilities.work_done_progress:
             return cls(ls, None)
         token = f"complex-edit/{uuid.uuid4()}"
         try:
@@ -64,8 +65,6 @@ class Progress:
         return self._ls.work_done_progress.tokens.get(self.token)
 
     def report(self, event: SessionEvent) -> None:
-        from complex_edit.server.session.events import SessionFinished, describe
-
         if self.token is None or self._ended or isinstance(event, SessionFinished):
             return
         self._pending = describe(event)
@@ -79,8 +78,6 @@ class Progress:
             self._timer = loop.call_later(wait, self._flush)
 
     def _flush(self) -> None:
-        from complex_edit.server.outcome import scrub
-
         self._timer = None
         if self._pending is None or self._ended or self.token is None:
             return
@@ -91,8 +88,6 @@ class Progress:
         )
 
     def end(self, message: str) -> None:
-        from complex_edit.server.outcome import scrub
-
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None

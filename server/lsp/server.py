@@ -2,8 +2,9 @@
 
 Documents are kept in our own LSP-correct `DocumentStore` (pygls' `TextDocument` splits lines on
 form feeds and other characters LSP does not treat as line breaks), so the protocol class below
-replaces pygls' built-in didOpen/didChange/didClose bookkeeping. The handlers are in
-`server/lsp/handlers.py`; `build_server` registers them.
+replaces pygls' built-in didOpen/didChange/didClose bookkeeping (its request bookkeeping is in
+`server/lsp/requests.py`). The handlers are in `server/lsp/handlers.py`; `build_server`
+registers them.
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ import os
 import sys
 import threading
 from collections.abc import Generator, Mapping
-from concurrent.futures import Future
 from typing import Any, BinaryIO
 
 from lsprotocol import types
@@ -27,10 +27,10 @@ from pygls.exceptions import (
 )
 from pygls.io_ import run_async
 from pygls.lsp.server import LanguageServer
-from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
 
 from complex_edit.server import __version__
+from complex_edit.server.lsp.abilities import ClientAbilities
 from complex_edit.server.lsp.bridge import content_changes
 from complex_edit.server.lsp.commands import Commands
 from complex_edit.server.lsp.framing import (
@@ -40,6 +40,7 @@ from complex_edit.server.lsp.framing import (
     watch_hangup,
 )
 from complex_edit.server.lsp.log import STDERR_ONLY
+from complex_edit.server.lsp.requests import RequestBookkeeping, cancel_pending
 from complex_edit.server.session.process import SessionProcess
 from complex_edit.server.text.documents import DocumentStore
 
@@ -48,7 +49,7 @@ WIND_DOWN_SECONDS = 2.0
 log = logging.getLogger("complex_edit")
 
 
-class ComplexEditProtocol(LanguageServerProtocol):
+class ComplexEditProtocol(RequestBookkeeping):
     """Feeds our document store instead of pygls' workspace documents."""
 
     def structure_message(self, data: dict[str, Any]) -> Any:
@@ -67,44 +68,11 @@ class ComplexEditProtocol(LanguageServerProtocol):
                 )
             raise exc
 
-    def _execute_handler(
-        self,
-        msg_id: Any,
-        handler: Any,
-        callback: Any,
-        args: tuple[Any, ...] | None = None,
-        kwargs: dict[str, Any] | None = None,
-    ) -> None:
-        """pygls keeps the future of every handler it runs under a made-up id (notifications,
-        and the command inside `workspace/executeCommand`) and never removes it: one entry,
-        holding its result, per didChange and per command. Remove it once it is done."""
-
-        def done(future: Any) -> None:
-            try:
-                callback(future)
-            finally:
-                if self._request_futures.get(msg_id) is future:
-                    del self._request_futures[msg_id]
-
-        super()._execute_handler(msg_id, handler, done, args, kwargs)
-
     @property
     def _ce(self) -> ComplexEditServer:
         server = self._server
         assert isinstance(server, ComplexEditServer)
         return server
-
-    @lsp_method(types.SHUTDOWN)
-    def lsp_shutdown(self, *args: Any) -> Generator[Any, Any, None]:
-        """pygls' own shutdown cancels in-flight requests while iterating the dict that their
-        cancellation callbacks pop from; iterate over a copy instead."""
-        current_id = self.msg_id
-        for msg_id, future in list(self._request_futures.items()):
-            if msg_id != current_id and not future.done():
-                future.cancel()
-        self._shutdown = True
-        yield from ()
-        return None
 
     @lsp_method(types.EXIT)
     def lsp_exit(self, *args: Any) -> Generator[Any, Any, None]:
@@ -165,21 +133,8 @@ class ComplexEditServer(LanguageServer):
         self.init_options: Any = None
         self.pushed_settings: Any = None
         self.output: EditorOutput | None = None
-
-    def request_future(self, msg_id: Any) -> Future[Any] | None:
-        """The future pygls answers request `msg_id` from (gone once answered or cancelled)."""
-        return self.protocol._request_futures.get(msg_id)
-
-    def request_cancelled(self, msg_id: Any) -> bool:
-        return msg_id not in self.protocol._request_futures
-
-    def forget_request(self, msg_id: Any) -> None:
-        """Take request `msg_id` out of pygls' cancellable set: a late cancel must not answer
-        -32800 for an edit that lands."""
-        self.protocol._request_futures.pop(msg_id, None)
-
-    def pending_requests(self) -> int:
-        return len(self.protocol._request_futures)
+        # What the client can do, from its capabilities at `initialize`.
+        self.abilities = ClientAbilities()
 
     def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
         """pygls' stdio server, reading through `FramedInput` and `PrefetchingReader` and
@@ -232,13 +187,7 @@ class ComplexEditServer(LanguageServer):
         if self.output is not None:
             self.output.close()
         tasks: set[asyncio.Future[Any]] = set(self.commands.running.values())
-        # Typed as concurrent futures, but a coroutine handler's entry is its asyncio task.
-        pending: list[object] = list(self.protocol._request_futures.values())
-        for future in pending:
-            if isinstance(future, asyncio.Future | Future):
-                future.cancel()
-            if isinstance(future, asyncio.Future):
-                tasks.add(future)
+        tasks |= cancel_pending(self.protocol)
         if tasks:
             await asyncio.wait(tasks, timeout=WIND_DOWN_SECONDS)
         await self.sessions.stop()

@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from complex_edit.edit_tools.lines import line_count, line_endings
 from complex_edit.edit_tools.registry import Completion, Toolbox, ToolOutcome, render_document
@@ -34,32 +33,12 @@ from complex_edit.server.session.events import (
     ToolStarted,
     TurnStarted,
 )
+from complex_edit.server.session.request import EditRequest as EditRequest  # process.py's name
 from complex_edit.server.session.validation import ResultValidator
-from complex_edit.server.settings import Settings
 from complex_edit.server.text.diff import compute_edits
 from complex_edit.server.text.hunks import make_hunks
 
 MAX_EMPTY_TURNS_IN_A_ROW = 2
-
-
-@dataclass(frozen=True)
-class LineRange:
-    """1-based inclusive lines the instruction is about."""
-
-    start_line: int
-    end_line: int
-
-
-@dataclass(frozen=True)
-class EditRequest:
-    instruction: str
-    text: str
-    settings: Settings
-    selection: LineRange | None = None
-    path_label: str | None = None
-    language: str | None = None
-    """The document's language (an LSP languageId, a filetype or a grammar name) for the
-    syntax check; None when unknown."""
 
 
 def _ignore(_: SessionEvent) -> None:
@@ -83,7 +62,7 @@ def build_first_message(request: EditRequest) -> str:
     )
 
 
-async def run_session(
+async def run_tool_loop(
     request: EditRequest, provider: Provider, on_event: EventSink = _ignore
 ) -> SessionOutcome:
     """Run the loop to its end. Cancellation propagates as `asyncio.CancelledError`."""

@@ -14,7 +14,8 @@ from typing import Protocol
 from complex_edit.server.outcome import SessionOutcome
 from complex_edit.server.providers.base import Provider
 from complex_edit.server.session.events import EventSink
-from complex_edit.server.session.loop import EditRequest, run_session
+from complex_edit.server.session.loop import run_tool_loop
+from complex_edit.server.session.request import EditRequest
 from complex_edit.server.text.diff import TextChange, apply_changes, compute_edits
 from complex_edit.server.text.unified import unified_diff
 
@@ -46,7 +47,7 @@ class SessionResult:
 async def run_and_diff(
     request: EditRequest, provider: Provider, on_event: EventSink
 ) -> SessionResult:
-    outcome = await run_session(request, provider, on_event)
+    outcome = await run_tool_loop(request, provider, on_event)
     if not outcome.success or outcome.final_text is None:
         return SessionResult(outcome)
     return SessionResult.of(request, outcome, outcome.final_text)

@@ -8,7 +8,8 @@ from typing import Any, get_args
 from complex_edit.server.outcome import Reason, SessionOutcome
 from complex_edit.server.providers.select import ProviderHub
 from complex_edit.server.session.events import SessionEvent
-from complex_edit.server.session.loop import EditRequest, run_session
+from complex_edit.server.session.loop import run_tool_loop
+from complex_edit.server.session.request import EditRequest
 from complex_edit.server.settings import Settings
 from tests.conftest import TEST_KEY
 from tests.session.scripts import KEY_VARIABLE
@@ -46,7 +47,7 @@ async def run_model(
     settings = Settings.from_layers({}, layer)
     request = EditRequest(instruction=instruction, text=text, settings=settings)
     sink = events.append if events is not None else (lambda _event: None)
-    return await run_session(request, hub or hub_for(provider), sink)
+    return await run_tool_loop(request, hub or hub_for(provider), sink)
 
 
 def assert_failed_cleanly(outcome: SessionOutcome, reason: str | None = None) -> None:

@@ -30,9 +30,9 @@ from lsprotocol.types import (
 
 from complex_edit.edit_tools.registry import Toolbox
 from complex_edit.server.edit.flow import EditOrder, perform
-from complex_edit.server.edit.port import ApplyAnswer, Echo, StaleDocument
+from complex_edit.server.edit.port import Landing
 from complex_edit.server.lsp.bridge import content_changes, offset_at, position_at, to_text_edits
-from complex_edit.server.outcome import Usage
+from complex_edit.server.outcome import EditRefused, Usage
 from complex_edit.server.providers.base import ConversationRequest, ModelTurn, ToolCall, ToolResult
 from complex_edit.server.session.result import InProcess
 from complex_edit.server.settings import Settings
@@ -372,13 +372,13 @@ class FakeEditor:
         label: str,
         limit_seconds: float,
         review: object = None,
-    ) -> ApplyAnswer:
+    ) -> _Delivery:
         live = self.store.get(base.uri)
         if live is None or live.version != base.version or live.text != base.text:
-            raise StaleDocument()
+            raise EditRefused("document_changed", "stale")
         self.applies += 1
         if base.version != self.version:
-            return ApplyAnswer(False, "version mismatch")
+            return _Delivery(self, base, changes, False, "version mismatch")
         edits = to_text_edits(base.text, changes, self.encoding)  # type: ignore[arg-type]
         spans = sorted(
             (
@@ -390,14 +390,23 @@ class FakeEditor:
         )
         for start, end, new_text in reversed(spans):
             self.type(start, end, new_text)
-        return ApplyAnswer(True)
+        return _Delivery(self, base, changes, True)
 
-    async def confirm(
-        self, base: Snapshot, changes: Sequence[TextChange], limit_seconds: float
-    ) -> Echo:
-        reported = self.store.changes_since(base.uri, base.version)
-        now = self.store.snapshot(base.uri).text
-        return "matches" if edit_landed(base.text, changes, reported, now) else "differs"
+
+@dataclass
+class _Delivery:
+    editor: FakeEditor
+    base: Snapshot
+    changes: Sequence[TextChange]
+    applied: bool
+    failure_reason: str | None = None
+
+    async def landed(self, hunks: Sequence[Any], limit_seconds: float, *, settle: bool) -> Landing:
+        store, base = self.editor.store, self.base
+        reported = store.changes_since(base.uri, base.version)
+        now = store.snapshot(base.uri).text
+        every = list(range(len(hunks)))
+        return Landing(every if edit_landed(base.text, self.changes, reported, now) else None, True)
 
 
 @st.composite

@@ -11,7 +11,8 @@ from complex_edit.server.outcome import SessionOutcome
 from complex_edit.server.providers.gemini import GeminiProvider
 from complex_edit.server.providers.select import ProviderHub
 from complex_edit.server.session.events import SessionEvent
-from complex_edit.server.session.loop import EditRequest, LineRange, run_session
+from complex_edit.server.session.loop import run_tool_loop
+from complex_edit.server.session.request import EditRequest, LineRange
 from complex_edit.server.settings import Settings
 from tests.conftest import TEST_KEY
 from tests.fakes.gemini_emulator import GeminiEmulator
@@ -41,7 +42,7 @@ def run(emulator: GeminiEmulator) -> RunFn:
         request = EditRequest(
             instruction=instruction, text=text, settings=settings, selection=selection
         )
-        outcome = await run_session(request, chosen, events.append)
+        outcome = await run_tool_loop(request, chosen, events.append)
         return outcome, events
 
     return _run
@@ -71,6 +72,6 @@ def outcome_of(model: Harness, hubs: dict[str, ProviderHub]) -> OutcomeFn:
             settings=Settings.from_layers({}, layer),
             language=language,
         )
-        return await run_session(request, hubs[model.provider], lambda _event: None)
+        return await run_tool_loop(request, hubs[model.provider], lambda _event: None)
 
     return _run

@@ -14,7 +14,8 @@ from complex_edit.server.eval.record import integrity_fields
 from complex_edit.server.eval.transcript import RecordingProvider, Transcript
 from complex_edit.server.outcome import SessionOutcome
 from complex_edit.server.providers.gemini import GeminiProvider
-from complex_edit.server.session.loop import EditRequest, run_session
+from complex_edit.server.session.loop import run_tool_loop
+from complex_edit.server.session.request import EditRequest
 from complex_edit.server.settings import Settings
 from tests.conftest import TEST_KEY
 from tests.fakes.gemini_emulator import GeminiEmulator
@@ -47,7 +48,7 @@ async def run_case(
         settings=Settings.from_layers({}, layer),
     )
     transcript = Transcript()
-    outcome = await run_session(
+    outcome = await run_tool_loop(
         request, RecordingProvider(provider, transcript), transcript.on_event
     )
     return outcome, integrity_fields(outcome.integrity, transcript.turns)

@@ -7,7 +7,8 @@ import os
 import pytest
 
 from complex_edit.server.providers.gemini import GeminiProvider
-from complex_edit.server.session.loop import EditRequest, run_session
+from complex_edit.server.session.loop import run_tool_loop
+from complex_edit.server.session.request import EditRequest
 from complex_edit.server.settings import Settings
 
 pytestmark = [
@@ -27,7 +28,7 @@ async def test_real_model_renames_a_function() -> None:
         text=SOURCE,
         settings=settings,
     )
-    outcome = await run_session(request, GeminiProvider())
+    outcome = await run_tool_loop(request, GeminiProvider())
     assert outcome.success, outcome.error
     assert outcome.final_text is not None
     assert "def plus(a, b):" in outcome.final_text

@@ -23,7 +23,8 @@ from complex_edit.server.session.events import (
     TurnStarted,
     describe,
 )
-from complex_edit.server.session.loop import EditRequest, LineRange, run_session
+from complex_edit.server.session.loop import run_tool_loop
+from complex_edit.server.session.request import EditRequest, LineRange
 from complex_edit.server.settings import Settings
 from tests.conftest import TEST_KEY
 from tests.fakes.anthropic_emulator import AnthropicEmulator
@@ -84,7 +85,7 @@ def run(model: Harness, hubs: dict[str, ProviderHub]) -> RunFn:
         request = EditRequest(
             instruction=instruction, text=text, settings=settings, selection=selection
         )
-        outcome = await run_session(
+        outcome = await run_tool_loop(
             request, ProviderHub(env) if env is not None else hub, events.append
         )
         return outcome, events
@@ -484,7 +485,7 @@ def run_openai(openai_model: Harness, hubs: dict[str, ProviderHub]) -> OpenAIRun
         )
         hub = hubs["openai"] if env is None else ProviderHub(env)
         request = EditRequest(instruction="edit", text=DOC, settings=settings)
-        return await run_session(request, hub)
+        return await run_tool_loop(request, hub)
 
     return _run
 
@@ -605,7 +606,7 @@ async def test_anthropic_thinking_blocks_are_echoed_and_errors_flagged(
         {}, {"provider": "anthropic", "baseUrl": anthropic_server.base_url, "model": "claude-x"}
     )
     request = EditRequest(instruction="edit", text=DOC, settings=settings)
-    outcome = await run_session(request, hubs["anthropic"])
+    outcome = await run_tool_loop(request, hubs["anthropic"])
     assert outcome.success, outcome
     assert outcome.usage.cached_tokens == 40
     assert outcome.usage.input_tokens == 10 + 50 + 40
@@ -633,7 +634,7 @@ async def test_anthropic_auth_token_is_sent_as_bearer(anthropic_server: Anthropi
         {}, {"provider": "anthropic", "baseUrl": anthropic_server.base_url}
     )
     hub = ProviderHub({"ANTHROPIC_AUTH_TOKEN": TEST_KEY})
-    outcome = await run_session(EditRequest(instruction="edit", text=DOC, settings=settings), hub)
+    outcome = await run_tool_loop(EditRequest(instruction="edit", text=DOC, settings=settings), hub)
     assert outcome.success, outcome
     (request,) = anthropic_server.requests
     assert request.headers.get("authorization") == f"Bearer {TEST_KEY}"

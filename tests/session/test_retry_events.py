@@ -11,8 +11,9 @@ from typing import Any
 from complex_edit.server.outcome import SessionOutcome
 from complex_edit.server.providers.select import ProviderHub
 from complex_edit.server.session.events import ModelRetrying, SessionEvent, TurnStarted, describe
-from complex_edit.server.session.loop import EditRequest, run_session
+from complex_edit.server.session.loop import run_tool_loop
 from complex_edit.server.session.process import SessionProcess
+from complex_edit.server.session.request import EditRequest
 from complex_edit.server.settings import Settings
 from tests.conftest import TEST_KEY
 from tests.fakes.gemini_emulator import GeminiEmulator, Reply
@@ -30,7 +31,7 @@ async def run(model: Harness, **overrides: Any) -> tuple[SessionOutcome, list[Se
     events: list[SessionEvent] = []
     hub = ProviderHub({KEY_VARIABLE[model.provider]: TEST_KEY})
     request = EditRequest(instruction="edit it", text=DOC, settings=settings)
-    outcome = await run_session(request, hub, events.append)
+    outcome = await run_tool_loop(request, hub, events.append)
     return outcome, events
 
 
@@ -80,7 +81,7 @@ async def test_the_wait_for_a_retry_stays_cancellable(model: Harness) -> None:
         if isinstance(event, ModelRetrying):
             seen.set()
 
-    task = asyncio.ensure_future(run_session(request, hub, on_event))
+    task = asyncio.ensure_future(run_tool_loop(request, hub, on_event))
     async with asyncio.timeout(30):
         await seen.wait()
     task.cancel()

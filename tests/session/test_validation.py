@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 from complex_edit.server.providers.select import ProviderHub
-from complex_edit.server.session.loop import EditRequest, run_session
+from complex_edit.server.session.loop import run_tool_loop
+from complex_edit.server.session.request import EditRequest
 from complex_edit.server.settings import Settings
 from tests.session.conftest import OutcomeFn
 from tests.session.scripts import Harness, calls, done, replace
@@ -91,7 +92,7 @@ async def test_each_turn_reports_the_change_so_far(
     )
     layer: dict[str, Any] = {"provider": model.provider, "baseUrl": model.base_url}
     request = EditRequest(instruction="edit it", text=DOC, settings=Settings.from_layers({}, layer))
-    outcome = await run_session(request, hubs[model.provider], seen.append)
+    outcome = await run_tool_loop(request, hubs[model.provider], seen.append)
     assert outcome.success, outcome
     turns = [event for event in seen if isinstance(event, TurnStarted)]
     assert [(t.turn, t.added, t.removed, t.last_calls) for t in turns] == [

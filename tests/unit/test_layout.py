@@ -40,6 +40,7 @@ ALLOWED: dict[str, set[str]] = {
         "server.session",
         "server.text",
         "server.edit",
+        "edit_tools.lines",
     },
     "mcp": {
         "server",

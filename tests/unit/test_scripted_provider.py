@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from complex_edit.server.providers.base import ModelTurn, ToolCall
-from complex_edit.server.session.loop import EditRequest, run_session
+from complex_edit.server.session.loop import run_tool_loop
+from complex_edit.server.session.request import EditRequest
 from complex_edit.server.settings import Settings
 from tests.fakes.scripted import ScriptedConversation, ScriptedProvider, call, done
 
@@ -20,7 +21,7 @@ async def test_a_script_runs_turn_by_turn_and_records_what_the_loop_sent() -> No
     provider = ScriptedProvider(
         [[call("replace_text", old_text="total = 0", new_text="total = 1")], [done()]]
     )
-    outcome = await run_session(request(), provider)
+    outcome = await run_tool_loop(request(), provider)
     assert outcome.success, outcome
     assert outcome.final_text == "total = 1\nprint(total)\n"
     (conversation,) = provider.conversations
@@ -42,7 +43,7 @@ async def test_a_step_function_runs_when_its_turn_is_asked_for() -> None:
         return [call("get_document")]
 
     provider = ScriptedProvider([first, typing_while_thinking])
-    outcome = await run_session(request(), provider)
+    outcome = await run_tool_loop(request(), provider)
     assert seen == [0, 1]
     assert not outcome.success
     assert outcome.reason == "task_failed"
@@ -51,4 +52,4 @@ async def test_a_step_function_runs_when_its_turn_is_asked_for() -> None:
 async def test_asking_past_the_script_fails_the_test() -> None:
     provider = ScriptedProvider([[call("get_document")]])
     with pytest.raises(AssertionError, match="turn 2; the script has 1"):
-        await run_session(request(), provider)
+        await run_tool_loop(request(), provider)

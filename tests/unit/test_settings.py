@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from complex_edit.server.lsp.arguments import InvalidArguments, PerformArgs, check_prompt_size
+from complex_edit.server.edit.checks import check_before_model
+from complex_edit.server.lsp.arguments import PerformArgs
+from complex_edit.server.outcome import EditRefused
 from complex_edit.server.settings import Settings, SettingsError, SettingsLayer
 
 # A valid value of each setting, as text (the rest take "7").
@@ -137,9 +139,13 @@ def test_command_arguments_are_the_most_specific_layer() -> None:
 
 def test_the_prompt_limit_comes_from_the_settings() -> None:
     args = PerformArgs.model_validate({"textDocument": {"uri": "file:///a"}, "prompt": "é" * 8})
-    check_prompt_size(args, 16)
-    with pytest.raises(InvalidArguments, match="maxPromptBytes"):
-        check_prompt_size(args, 15)
+
+    def limit(size: int) -> Settings:
+        return Settings.from_layers({}, SettingsLayer({"maxPromptBytes": size}, "x "))
+
+    check_before_model(args.prompt, None, "", limit(16))
+    with pytest.raises(EditRefused, match="maxPromptBytes"):
+        check_before_model(args.prompt, None, "", limit(15))
 
 
 @pytest.mark.parametrize("command", [["edit", "f.py", "--prompt", "p"], ["mcp"]])
