@@ -27,7 +27,7 @@ from complex_edit.server.edit.port import Landing, Review
 from complex_edit.server.outcome import EditRefused, EditResult
 from complex_edit.server.session.events import EventSink, SessionEvent
 from complex_edit.server.session.request import EditRequest, LineRange
-from complex_edit.server.session.result import SessionResult, SessionRunner
+from complex_edit.server.session.result import FinishedSession, SessionRunner
 from complex_edit.server.settings import Settings
 from complex_edit.server.text.diff import TextChange, apply_changes
 from complex_edit.server.text.documents import Snapshot
@@ -163,7 +163,7 @@ class _FitTheFile:
         self._runner = runner
         self._document = document
 
-    async def run_session(self, request: EditRequest, on_event: EventSink) -> SessionResult:
+    async def run_session(self, request: EditRequest, on_event: EventSink) -> FinishedSession:
         finished = await self._runner.run_session(request, on_event)
         if not finished.outcome.success:
             return finished
@@ -172,7 +172,7 @@ class _FitTheFile:
         try:
             fitted.encode("utf-8")
         except UnicodeEncodeError:
-            return SessionResult(
+            return FinishedSession(
                 finished.outcome.model_copy(
                     update={
                         "success": False,
@@ -183,4 +183,6 @@ class _FitTheFile:
                     }
                 )
             )
-        return finished if fitted == target else SessionResult.of(request, finished.outcome, fitted)
+        return (
+            finished if fitted == target else FinishedSession.of(request, finished.outcome, fitted)
+        )

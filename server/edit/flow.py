@@ -25,7 +25,7 @@ from complex_edit.server.outcome import (
 )
 from complex_edit.server.session.events import EventSink
 from complex_edit.server.session.request import EditRequest, LineRange
-from complex_edit.server.session.result import SessionResult, SessionRunner
+from complex_edit.server.session.result import FinishedSession, SessionRunner
 from complex_edit.server.settings import Settings
 from complex_edit.server.text.diff import TextChange, compute_edits
 from complex_edit.server.text.documents import Snapshot
@@ -97,7 +97,7 @@ def _language(language_id: str, uri: str) -> str | None:
 
 
 async def _verdict(
-    order: EditOrder, editor: EditorPort, snapshot: Snapshot, finished: SessionResult
+    order: EditOrder, editor: EditorPort, snapshot: Snapshot, finished: FinishedSession
 ) -> Verdict:
     outcome = finished.outcome
     if not outcome.success:
@@ -116,7 +116,7 @@ async def _apply(
     order: EditOrder,
     editor: EditorPort,
     snapshot: Snapshot,
-    finished: SessionResult,
+    finished: FinishedSession,
     computed: Diff,
 ) -> Verdict:
     """Apply the result to the live document, rebased over what changed meanwhile, and read
@@ -227,7 +227,7 @@ def _proposed(
     order: EditOrder,
     editor: EditorPort,
     snapshot: Snapshot,
-    finished: SessionResult,
+    finished: FinishedSession,
     computed: Diff,
 ) -> Verdict:
     """Review without an editor that can ask: nothing applied, the hunks proposed against
@@ -278,7 +278,7 @@ def _proposed_hunk(hunk: Hunk, index: LineIndex, encoding: Encoding) -> Proposed
 
 
 def _onto_live(
-    editor: EditorPort, snapshot: Snapshot, live: Snapshot, finished: SessionResult
+    editor: EditorPort, snapshot: Snapshot, live: Snapshot, finished: FinishedSession
 ) -> list[TextChange] | None:
     """The result's changes against the live document: as the session computed them when
     nothing changed meanwhile, else rebased over the user's changes; None on a conflict."""

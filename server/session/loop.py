@@ -33,7 +33,7 @@ from complex_edit.server.session.events import (
     ToolStarted,
     TurnStarted,
 )
-from complex_edit.server.session.request import EditRequest as EditRequest  # process.py's name
+from complex_edit.server.session.request import EditRequest
 from complex_edit.server.session.validation import ResultValidator
 from complex_edit.server.text.diff import compute_edits
 from complex_edit.server.text.hunks import make_hunks

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from complex_edit.server.session.events import SessionEvent
-    from complex_edit.server.session.loop import EditRequest
-    from complex_edit.server.session.result import SessionResult
+    from complex_edit.server.session.request import EditRequest
+    from complex_edit.server.session.result import FinishedSession
 
 
 # -- to the session process --------------------------------------------------------------------
@@ -46,7 +46,7 @@ class Finished(NamedTuple):
     """The run ended: the session's result (a failed edit is a result too)."""
 
     run_id: int
-    result: SessionResult
+    result: FinishedSession
 
 
 class Failed(NamedTuple):

@@ -37,8 +37,8 @@ from complex_edit.server.session.wire import CHUNK, read_frame, write_frame
 
 if TYPE_CHECKING:
     from complex_edit.server.session.events import EventSink, SessionEvent
-    from complex_edit.server.session.loop import EditRequest
-    from complex_edit.server.session.result import SessionResult
+    from complex_edit.server.session.request import EditRequest
+    from complex_edit.server.session.result import FinishedSession
 
 log = logging.getLogger("complex_edit.sessions")
 # The installed package's worker, whatever the server's working directory holds: `-P` keeps
@@ -130,7 +130,7 @@ class SessionProcessError(RuntimeError):
 class _Run(NamedTuple):
     """A session running in the child: its answer, and who hears its events."""
 
-    answer: asyncio.Future[SessionResult]
+    answer: asyncio.Future[FinishedSession]
     on_event: EventSink
 
 
@@ -213,7 +213,7 @@ class _Child:
             except Exception:
                 log.exception("a progress callback failed")
 
-    def _unanswered(self, run_id: int) -> asyncio.Future[SessionResult] | None:
+    def _unanswered(self, run_id: int) -> asyncio.Future[FinishedSession] | None:
         run = self.runs.get(run_id)
         return None if run is None or run.answer.done() else run.answer
 
@@ -289,13 +289,13 @@ class SessionProcess:
         child = self._child
         return None if child is None or child.exited else child.process.pid
 
-    async def run_session(self, request: EditRequest, on_event: EventSink) -> SessionResult:
+    async def run_session(self, request: EditRequest, on_event: EventSink) -> FinishedSession:
         """`run_and_diff` in the child, with providers built from the server's environment.
         `on_event` is called on this loop, in order. Cancelling the caller cancels the session
         in the child (its HTTP request is aborted) without waiting for it to unwind."""
         child = await self._running_child()
         run_id = next(self._ids)
-        answer: asyncio.Future[SessionResult] = asyncio.get_running_loop().create_future()
+        answer: asyncio.Future[FinishedSession] = asyncio.get_running_loop().create_future()
         child.runs[run_id] = _Run(answer, on_event)
         try:
             child.send(RunSession(run_id, request))

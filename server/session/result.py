@@ -21,7 +21,7 @@ from complex_edit.server.text.unified import unified_diff
 
 
 @dataclass(frozen=True)
-class SessionResult:
+class FinishedSession:
     """A finished session and, for a success, the diff and the changes from the session's
     text to the result. The outcome's `final_text` is dropped: `changes` carry the result, so
     a multi-megabyte text does not travel back from the session process twice."""
@@ -31,7 +31,7 @@ class SessionResult:
     changes: tuple[TextChange, ...] = ()
 
     @classmethod
-    def of(cls, request: EditRequest, outcome: SessionOutcome, target: str) -> SessionResult:
+    def of(cls, request: EditRequest, outcome: SessionOutcome, target: str) -> FinishedSession:
         """The successful `outcome` of `request`, whose result is `target`."""
         return cls(
             outcome.model_copy(update={"final_text": None}),
@@ -46,15 +46,15 @@ class SessionResult:
 
 async def run_and_diff(
     request: EditRequest, provider: Provider, on_event: EventSink
-) -> SessionResult:
+) -> FinishedSession:
     outcome = await run_tool_loop(request, provider, on_event)
     if not outcome.success or outcome.final_text is None:
-        return SessionResult(outcome)
-    return SessionResult.of(request, outcome, outcome.final_text)
+        return FinishedSession(outcome)
+    return FinishedSession.of(request, outcome, outcome.final_text)
 
 
 class SessionRunner(Protocol):
-    async def run_session(self, request: EditRequest, on_event: EventSink) -> SessionResult:
+    async def run_session(self, request: EditRequest, on_event: EventSink) -> FinishedSession:
         """`run_and_diff` with a provider of the runner's; cancellation propagates."""
         ...
 
@@ -65,5 +65,5 @@ class InProcess:
     def __init__(self, provider: Provider) -> None:
         self._provider = provider
 
-    async def run_session(self, request: EditRequest, on_event: EventSink) -> SessionResult:
+    async def run_session(self, request: EditRequest, on_event: EventSink) -> FinishedSession:
         return await run_and_diff(request, self._provider, on_event)

@@ -29,7 +29,7 @@ from complex_edit.server.session.result import run_and_diff
 from complex_edit.server.session.wire import CHUNK, encode_frame, read_frame
 
 if TYPE_CHECKING:
-    from complex_edit.server.session.loop import EditRequest
+    from complex_edit.server.session.request import EditRequest
 
 log = logging.getLogger("complex_edit.session_worker")
 

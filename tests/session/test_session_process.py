@@ -22,7 +22,7 @@ from complex_edit.server.session.events import (
 )
 from complex_edit.server.session.loop import EditRequest
 from complex_edit.server.session.process import SessionProcess, SessionProcessError
-from complex_edit.server.session.result import SessionResult
+from complex_edit.server.session.result import FinishedSession
 from complex_edit.server.settings import Settings
 from tests.conftest import TEST_KEY
 from tests.fakes.gemini_emulator import GeminiEmulator, Reply
@@ -55,7 +55,7 @@ def _request(emulator: GeminiEmulator) -> EditRequest:
 
 async def _start_waiting_on_the_model(
     emulator: GeminiEmulator, sessions: SessionProcess
-) -> asyncio.Future[SessionResult]:
+) -> asyncio.Future[FinishedSession]:
     emulator.enqueue(Reply.hang())
     task = asyncio.ensure_future(sessions.run_session(_request(emulator), lambda _: None))
     await emulator.wait_for_requests_async(1)

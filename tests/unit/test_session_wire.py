@@ -14,7 +14,6 @@ import pytest
 
 from complex_edit.server.outcome import SessionOutcome
 from complex_edit.server.session.events import SessionFinished, TurnStarted
-from complex_edit.server.session.loop import EditRequest
 from complex_edit.server.session.messages import (
     CancelSession,
     Event,
@@ -23,7 +22,8 @@ from complex_edit.server.session.messages import (
     Message,
     RunSession,
 )
-from complex_edit.server.session.result import SessionResult
+from complex_edit.server.session.request import EditRequest
+from complex_edit.server.session.result import FinishedSession
 from complex_edit.server.session.wire import CHUNK, HEADER, read_frame, write_frame
 from complex_edit.server.settings import Settings
 from complex_edit.server.text.diff import TextChange
@@ -68,7 +68,7 @@ async def _send_and_receive(pipe: Pipe, message: Message) -> Message | None:
         Event(3, TurnStarted(turn=1, max_turns=8, last_calls=("replace_text",))),
         Event(3, SessionFinished(SessionOutcome(success=True, message="done"))),
         Finished(
-            3, SessionResult(SessionOutcome(success=True), "-a\n+b\n", (TextChange(0, 1, "b"),))
+            3, FinishedSession(SessionOutcome(success=True), "-a\n+b\n", (TextChange(0, 1, "b"),))
         ),
         Failed(4, "KeyError: 'x'"),
     ],
