@@ -12,7 +12,7 @@ import contextlib
 import sys
 from typing import TYPE_CHECKING, NoReturn
 
-from complex_edit.server import __version__
+from complex_edit.server import DEFAULT_MODEL, __version__
 
 if TYPE_CHECKING:
     import argparse
@@ -54,15 +54,31 @@ def _parser() -> argparse.ArgumentParser:
 
 # Settings flags shared by `edit` and `mcp`: (flag, setting, type, metavar, help).
 _SETTING_FLAGS: tuple[tuple[str, str, type, str, str], ...] = (
-    ("--model", "model", str, "NAME", "model name (setting model)"),
+    ("--model", "model", str, "NAME", f"model name (setting model, default {DEFAULT_MODEL})"),
+    (
+        "--thinking-level",
+        "thinkingLevel",
+        str,
+        "minimal|low|medium|high",
+        "how much the model thinks (setting thinkingLevel; default: not sent, the model's own, "
+        "medium on gemini-3.7/3.8-flash; they refuse minimal)",
+    ),
     ("--max-turns", "maxTurns", int, "N", "model requests per edit (setting maxTurns, default 8)"),
-    ("--temperature", "temperature", float, "T", "sampling temperature (setting temperature)"),
+    (
+        "--temperature",
+        "temperature",
+        float,
+        "T",
+        "sampling temperature (setting temperature; not sent to Gemini 3.6+, where it is "
+        "deprecated)",
+    ),
     (
         "--request-timeout-seconds",
         "requestTimeoutSeconds",
         float,
         "SECONDS",
-        "limit per model request (setting requestTimeoutSeconds)",
+        "time a model request has to answer, default 60; each request also gets time to "
+        "write an answer as long as the document (setting requestTimeoutSeconds)",
     ),
     (
         "--max-document-bytes",
@@ -79,7 +95,7 @@ _SETTING_FLAGS: tuple[tuple[str, str, type, str, str], ...] = (
         "wallTimeSeconds",
         float,
         "SECONDS",
-        "budget for one edit, retries included (setting wallTimeSeconds)",
+        "budget for one edit, every turn and retry included, default 600 (setting wallTimeSeconds)",
     ),
     (
         "--validate",
