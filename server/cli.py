@@ -194,17 +194,27 @@ def _add_mcp_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser
     _add_setting_flags(mcp)
 
 
-def configure_logging(level: str) -> None:
+def configure_logging(level: str, *, lines: bool = False) -> None:
+    """The process's log on stderr: timestamped records for the servers, or with `lines`
+    (`edit`) lines like the command's own ("complex-edit: ..."), the Python warnings an SDK
+    raises included. The Gemini SDK's own records are left out below ERROR: its one warning
+    (both key variables set) is told by the provider, naming the key in use."""
     import logging
 
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    shape = (
+        "complex-edit: %(message)s" if lines else "%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    handler.setFormatter(logging.Formatter(shape))
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(logging.WARNING)
     logging.getLogger("complex_edit").setLevel(level)
-    for noisy in ("pygls", "httpx", "httpcore", "google_genai", "google"):
+    for noisy in ("pygls", "httpx", "httpcore", "google"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
+    logging.getLogger("google_genai").setLevel(logging.ERROR)
+    if lines:
+        logging.captureWarnings(True)
 
 
 def _run_lsp(args: argparse.Namespace, sessions: SessionProcess) -> int:
@@ -233,7 +243,7 @@ def _run_lsp(args: argparse.Namespace, sessions: SessionProcess) -> int:
 def _run_edit(args: argparse.Namespace) -> int:
     from complex_edit.server.cli_edit import run_edit
 
-    configure_logging("WARNING")
+    configure_logging("WARNING", lines=True)
     return run_edit(args, setting_overrides(args))
 
 
