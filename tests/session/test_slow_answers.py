@@ -5,7 +5,10 @@ never sent again once it timed out, and the session says how long it has waited 
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import Any
+
+import pytest
 
 from complex_edit.server.outcome import SessionOutcome
 from complex_edit.server.providers.limits import request_limit
@@ -67,6 +70,40 @@ async def test_a_slow_whole_file_answer_lands_with_one_request(
     assert len(waited) >= 2
     assert [event.seconds for event in waited] == sorted(event.seconds for event in waited)
     assert describe(waited[0]).startswith("Turn 1/8 · waiting for the model · 0.")
+
+
+def real_source(size: int) -> str:
+    """This project's own modules, whole lines, at most `size` bytes."""
+    text = ""
+    for path in sorted((Path(__file__).parents[2] / "server").rglob("*.py")):
+        for line in path.read_text(encoding="utf-8").splitlines(keepends=True):
+            if len(text) + len(line) > size:
+                return text
+            text += line
+    return text
+
+
+@pytest.mark.parametrize("size", [8_000, 64_000])
+async def test_a_rewrite_at_a_real_model_s_pace_lands_with_one_request(
+    emulator: GeminiEmulator, hubs: dict[str, ProviderHub], size: int
+) -> None:
+    # 160 tokens/s after 6 s, and requestTimeoutSeconds, both at 1/50 of real time: at 64 KB
+    # the answer takes ~2.4 s against the old per-request limit of 1.2 s.
+    scale = 0.02
+    source = real_source(size)
+    rewritten = source.replace("settings", "config")
+    reply = Reply.function_calls(
+        [("set_document", {"content": rewritten}), ("complete_task", {"success": True})]
+    ).paced(scale=scale)
+    emulator.enqueue(reply)
+    outcome, _, _ = await run(
+        hubs["gemini"], emulator.base_url, source, requestTimeoutSeconds=60 * scale
+    )
+    assert outcome.success, outcome
+    assert outcome.final_text == rewritten
+    assert emulator.request_count == 1
+    if size > 50_000:
+        assert reply.delay > 60 * scale
 
 
 async def test_a_hang_ends_after_one_limit_with_one_error(
