@@ -76,6 +76,8 @@ class TaskRecord(BaseModel):
     task_id: str
     provider: str
     model: str
+    thinking_level: str | None = None
+    """The `thinkingLevel` setting of the run (None: not sent, the model's own default)."""
     passed: bool
     scored: bool
     excluded: Exclusion | None = None
