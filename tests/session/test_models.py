@@ -9,9 +9,13 @@ from typing import Any
 
 import pytest
 
-from complex_edit.server.settings import DEFAULT_MODEL
+from complex_edit.server.providers.select import ProviderHub
+from complex_edit.server.session.loop import EditRequest, run_session
+from complex_edit.server.settings import DEFAULT_MODEL, Settings
 from tests.conftest import TEST_KEY
 from tests.fakes.gemini_emulator import GeminiEmulator, Reply
+from tests.fakes.openai_emulator import OpenAIEmulator
+from tests.fakes.openai_emulator import Reply as OpenAIReply
 from tests.session.conftest import RunFn
 
 DOC = "def foo():\n    return 1\n"
@@ -140,3 +144,22 @@ async def test_both_keys_set_names_the_one_in_use_never_a_value(
     assert TEST_KEY not in text
     assert "gemini-key-value" not in text
     assert emulator.requests[0].api_key == TEST_KEY
+
+
+async def test_openai_gets_the_thinking_level_as_its_reasoning_effort(
+    openai_server: OpenAIEmulator, hubs: dict[str, ProviderHub]
+) -> None:
+    openai_server.reset()
+    openai_server.enqueue(
+        OpenAIReply.tool_calls([("complete_task", {"success": True, "message": "done"})])
+    )
+    layer = {
+        "provider": "openai",
+        "baseUrl": openai_server.base_url,
+        "requestTimeoutSeconds": 5,
+        "thinkingLevel": "high",
+    }
+    request = EditRequest(instruction="edit it", text=DOC, settings=Settings.from_layers({}, layer))
+    outcome = await run_session(request, hubs["openai"])
+    assert outcome.success, outcome
+    assert openai_server.requests[0].body["reasoning_effort"] == "high"
