@@ -44,7 +44,8 @@ from complex_edit.prompts.loader import load  # noqa: E402
 from complex_edit.server.settings import Settings  # noqa: E402
 
 try:  # the layout of issue 16
-    from complex_edit.server.session.loop import EditRequest, build_first_message
+    from complex_edit.server.session.loop import build_first_message
+    from complex_edit.server.session.request import EditRequest
 except ImportError:  # the flat layout before it
     from complex_edit.server.session import EditRequest, build_first_message  # type: ignore[no-redef,attr-defined]
 

@@ -12,7 +12,7 @@ import contextlib
 import sys
 from typing import TYPE_CHECKING, NoReturn
 
-from complex_edit.server import __version__
+from complex_edit.server import DEFAULT_MODEL, __version__
 
 if TYPE_CHECKING:
     import argparse
@@ -54,15 +54,31 @@ def _parser() -> argparse.ArgumentParser:
 
 # Settings flags shared by `edit` and `mcp`: (flag, setting, type, metavar, help).
 _SETTING_FLAGS: tuple[tuple[str, str, type, str, str], ...] = (
-    ("--model", "model", str, "NAME", "model name (setting model)"),
+    ("--model", "model", str, "NAME", f"model name (setting model, default {DEFAULT_MODEL})"),
+    (
+        "--thinking-level",
+        "thinkingLevel",
+        str,
+        "minimal|low|medium|high",
+        "how much the model thinks (setting thinkingLevel; default: not sent, the model's own, "
+        "medium on gemini-3.7/3.8-flash; they refuse minimal)",
+    ),
     ("--max-turns", "maxTurns", int, "N", "model requests per edit (setting maxTurns, default 8)"),
-    ("--temperature", "temperature", float, "T", "sampling temperature (setting temperature)"),
+    (
+        "--temperature",
+        "temperature",
+        float,
+        "T",
+        "sampling temperature (setting temperature; not sent to Gemini 3.6+, where it is "
+        "deprecated)",
+    ),
     (
         "--request-timeout-seconds",
         "requestTimeoutSeconds",
         float,
         "SECONDS",
-        "limit per model request (setting requestTimeoutSeconds)",
+        "time a model request has to answer, default 60; each request also gets time to "
+        "write an answer as long as the document (setting requestTimeoutSeconds)",
     ),
     (
         "--max-document-bytes",
@@ -79,7 +95,7 @@ _SETTING_FLAGS: tuple[tuple[str, str, type, str, str], ...] = (
         "wallTimeSeconds",
         float,
         "SECONDS",
-        "budget for one edit, retries included (setting wallTimeSeconds)",
+        "budget for one edit, every turn and retry included, default 600 (setting wallTimeSeconds)",
     ),
     (
         "--validate",
@@ -178,17 +194,27 @@ def _add_mcp_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser
     _add_setting_flags(mcp)
 
 
-def configure_logging(level: str) -> None:
+def configure_logging(level: str, *, lines: bool = False) -> None:
+    """The process's log on stderr: timestamped records for the servers, or with `lines`
+    (`edit`) lines like the command's own ("complex-edit: ..."), the Python warnings an SDK
+    raises included. The Gemini SDK's own records are left out below ERROR: its one warning
+    (both key variables set) is told by the provider, naming the key in use."""
     import logging
 
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    shape = (
+        "complex-edit: %(message)s" if lines else "%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    handler.setFormatter(logging.Formatter(shape))
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(logging.WARNING)
     logging.getLogger("complex_edit").setLevel(level)
-    for noisy in ("pygls", "httpx", "httpcore", "google_genai", "google"):
+    for noisy in ("pygls", "httpx", "httpcore", "google"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
+    logging.getLogger("google_genai").setLevel(logging.ERROR)
+    if lines:
+        logging.captureWarnings(True)
 
 
 def _run_lsp(args: argparse.Namespace, sessions: SessionProcess) -> int:
@@ -217,7 +243,7 @@ def _run_lsp(args: argparse.Namespace, sessions: SessionProcess) -> int:
 def _run_edit(args: argparse.Namespace) -> int:
     from complex_edit.server.cli_edit import run_edit
 
-    configure_logging("WARNING")
+    configure_logging("WARNING", lines=True)
     return run_edit(args, setting_overrides(args))
 
 

@@ -138,7 +138,7 @@ class _Printer:
             self._note(describe(event))
 
     def finish(self, result: EditResult, status: int) -> int:
-        wire = result.scrubbed_wire(self._env)
+        wire = result.with_validation().scrubbed_wire(self._env)
         if result.error:
             self._err.write(f"complex-edit: {wire['error']} [{result.reason}]\n")
         message = result.message or "Edit complete."

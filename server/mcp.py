@@ -231,7 +231,7 @@ def build_server(
 
 
 def tool_result(result: EditResult, env: Mapping[str, str], path: str) -> CallToolResult:
-    wire = result.scrubbed_wire(env)
+    wire = result.with_validation().scrubbed_wire(env)
     return CallToolResult(
         content=[TextContent(type="text", text=_summary(result, wire, path))],
         structured_content=wire,
@@ -247,10 +247,27 @@ def _summary(result: EditResult, wire: Mapping[str, Any], path: str) -> str:
     message = wire.get("message") or "Edit complete."
     if not result.diff:
         return f"{message}\n{path} was left as it was."
-    head = (
-        f"Edited {path}: {message}" if result.applied else f"Dry run, {path} not written: {message}"
-    )
+    if result.hunks is not None:
+        head = _REVIEW_HEAD.format(path=path, count=_changes(len(result.hunks)))
+    elif result.applied:
+        head = f"Edited {path}: {message}"
+    else:
+        head = f"Dry run, {path} not written: {message}"
     return f"{head}\n\n{result.diff}"
+
+
+# The review setting over MCP: nobody can be asked about each change here, and the setting
+# promises that nothing lands unreviewed, so the change is returned, not written.
+_REVIEW_HEAD = (
+    "Review is on (setting review) and MCP cannot ask about each change, so nothing was "
+    "written to {path}: {count} proposed below as a diff (and as `hunks` in the structured "
+    "result). Apply the ones to keep yourself, or run again with the review setting off to "
+    "write the edit."
+)
+
+
+def _changes(count: int) -> str:
+    return "1 change is" if count == 1 else f"{count} changes are"
 
 
 def _selection(start_line: int | None, end_line: int | None) -> LineRange | None:

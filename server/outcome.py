@@ -173,6 +173,16 @@ class EditResult(BaseModel):
         """A failure before any session ran (no turns, no diff)."""
         return cls(success=False, reason=reason, error=error)
 
+    def with_validation(self) -> EditResult:
+        """This result with a `validation` always (the CLI's `--json` and the MCP tool's
+        answers carry one): a request refused before any session says nothing was checked."""
+        if self.validation is not None:
+            return self
+        skipped = Validation(
+            syntax="skipped", detail="nothing was checked: the request ended before any result"
+        )
+        return self.model_copy(update={"validation": skipped})
+
     def to_wire(self) -> dict[str, Any]:
         """camelCase JSON object; absent optional fields are omitted."""
         return self.model_dump(by_alias=True, exclude_none=True, mode="json")

@@ -12,15 +12,17 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic.alias_generators import to_camel, to_snake
+
+from complex_edit.server import DEFAULT_MODEL as DEFAULT_MODEL
 
 ENV_PREFIX = "COMPLEX_EDIT_"
 SECTION = "complexEdit"
-DEFAULT_MODEL = "gemini-2.5-flash"
 
 Provider = Literal["gemini", "openai", "anthropic"]
 Validate = Literal["syntax", "off"]
+ThinkingLevel = Literal["minimal", "low", "medium", "high"]
 
 
 class SettingsError(ValueError):
@@ -92,6 +94,7 @@ class Settings(BaseModel):
     provider: Provider = "gemini"
     model: str = Field(default=DEFAULT_MODEL, min_length=1)
     max_turns: int = Field(default=8, ge=1, le=100)
+    thinking_level: ThinkingLevel | None = None
     temperature: float | None = Field(default=None, ge=0.0, le=2.0)
     request_timeout_seconds: float = Field(default=60.0, gt=0, le=3600)
     max_document_bytes: int = Field(default=10_000_000, ge=1)
@@ -102,6 +105,14 @@ class Settings(BaseModel):
     max_prompt_bytes: int = Field(default=100_000, ge=1)
     validate_result: Validate = Field(default="syntax", alias="validate")
     review: bool = False
+
+    @field_validator("thinking_level", mode="before")
+    @classmethod
+    def _level_in_any_case(cls, value: Any) -> Any:
+        """`LOW`, `Low` and ` low ` mean `low` (the SDK's enum is upper case); "" is unset."""
+        if isinstance(value, str):
+            return value.strip().lower() or None
+        return value
 
     @classmethod
     def env_name(cls, field: str) -> str:

@@ -21,6 +21,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
+    from complex_edit.server.eval.compare import Price
+    from complex_edit.server.eval.record import TaskRecord
+    from complex_edit.server.eval.report import Summary
     from complex_edit.server.eval.runner import EvalOptions
     from complex_edit.server.eval.suite import Task
     from complex_edit.server.settings import Settings
@@ -49,6 +52,12 @@ DESCRIPTION = (
 # Settings flags: (flag, setting, type, help).
 _SETTING_FLAGS: tuple[tuple[str, str, type, str], ...] = (
     ("--model", "model", str, "model name (setting model)"),
+    (
+        "--thinking-level",
+        "thinkingLevel",
+        str,
+        "minimal|low|medium|high (setting thinkingLevel; default: the model's own)",
+    ),
     ("--provider", "provider", str, "model provider (setting provider, default gemini)"),
     ("--max-turns", "maxTurns", int, "model requests per task (setting maxTurns, default 8)"),
     ("--temperature", "temperature", float, "sampling temperature (setting temperature)"),
@@ -89,6 +98,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--report",
         metavar="PATH",
         help="print the summary table of an existing results JSONL and exit",
+    )
+    parser.add_argument(
+        "--compare",
+        nargs="+",
+        metavar="PATH",
+        help="print one comparison table of several results JSONL files (a model and thinking "
+        "level each) and exit",
+    )
+    parser.add_argument(
+        "--price",
+        action="append",
+        default=[],
+        metavar="[MODEL=]IN/OUT",
+        help="US dollars per million input/output tokens, for the cost per task (repeatable; "
+        "without MODEL= for every model)",
     )
     parser.add_argument(
         "--fail-under",
@@ -137,25 +161,71 @@ def main(argv: Sequence[str] | None = None) -> int:
 def run(args: argparse.Namespace) -> int:
     """Run `complex-edit eval` with parsed arguments."""
     from complex_edit.server.eval import report
-    from complex_edit.server.eval.record import read_records
+    from complex_edit.server.eval.compare import PriceError, parse_prices
 
+    try:
+        prices = parse_prices(args.price)
+    except PriceError as exc:
+        return _usage(str(exc))
+    if args.compare:
+        return _compare(args.compare, prices)
     if args.report:
-        try:
-            records = list(read_records(Path(args.report)))
-        except (OSError, ValueError) as exc:
-            return _usage(f"{args.report}: cannot be read as eval results ({exc}).")
-        if not records:
-            return _usage(f"{args.report}: no records.")
+        records = _records(args.report)
+        if isinstance(records, str):
+            return _usage(records)
         first = records[0]
         summary = report.summarize(records)
         sys.stdout.write(
-            report.render(summary, suite=first.suite, provider=first.provider, model=first.model)
+            report.render(
+                summary,
+                suite=first.suite,
+                provider=first.provider,
+                model=first.model,
+                thinking=first.thinking_level or "default",
+                cost=_cost(summary, prices, first.model),
+            )
         )
         return EXIT_OK
     problem = _check_numbers(args)
     if problem:
         return _usage(problem)
     return _run_suite(args)
+
+
+def _records(path: str) -> list[TaskRecord] | str:
+    """The records of a results file, or what is wrong with it."""
+    from complex_edit.server.eval.record import read_records
+
+    try:
+        records = list(read_records(Path(path)))
+    except (OSError, ValueError) as exc:
+        return f"{path}: cannot be read as eval results ({exc})."
+    return records or f"{path}: no records."
+
+
+def _compare(paths: Sequence[str], prices: Mapping[str | None, Price]) -> int:
+    from complex_edit.server.eval.compare import Run, render_comparison
+
+    runs = []
+    for path in paths:
+        records = _records(path)
+        if isinstance(records, str):
+            return _usage(records)
+        runs.append(Run.of(path, records))
+    sys.stdout.write(render_comparison(runs, prices))
+    return EXIT_OK
+
+
+def _cost(
+    summary: Summary, prices: Mapping[str | None, Price], model: str
+) -> tuple[float, str] | None:
+    from complex_edit.server.eval.compare import cost_per_task, price_for
+
+    price = price_for(prices, model)
+    cost = cost_per_task(summary, price)
+    if price is None or cost is None:
+        return None
+    return cost, f"at ${price.input:g} / ${price.output:g} per 1M tokens in / out (--price)"
 
 
 def _check_numbers(args: argparse.Namespace) -> str | None:
@@ -227,12 +297,14 @@ def _execute(
     fail_under: float | None,
 ) -> int:
     from complex_edit.server.eval import report
+    from complex_edit.server.eval.compare import parse_prices
     from complex_edit.server.eval.progress import Progress
-    from complex_edit.server.eval.record import RecordWriter, TaskRecord
+    from complex_edit.server.eval.record import RecordWriter
     from complex_edit.server.eval.runner import EvalAborted, run_eval
     from complex_edit.server.outcome import scrub
     from complex_edit.server.providers.select import ProviderHub
 
+    prices = parse_prices(args.price)  # checked by `run`
     provider = ProviderHub(provider_env)
     out = Path(args.out) if args.out else _default_out(suite_name, settings.model)
     progress = Progress(len(tasks), sys.stderr, quiet=args.quiet)
@@ -272,6 +344,8 @@ def _execute(
             model=settings.model,
             seconds=time.monotonic() - started,
             results=str(out),
+            thinking=None if args.replay else settings.thinking_level or "default",
+            cost=_cost(summary, prices, settings.model),
         )
     )
     if status in (EXIT_INTERRUPTED, EXIT_TERMINATED):

@@ -23,6 +23,8 @@ SLIPS = (
     "final_newline",
     "line_endings",
     "line_numbers",
+    "blank_lines",
+    "escapes",
 )
 
 
@@ -76,6 +78,8 @@ class TaskRecord(BaseModel):
     task_id: str
     provider: str
     model: str
+    thinking_level: str | None = None
+    """The `thinkingLevel` setting of the run (None: not sent, the model's own default)."""
     passed: bool
     scored: bool
     excluded: Exclusion | None = None

@@ -118,8 +118,11 @@ def render(
     model: str,
     seconds: float | None = None,
     results: str | None = None,
+    thinking: str | None = None,
+    cost: tuple[float, str] | None = None,
 ) -> str:
-    """The summary table printed at the end of a run."""
+    """The summary table printed at the end of a run. `thinking`: the thinking level, shown
+    beside the model; `cost`: dollars per task and how they were priced."""
     took = f" in {seconds:.1f} s" if seconds is not None else ""
     count = summary.tasks
     mean_in = summary.input_tokens / count if count else 0.0
@@ -143,6 +146,7 @@ def render(
             f"{summary.latency_p50:.2f} s / {summary.latency_p95:.2f} s",
             "one session; tests not included",
         ),
+        *([("cost per task", f"${cost[0]:.4f}", cost[1])] if cost is not None else []),
         ("slips tolerated", str(summary.slips_tolerated), "whitespace, indentation, line ends"),
         ("elisions expanded", str(summary.elisions_expanded), "placeholders filled in"),
         ("elisions refused", str(summary.elisions_refused), "placeholders that would delete"),
@@ -152,6 +156,7 @@ def render(
     width = max(len(value) for _, value, _ in rows)
     lines = [
         f"complex-edit eval · suite {suite} · provider {provider} · model {model} · "
+        f"{f'thinking {thinking} · ' if thinking else ''}"
         f"{count} task{'s' if count != 1 else ''}{took}",
         "",
         *(f"  {name:<18} {value:<{width}}   ({note})" for name, value, note in rows),

@@ -219,6 +219,7 @@ def build_record(
         task_id=task.task_id,
         provider=settings.provider,
         model=settings.model,
+        thinking_level=settings.thinking_level,
         passed=passed,
         scored=excluded is None,
         excluded=excluded,

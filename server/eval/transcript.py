@@ -24,7 +24,6 @@ class Transcript:
         self.turns: list[TurnRecord] = []
         self.tool_errors = 0
         self.opened_at: float | None = None
-        self._next_call = 0
 
     def model_turn(self, turn: ModelTurn) -> None:
         self.turns.append(
@@ -36,19 +35,20 @@ class Transcript:
                 output_tokens=turn.usage.output_tokens,
             )
         )
-        self._next_call = 0
 
     def on_event(self, event: SessionEvent) -> None:
+        """A call's result: the first call of the turn by that name still without one (a
+        turn's complete_task is reported after the turn is settled, so after later calls)."""
         if not isinstance(event, ToolFinished):
             return
         if not event.ok:
             self.tool_errors += 1
-        if self.turns and self._next_call < len(self.turns[-1].calls):
-            call = self.turns[-1].calls[self._next_call]
+        calls = self.turns[-1].calls if self.turns else []
+        call = next((c for c in calls if c.ok is None and c.name == event.name), None)
+        if call is not None:
             call.ok = event.ok
             call.summary = event.summary
             call.adjustments = list(event.adjustments)
-        self._next_call += 1
 
 
 class RecordingProvider:

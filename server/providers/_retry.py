@@ -1,11 +1,13 @@
 """Bounded retries for model requests, shared by every provider adapter.
 
 An adapter sends one request through `RetryBudget.call` with a classifier that turns each
-exception into either a `Retry` (a transient fault: 408, 429, 5xx, timeout, connection) or a
-`RunError` that ends the run at once. Retries are capped by `maxRetries` and by the run's wall-time
-budget; a server-given retry delay is honoured, and one longer than the remaining budget fails fast
-with that delay in the message. Each retry is announced (`RetryNotice`) before its wait, so the
-user sees why the model is slow. The SDKs' own retries are always switched off.
+exception into either a `Retry` (a transient fault: 408, 429, 5xx, connection) or a `RunError`
+that ends the run at once. A request that outlives its limit (`limits.request_limit`) ends the
+run with one error and is never sent again (see `limits`). Retries are capped by `maxRetries` and
+by the run's wall-time budget; a server-given retry delay is honoured, and one longer than the
+remaining budget fails fast with that delay in the message. Each retry is announced
+(`RetryNotice`) before its wait, so the user sees why the model is slow. The SDKs' own retries
+are always switched off.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import TypeVar
 from urllib.parse import urlsplit
 
 from complex_edit.server.outcome import RunError, redact
+from complex_edit.server.providers.limits import timed_out
 from complex_edit.server.settings import Settings
 
 T = TypeVar("T")
@@ -27,8 +30,8 @@ T = TypeVar("T")
 RETRYABLE_STATUS = frozenset({408, 429, 500, 502, 503, 504, 529})
 MAX_BACKOFF_SECONDS = 8.0
 FIRST_BACKOFF_SECONDS = 0.5
-# Slack on top of requestTimeoutSeconds before the request is abandoned from the outside (the
-# SDK's own timeout should fire first).
+# Slack on top of a request's limit before it is abandoned from the outside (the SDK's own
+# timeout should fire first).
 HARD_TIMEOUT_SLACK_SECONDS = 5.0
 
 # Exception class names (anywhere in the MRO) that mean "the request did not get through".
@@ -80,12 +83,14 @@ def backoff(attempt: int) -> float:
 
 class RetryBudget:
     """The retry allowance of one conversation: `maxRetries` per request, and a deadline
-    `wallTimeSeconds` after the conversation opened."""
+    `wallTimeSeconds` after the conversation opened. `limit`: seconds one request may take
+    (default `requestTimeoutSeconds`)."""
 
     def __init__(
         self,
         settings: Settings,
         *,
+        limit: float | None = None,
         on_retry: RetryListener | None = None,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
@@ -94,21 +99,25 @@ class RetryBudget:
         self._clock = clock
         self._sleep = sleep
         self.max_retries = settings.max_retries
-        self.request_timeout = settings.request_timeout_seconds
+        self.settings = settings
+        self.limit = settings.request_timeout_seconds if limit is None else limit
         self.deadline = clock() + settings.wall_time_seconds
 
     async def call(self, send: Callable[[], Awaitable[T]], classify: Classifier) -> T:
         """`await send()` until it succeeds, `classify` says the failure is final, or the
-        retries or the time budget run out. Cancellation passes straight through."""
+        retries or the time budget run out. A timeout is final. Cancellation passes straight
+        through."""
         attempt = 0
         while True:
             attempt += 1
             try:
-                async with asyncio.timeout(self.request_timeout + HARD_TIMEOUT_SLACK_SECONDS):
+                async with asyncio.timeout(self.limit + HARD_TIMEOUT_SLACK_SECONDS):
                     return await send()
             except RunError:
                 raise
             except Exception as exc:
+                if is_timeout(exc):
+                    raise timed_out(self.settings, self.limit) from None
                 verdict = classify(exc)
             if isinstance(verdict, RunError):
                 raise verdict
@@ -147,15 +156,9 @@ def status_retry(status: int, failure: RunError, delay: float | None = None) -> 
     return Retry(failure, delay, why)
 
 
-def timeout_failure(settings: Settings) -> Retry:
-    seconds = settings.request_timeout_seconds
-    return Retry(
-        RunError(
-            "model_error",
-            f"The model did not answer within {seconds:g} s (setting requestTimeoutSeconds).",
-        ),
-        why=f"no answer in {seconds:g} s",
-    )
+def timeout_failure(settings: Settings) -> RunError:
+    """A timeout the budget did not see as one (it handles timeouts first): final too."""
+    return timed_out(settings, settings.request_timeout_seconds)
 
 
 def connection_failure(message: str) -> Retry:
@@ -170,7 +173,7 @@ def transport_failure(
     key_names: Iterable[str],
     host: str | None = None,
 ) -> Retry | RunError:
-    """Timeouts and connection faults are retried; anything else (an unreadable response, an
+    """Connection faults are retried, timeouts are final; anything else (an unreadable response, an
     SDK surprise) ends the run as `model_error` with the exception named, keys removed.
     `host` (never with credentials: see `service_host`) makes the message say where."""
     where = f" at {host}" if host else ""

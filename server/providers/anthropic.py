@@ -25,7 +25,6 @@ from complex_edit.server.providers._retry import (
     sentence,
     service_host,
     status_retry,
-    timeout_failure,
     transport_failure,
 )
 from complex_edit.server.providers.base import (
@@ -118,7 +117,8 @@ class AnthropicConversation:
         self._keyless = keyless
         self._settings = request.settings
         self._model = effective_model(request.settings, DEFAULT_MODEL)
-        self._budget = RetryBudget(request.settings, on_retry=request.on_retry)
+        self._limit = request.limit
+        self._budget = RetryBudget(request.settings, limit=self._limit, on_retry=request.on_retry)
         self._system = request.system_instruction
         self._messages: list[dict[str, Any]] = [{"role": "user", "content": request.first_message}]
         self._views: FullViews[tuple[int, int]] = FullViews()
@@ -154,7 +154,7 @@ class AnthropicConversation:
             messages=cast(Any, self._messages),
             tools=cast(Any, self._tools),
             tool_choice={"type": "any"},
-            timeout=self._settings.request_timeout_seconds,
+            timeout=self._limit,
             extra_body=extra or None,
         )
         if not hasattr(message, "content"):  # an HTML page or plain text answered 200
@@ -173,8 +173,6 @@ class AnthropicConversation:
             if status not in RETRYABLE_STATUS:
                 return failure
             return status_retry(status, failure, retry_after_seconds(exc.response.headers))
-        if isinstance(exc, anthropic.APITimeoutError):
-            return timeout_failure(self._settings)
         if isinstance(exc, anthropic.APIConnectionError):
             return connection_failure(f"Could not reach the model service at {self._host}.")
         return transport_failure(exc, self._settings, self._env, KEY_VARIABLES)

@@ -14,6 +14,7 @@ from typing import Any, Generic, Protocol, TypeVar
 from complex_edit.edit_tools.registry import ToolDeclaration
 from complex_edit.server.outcome import Usage
 from complex_edit.server.providers._retry import RetryListener
+from complex_edit.server.providers.limits import request_limit
 from complex_edit.server.settings import DEFAULT_MODEL, Settings
 
 
@@ -59,13 +60,21 @@ class ModelTurn:
 
 @dataclass(frozen=True)
 class ConversationRequest:
-    """`on_retry` is told of each retry of a model request before its wait."""
+    """`on_retry` is told of each retry of a model request before its wait. `answer_bytes`:
+    the size of the largest answer the model may legitimately write (the whole document, for a
+    rewrite), which sets how long one request may take (`limits.request_limit`)."""
 
     system_instruction: str
     tools: Sequence[ToolDeclaration]
     first_message: str
     settings: Settings
     on_retry: RetryListener | None = None
+    answer_bytes: int = 0
+
+    @property
+    def limit(self) -> float:
+        """Seconds one model request of this conversation may take."""
+        return request_limit(self.settings, self.answer_bytes)
 
 
 class Conversation(Protocol):

@@ -6,6 +6,7 @@ by the provider object for the life of the process.
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 from collections.abc import Mapping, Sequence
@@ -29,10 +30,14 @@ from complex_edit.server.providers.base import (
     ToolCall,
     ToolResult,
 )
+from complex_edit.server.providers.models import ModelParameters, parameters_for
+from complex_edit.server.settings import DEFAULT_MODEL
 
 if TYPE_CHECKING:
     from google import genai
     from google.genai import types
+
+log = logging.getLogger("complex_edit.providers.gemini")
 
 KEY_VARIABLES = CREDENTIALS["gemini"]
 DEFAULT_HOST = "generativelanguage.googleapis.com"
@@ -62,12 +67,15 @@ def api_key_configured(env: Mapping[str, str]) -> bool:
     return env.get("GOOGLE_GENAI_USE_VERTEXAI", "").lower() in ("1", "true", "yes")
 
 
+def key_in_use(env: Mapping[str, str]) -> str | None:
+    """The name of the variable whose key the SDK would pick (GOOGLE_API_KEY wins), or None
+    for Vertex AI."""
+    return next((name for name in ("GOOGLE_API_KEY", "GEMINI_API_KEY") if env.get(name)), None)
+
+
 def _api_key(env: Mapping[str, str]) -> str | None:
-    """The key the SDK itself would pick (GOOGLE_API_KEY wins), or None for Vertex AI."""
-    for name in ("GOOGLE_API_KEY", "GEMINI_API_KEY"):
-        if env.get(name):
-            return env[name]
-    return None
+    name = key_in_use(env)
+    return env[name] if name is not None else None
 
 
 class GeminiProvider:
@@ -76,8 +84,14 @@ class GeminiProvider:
     def __init__(self, env: Mapping[str, str] | None = None) -> None:
         self._env = env if env is not None else os.environ
         self._clients: dict[str | None, genai.Client] = {}
+        self._told_key = False
 
     def open(self, request: ConversationRequest) -> GeminiConversation:
+        """Raises `RunError('config')` before any request: no key, or a parameter the model
+        refuses (`models.parameters_for`)."""
+        parameters = parameters_for(request.settings, request.settings.model)
+        for note in parameters.notes:
+            log.warning("%s", note)
         if not api_key_configured(self._env):
             raise RunError(
                 "config",
@@ -85,7 +99,20 @@ class GeminiProvider:
                 "environment of the complex-edit server, or use Vertex AI with "
                 "GOOGLE_GENAI_USE_VERTEXAI=true, GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION.",
             )
-        return GeminiConversation(self._client(request.settings.base_url), request, self._env)
+        self._tell_key()
+        client = self._client(request.settings.base_url)
+        return GeminiConversation(client, request, parameters, self._env)
+
+    def _tell_key(self) -> None:
+        """Both key variables set: say which one is used (its name, never its value), once."""
+        if self._told_key or not all(self._env.get(name) for name in KEY_VARIABLES):
+            return
+        self._told_key = True
+        used = key_in_use(self._env)
+        other = next(name for name in KEY_VARIABLES if name != used)
+        log.warning(
+            "Both GEMINI_API_KEY and GOOGLE_API_KEY are set; using %s (%s is ignored).", used, other
+        )
 
     def _client(self, base_url: str | None) -> genai.Client:
         client = self._clients.get(base_url)
@@ -101,21 +128,33 @@ class GeminiProvider:
 
 class GeminiConversation:
     def __init__(
-        self, client: genai.Client, request: ConversationRequest, env: Mapping[str, str]
+        self,
+        client: genai.Client,
+        request: ConversationRequest,
+        parameters: ModelParameters,
+        env: Mapping[str, str],
     ) -> None:
         from google.genai import types
 
         self._client = client
         self._env = env
         self._settings = request.settings
-        self._budget = RetryBudget(request.settings, on_retry=request.on_retry)
+        limit = request.limit
+        self._budget = RetryBudget(request.settings, limit=limit, on_retry=request.on_retry)
         self._history: list[types.Content] = [
             types.Content(role="user", parts=[types.Part(text=request.first_message)])
         ]
         self._views: FullViews[tuple[int, int]] = FullViews()
         self._config = types.GenerateContentConfig(
             system_instruction=request.system_instruction,
-            temperature=request.settings.temperature,
+            temperature=parameters.temperature,
+            thinking_config=(
+                types.ThinkingConfig(
+                    thinking_level=types.ThinkingLevel(parameters.thinking_level.upper())
+                )
+                if parameters.thinking_level is not None
+                else None
+            ),
             tools=[
                 types.Tool(
                     function_declarations=[
@@ -136,7 +175,7 @@ class GeminiConversation:
             ),
             automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True),
             http_options=types.HttpOptions(
-                timeout=int(request.settings.request_timeout_seconds * 1000),
+                timeout=int(limit * 1000),
                 retry_options=types.HttpRetryOptions(attempts=1),
             ),
         )
@@ -203,11 +242,18 @@ class GeminiConversation:
             return RunError("quota", f"The Gemini API quota or rate limit was hit ({label}).")
         if code == 400 and _looks_too_large(detail):
             return RunError("too_large", f"The request is too large for the model ({detail}).")
-        if code == 404:
+        if code == 404 and not _about_the_model(exc):
             return RunError(
                 "config",
-                f"The model '{self._settings.model}' was not found ({label}). "
-                "Check the 'model' setting.",
+                f"The service at {self._host()} answered {label} for the model request's URL, "
+                f"and not as the Gemini API answers about a model ({detail}). Check baseUrl / "
+                "GOOGLE_GEMINI_BASE_URL.",
+            )
+        if code == 404 or (code in (400, 410) and _says_retired(detail)):
+            return RunError(
+                "config",
+                f"The model '{self._settings.model}' was not found or is no longer served "
+                f"({label}). Check the 'model' setting; the current default is {DEFAULT_MODEL}.",
             )
         return RunError("model_error", sentence(f"The Gemini API answered {label}: {detail}"))
 
@@ -299,6 +345,25 @@ def _is_invalid_key(details: object) -> bool:
     return any(
         isinstance(item, dict) and str(item.get("reason", "")).startswith("API_KEY_")
         for item in (items if isinstance(items, list) else [])
+    )
+
+
+def _about_the_model(exc: Any) -> bool:
+    """A 404 in the API's own error format (`{"error": {"status": "NOT_FOUND", ...}}`) that
+    does not talk about a URL or a route: the API saying the model does not exist. An HTML or
+    plain-text 404, or one about the path, comes from something else at the base URL."""
+    details = exc.details
+    error = details.get("error") if isinstance(details, dict) else None
+    if not isinstance(error, dict) or str(error.get("status", "")) != "NOT_FOUND":
+        return False
+    message = str(error.get("message", "")).lower()
+    return not any(word in message for word in ("url", "route", "path"))
+
+
+def _says_retired(message: str) -> bool:
+    lowered = message.lower()
+    return "model" in lowered and any(
+        word in lowered for word in ("no longer", "retired", "shut down", "discontinued")
     )
 
 

@@ -25,7 +25,6 @@ from complex_edit.server.providers._retry import (
     sentence,
     service_host,
     status_retry,
-    timeout_failure,
     transport_failure,
 )
 from complex_edit.server.providers.base import (
@@ -125,7 +124,8 @@ class OpenAIConversation:
         self._keyless = keyless
         self._settings = request.settings
         self._model = effective_model(request.settings, DEFAULT_MODEL)
-        self._budget = RetryBudget(request.settings, on_retry=request.on_retry)
+        self._limit = request.limit
+        self._budget = RetryBudget(request.settings, limit=self._limit, on_retry=request.on_retry)
         self._tool_choice = "required"
         self._made_ids = 0
         self._messages: list[dict[str, Any]] = [
@@ -173,12 +173,14 @@ class OpenAIConversation:
         extra: dict[str, Any] = {}
         if self._settings.temperature is not None:
             extra["temperature"] = self._settings.temperature
+        if self._settings.thinking_level is not None:
+            extra["reasoning_effort"] = self._settings.thinking_level
         completion: Any = await self._client.chat.completions.create(
             model=self._model,
             messages=cast(Any, self._messages),
             tools=cast(Any, self._tools),
             tool_choice=cast(Any, self._tool_choice),
-            timeout=self._settings.request_timeout_seconds,
+            timeout=self._limit,
             **extra,
         )
         if not hasattr(completion, "choices"):  # an HTML page or plain text answered 200
@@ -251,8 +253,6 @@ class OpenAIConversation:
             if code not in RETRYABLE_STATUS or _error_code(exc) in QUOTA_EXHAUSTED_CODES:
                 return failure
             return status_retry(code, failure, retry_after_seconds(exc.response.headers))
-        if isinstance(exc, openai.APITimeoutError):
-            return timeout_failure(self._settings)
         if isinstance(exc, openai.APIConnectionError):
             return connection_failure(f"Could not reach the model service at {self._host}.")
         return transport_failure(exc, self._settings, self._env, KEY_VARIABLES)

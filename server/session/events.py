@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from complex_edit.server.outcome import SessionOutcome
+from complex_edit.server.providers.limits import seconds
 
 
 @dataclass(frozen=True)
@@ -53,11 +54,22 @@ class ModelRetrying:
 
 
 @dataclass(frozen=True)
+class ModelWaiting:
+    """The model request of the turn `started` began has been outstanding for `seconds`
+    (sent every few seconds while it is, so a person sees the edit is alive)."""
+
+    started: TurnStarted
+    seconds: float
+
+
+@dataclass(frozen=True)
 class SessionFinished:
     outcome: SessionOutcome
 
 
-SessionEvent = TurnStarted | ModelRetrying | ToolStarted | ToolFinished | SessionFinished
+SessionEvent = (
+    TurnStarted | ModelWaiting | ModelRetrying | ToolStarted | ToolFinished | SessionFinished
+)
 EventSink = Callable[[SessionEvent], None]
 
 
@@ -68,8 +80,10 @@ def describe(event: SessionEvent) -> str:
             so_far = f"+{added} −{removed} lines · " if added or removed else ""
             calls = f"last turn: {_calls(last_calls)} · " if last_calls else ""
             return f"Turn {turn}/{max_turns} · {so_far}{calls}waiting for the model…"
+        case ModelWaiting(started, waited):
+            return f"{describe(started).removesuffix('…')} · {seconds(waited)}"
         case ModelRetrying(turn, max_turns, why, retry, max_retries, delay):
-            wait = _seconds(delay)
+            wait = seconds(delay)
             return f"Turn {turn}/{max_turns} · {why}; retry {retry}/{max_retries} in {wait}"
         case ToolStarted(turn, max_turns, _, summary):
             return f"Turn {turn}/{max_turns} · {summary}"
@@ -86,10 +100,3 @@ def _calls(names: tuple[str, ...]) -> str:
     """`replace_text ×2, get_document` (in order of first call)."""
     counts = Counter(names)
     return ", ".join(f"{name} ×{n}" if n > 1 else name for name, n in counts.items())
-
-
-def _seconds(value: float) -> str:
-    """`45 s`, `3 s`, `2.5 s`, `0.4 s`."""
-    if value >= 9.5:
-        return f"{value:.0f} s"
-    return f"{value:.1f}".removesuffix(".0") + " s"

@@ -8,16 +8,18 @@ call in the same turn failed; `complete_task(success=false)` fails it; the turn 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections import Counter
 from collections.abc import Sequence
 
 from complex_edit.edit_tools.lines import line_count, line_endings
 from complex_edit.edit_tools.registry import Completion, Toolbox, ToolOutcome, render_document
-from complex_edit.edit_tools.syntax import render_problems
+from complex_edit.edit_tools.syntax import Validation, render_problems
 from complex_edit.prompts.loader import load
 from complex_edit.server.outcome import Reason, RunError, SessionOutcome, Usage
 from complex_edit.server.providers._retry import RetryNotice
 from complex_edit.server.providers.base import (
+    Conversation,
     ConversationRequest,
     ModelTurn,
     Provider,
@@ -27,6 +29,7 @@ from complex_edit.server.providers.base import (
 from complex_edit.server.session.events import (
     EventSink,
     ModelRetrying,
+    ModelWaiting,
     SessionEvent,
     SessionFinished,
     ToolFinished,
@@ -39,6 +42,9 @@ from complex_edit.server.text.diff import compute_edits
 from complex_edit.server.text.hunks import make_hunks
 
 MAX_EMPTY_TURNS_IN_A_ROW = 2
+# While a model request is outstanding, a `ModelWaiting` every requestTimeoutSeconds / 8,
+# within these bounds (5 s with the default 60 s).
+WAITING_EVENT_SECONDS = (0.25, 5.0)
 
 
 def _ignore(_: SessionEvent) -> None:
@@ -98,6 +104,8 @@ class _Loop:
             request.text, request.language, request.settings.validate_result
         )
         self.integrity: Counter[str] = Counter()
+        self.validation: Validation | None = None
+        self.completions: list[tuple[ToolCall, ToolOutcome]] = []
         self.last_calls: tuple[str, ...] = ()
         self.turns = 0
         self.tool_calls = 0
@@ -111,6 +119,7 @@ class _Loop:
             turns=self.turns,
             tool_calls=self.tool_calls,
             usage=self.usage,
+            validation=self.validation or _unchecked(self.request),
             integrity=dict(self.integrity),
         )
 
@@ -130,14 +139,16 @@ class _Loop:
                 first_message=build_first_message(self.request),
                 settings=self.request.settings,
                 on_retry=self._retrying,
+                answer_bytes=len(self.request.text.encode("utf-8", "surrogatepass")),
             )
         )
         empty_in_a_row = 0
-        refused_for_syntax = False
+        refused_for_syntax = ""
         while self.turns < self.max_turns:
             self.turns += 1
-            self.on_event(self._turn_started())
-            turn = await conversation.next_turn()
+            started = self._turn_started()
+            self.on_event(started)
+            turn = await self._ask(conversation, started)
             self.usage = self.usage + turn.usage
             if not turn.calls:
                 empty_in_a_row += 1
@@ -149,16 +160,19 @@ class _Loop:
                     )
                 continue
             empty_in_a_row = 0
-            refused_for_syntax = False
+            refused_for_syntax = ""
             results, completion = self._execute(turn)
             if completion is not None:
                 if not completion.success:
+                    self._report_completions(results)
                     return self.failure(
                         "task_failed",
                         completion.error or completion.message or "The model gave up on the task.",
                     )
                 validation = await self.validator.check(self.toolbox.text)
+                self.validation = validation
                 if validation.syntax != "errors":
+                    self._report_completions(results)
                     return SessionOutcome(
                         success=True,
                         message=completion.message or "Edit complete.",
@@ -170,11 +184,13 @@ class _Loop:
                         integrity=dict(self.integrity),
                     )
                 self.integrity["syntax_refused"] += 1
-                refused_for_syntax = True
-                results = _refuse_completion(results, render_problems(validation))
+                refused_for_syntax = render_problems(validation)
+                results = _refuse_completion(results, refused_for_syntax)
+            self._report_completions(results)
             conversation.add_tool_results(results)
         refused = (
-            " Its last result had syntax errors the original did not have."
+            " Its last result had syntax errors the original did not have, so its "
+            f"complete_task was refused. {refused_for_syntax}"
             if refused_for_syntax
             else ""
         )
@@ -193,6 +209,37 @@ class _Loop:
                 removed += line_count(hunk.old_text)
                 added += line_count(hunk.new_text)
         return TurnStarted(self.turns, self.max_turns, added, removed, self.last_calls)
+
+    async def _ask(self, conversation: Conversation, started: TurnStarted) -> ModelTurn:
+        """The model's next turn; while it is outstanding, a `ModelWaiting` every few seconds."""
+        ticker = asyncio.ensure_future(self._tick(started))
+        try:
+            return await conversation.next_turn()
+        finally:
+            ticker.cancel()
+
+    async def _tick(self, started: TurnStarted) -> None:
+        low, high = WAITING_EVENT_SECONDS
+        interval = min(high, max(low, self.request.settings.request_timeout_seconds / 8))
+        began = time.monotonic()
+        while True:
+            await asyncio.sleep(interval)
+            self.on_event(ModelWaiting(started, time.monotonic() - began))
+
+    def _report_completions(self, results: Sequence[ToolResult]) -> None:
+        """The `ToolFinished` of this turn's complete_task calls, held back until the turn is
+        settled: a completion refused (a failed call beside it, new syntax errors) shows as
+        refused, with why."""
+        for call, outcome in self.completions:
+            result = next((r for r in results if r.call is call), None)
+            ok = result.ok if result is not None else outcome.ok
+            summary = outcome.summary if ok or result is None else _refusal(result)
+            self.on_event(
+                ToolFinished(
+                    self.turns, self.max_turns, call.name, ok, summary, outcome.adjustments
+                )
+            )
+        self.completions = []
 
     def _retrying(self, notice: RetryNotice) -> None:
         self.on_event(
@@ -223,6 +270,10 @@ class _Loop:
             self.integrity.update(outcome.adjustments)
             if outcome.refusal is not None:
                 self.integrity[outcome.refusal] += 1
+            outcomes.append((call, outcome))
+            if outcome.completion is not None:
+                self.completions.append((call, outcome))
+                continue
             self.on_event(
                 ToolFinished(
                     self.turns,
@@ -233,7 +284,6 @@ class _Loop:
                     outcome.adjustments,
                 )
             )
-            outcomes.append((call, outcome))
         return _settle_completion(outcomes)
 
     def _run_call(self, call: ToolCall) -> ToolOutcome:
@@ -291,6 +341,26 @@ def _refuse_completion(results: Sequence[ToolResult], problems: str) -> list[Too
         else result
         for result in results
     ]
+
+
+def _refusal(result: ToolResult) -> str:
+    """`complete_task: refused: 1 other call(s) in this turn failed (replace_text)`."""
+    error = str(result.response.get("error", "")).removeprefix("The task is NOT complete: ")
+    lines = error.splitlines() or ["refused"]
+    why = lines[0].split(". Fix them")[0].rstrip(":. ")
+    where = (
+        f" {lines[1].removeprefix('- ')}" if len(lines) > 1 and lines[1].startswith("- ") else ""
+    )
+    return f"{result.call.name}: refused: {why}{':' if where else ''}{where}"
+
+
+def _unchecked(request: EditRequest) -> Validation:
+    """The `validation` of a run that ended before any result was checked."""
+    return Validation(
+        language=request.language,
+        syntax="skipped",
+        detail="no result was checked: the run ended before the model completed the task",
+    )
 
 
 _ENDING_NAMES = {"\r\n": "CRLF", "\n": "LF", "\r": "CR"}

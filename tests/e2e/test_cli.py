@@ -166,6 +166,27 @@ CASES: dict[str, Case] = {
     "bad_range.py": Case(DOC, ["--prompt", "x", "--json", "--range", "3:1"]),
     "past_end.py": Case(DOC, ["--prompt", "x", "--json", "--range", "4:9"]),
     "blank_prompt.py": Case(DOC, ["--prompt", "   ", "--json"]),
+    # issue 20: slow answers, refusals shown as refusals, the key in use, settings refused
+    "slow.py": Case(
+        DOC,
+        ["--prompt", "rename"],
+        [RENAME.delayed(1.2)],
+        env={"COMPLEX_EDIT_REQUEST_TIMEOUT_SECONDS": "2"},
+    ),
+    "syntax_refused.py": Case(
+        DOC,
+        ["--prompt", "x", "--json", "--max-turns", "1"],
+        [calls(replace("return 1", "return (1"), done())],
+    ),
+    "sibling_failed.py": Case(
+        DOC,
+        ["--prompt", "x", "--max-turns", "1"],
+        [calls(replace("no such text", "x"), done())],
+    ),
+    "both_keys.py": Case(
+        DOC, ["--prompt", "rename", "--json"], [RENAME], env={"GOOGLE_API_KEY": TEST_KEY}
+    ),
+    "minimal.py": Case(DOC, ["--prompt", "x", "--json", "--thinking-level", "minimal"]),
 }
 
 
@@ -925,3 +946,65 @@ def test_review_without_a_terminal_is_a_usage_error(
         assert "--dry-run: not allowed with argument --review" in said
     else:
         assert "asks about each change on a terminal" in said
+
+
+# ------------------------------------------------------------------------------------------
+# issue 20: honest progress and errors
+# ------------------------------------------------------------------------------------------
+
+
+def test_every_json_result_has_a_validation(runs: dict[str, Run]) -> None:
+    for name, run in runs.items():
+        if "--json" in run.case.args and run.stdout.startswith("{"):
+            assert "syntax" in run.json()["validation"], name
+
+
+def test_a_slow_answer_shows_the_time_waited_and_lands(runs: dict[str, Run]) -> None:
+    run = runs["slow.py"]
+    assert run.returncode == 0, run.stderr
+    assert run.after == RENAMED
+    assert len(run.requests) == 1
+    assert "complex-edit: Turn 1/8 · waiting for the model · " in run.stderr
+
+
+def test_a_completion_refused_for_syntax_says_where(runs: dict[str, Run]) -> None:
+    run = runs["syntax_refused.py"]
+    assert run.returncode == 1, run.stderr
+    assert run.untouched
+    result = run.json()
+    assert result["reason"] == "max_turns"
+    assert "line 2" in result["error"]
+    assert "return (1" in result["error"]
+    assert result["validation"]["syntax"] == "errors"
+    assert "✗ complete_task: refused: " in run.stderr
+    assert "✓ complete_task" not in run.stderr
+
+
+def test_a_completion_beside_a_failed_call_shows_as_refused(runs: dict[str, Run]) -> None:
+    run = runs["sibling_failed.py"]
+    assert run.returncode == 1, run.stderr
+    assert "✗ complete_task: refused: 1 other call(s) in this turn failed (replace_text)" in (
+        run.stderr
+    )
+    assert "✓ complete_task" not in run.stderr
+
+
+def test_both_keys_name_the_one_in_use_in_the_command_s_own_lines(runs: dict[str, Run]) -> None:
+    run = runs["both_keys.py"]
+    assert run.returncode == 0, run.stderr
+    assert "complex-edit: Both GEMINI_API_KEY and GOOGLE_API_KEY are set; using GOOGLE_API_KEY" in (
+        run.stderr
+    )
+    assert all(line.startswith("complex-edit: ") for line in run.stderr.splitlines()), run.stderr
+    assert_no_secret(run)
+
+
+def test_a_thinking_level_the_model_refuses_is_config_before_any_request(
+    runs: dict[str, Run],
+) -> None:
+    run = runs["minimal.py"]
+    assert run.returncode == 2, run.stderr
+    assert run.requests == []
+    result = run.json()
+    assert result["reason"] == "config"
+    assert "thinkingLevel" in result["error"]

@@ -468,6 +468,8 @@ def test_checkhealth_reports_command_key_presence_and_version(
     assert "buffer(s) attached, position encoding utf-8" in with_key, with_key
     assert "OK API key set: GEMINI_API_KEY" in with_key, with_key
     assert "GOOGLE_GEMINI_BASE_URL is set" in with_key, with_key
+    assert "Model: gemini-3.8-flash (default)" in with_key, with_key
+    assert "Thinking level: not set (the model's own default, medium)" in with_key, with_key
     assert "ERROR" not in with_key, with_key
     assert "WARNING" not in with_key, with_key
     assert "WARNING No API key" in without_key, without_key

@@ -78,6 +78,13 @@ class RecordedRequest:
 # --------------------------------------------------------------------------------------------
 
 
+# A model's pace, for `Reply.paced`: ~160 output tokens/s after ~6 s to the first token
+# (Gemini 3.x Flash, published third-party figures), ~4 bytes of source per token.
+PACE_TOKENS_PER_SECOND = 160.0
+PACE_FIRST_TOKEN_SECONDS = 6.0
+BYTES_PER_TOKEN = 4.0
+
+
 @dataclass(frozen=True)
 class Reply:
     """One scripted answer. API emulators subclass it with builders for their wire format.
@@ -174,6 +181,21 @@ class Reply:
     def delayed(self, seconds: float) -> Self:
         """The same reply, sent after ``seconds``."""
         return dataclasses.replace(self, delay=seconds)
+
+    def paced(
+        self,
+        tokens_per_second: float = PACE_TOKENS_PER_SECOND,
+        first_token_seconds: float = PACE_FIRST_TOKEN_SECONDS,
+        *,
+        scale: float = 1.0,
+    ) -> Self:
+        """The same reply, sent when a model writing at ``tokens_per_second`` after
+        ``first_token_seconds`` would have finished it (a unary answer arrives whole at the
+        end): the delay counts ``BYTES_PER_TOKEN`` bytes of the body per token. ``scale``
+        shrinks both (0.1: ten times faster) so tests and benchmarks need no long waits.
+        Defaults: the published pace of Gemini 3.x Flash (see TECH_NOTES)."""
+        tokens = len(self.encoded_body()) / BYTES_PER_TOKEN
+        return self.delayed(scale * (first_token_seconds + tokens / tokens_per_second))
 
     def repeat(self, times: int | None) -> Self:
         """The same reply for ``times`` consecutive requests (None: forever)."""

@@ -31,7 +31,7 @@ KEY_VARIABLE = {
     "anthropic": "ANTHROPIC_API_KEY",
 }
 DEFAULT_MODEL = {
-    "gemini": "gemini-2.5-flash",
+    "gemini": "gemini-3.8-flash",
     "openai": "gpt-5.4-mini",
     "anthropic": "claude-sonnet-4-6",
 }

@@ -20,8 +20,8 @@ from complex_edit.server.session.events import (
     ToolFinished,
     TurnStarted,
 )
-from complex_edit.server.session.loop import EditRequest
 from complex_edit.server.session.process import SessionProcess, SessionProcessError
+from complex_edit.server.session.request import EditRequest
 from complex_edit.server.session.result import FinishedSession
 from complex_edit.server.settings import Settings
 from tests.conftest import TEST_KEY

@@ -299,3 +299,20 @@ def test_a_record_written_before_the_integrity_fields_still_loads(tmp_path: Path
     assert again.turns_saved == again.slips_tolerated == 0
     assert again.transcript[0].calls[0].adjustments == []
     assert summarize([again]).turns_saved == 0
+
+
+def test_the_transcript_matches_a_completion_reported_after_the_turn() -> None:
+    from complex_edit.server.eval.transcript import Transcript
+    from complex_edit.server.providers.base import ModelTurn, ToolCall
+    from complex_edit.server.session.events import ToolFinished
+
+    transcript = Transcript()
+    transcript.model_turn(
+        ModelTurn(calls=[ToolCall("complete_task", {"success": True}), ToolCall("undo", {})])
+    )
+    transcript.on_event(ToolFinished(1, 8, "undo", False, "undo: nothing to undo"))
+    transcript.on_event(ToolFinished(1, 8, "complete_task", False, "complete_task: refused: x"))
+    completion, undo = transcript.turns[0].calls
+    assert (completion.ok, completion.summary) == (False, "complete_task: refused: x")
+    assert (undo.ok, undo.summary) == (False, "undo: nothing to undo")
+    assert transcript.tool_errors == 2

@@ -21,7 +21,7 @@ SERVER = Path(__file__).resolve().parents[2] / "server"
 # everything under it; `server` alone allows the package itself (its `__version__`).
 ALLOWED: dict[str, set[str]] = {
     "outcome": {"edit_tools.syntax"},
-    "settings": set(),
+    "settings": {"server"},  # its DEFAULT_MODEL
     "text": {"edit_tools.lines"},
     "providers": {"server.outcome", "server.settings", "edit_tools"},
     "session": {

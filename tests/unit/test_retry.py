@@ -19,10 +19,9 @@ from complex_edit.server.providers._retry import (
     retry_after_seconds,
     service_host,
     status_retry,
-    timeout_failure,
     transport_failure,
 )
-from complex_edit.server.session.events import ModelRetrying, describe
+from complex_edit.server.session.events import ModelRetrying, ModelWaiting, TurnStarted, describe
 from complex_edit.server.settings import Settings
 
 
@@ -143,7 +142,7 @@ async def test_a_hung_send_is_abandoned_after_the_hard_timeout() -> None:
 
     settings = Settings.from_layers({}, {"requestTimeoutSeconds": 0.01, "maxRetries": 0})
     run = RetryBudget(settings)
-    run.request_timeout = -4.95  # the 5 s slack leaves 50 ms
+    run.limit = -4.95  # the 5 s slack leaves 50 ms
 
     def classify(exc: Exception) -> Retry | RunError:
         return transport_failure(exc, settings, {}, ())
@@ -182,7 +181,10 @@ def test_retry_after_as_an_http_date() -> None:
 
 def test_transport_failures() -> None:
     settings = Settings()
-    assert isinstance(transport_failure(TimeoutError(), settings, {}, ()), Retry)
+    # A timeout is final since issue 20 (the request was accepted: never sent again).
+    timed_out = transport_failure(TimeoutError(), settings, {}, ())
+    assert isinstance(timed_out, RunError)
+    assert "requestTimeoutSeconds" in timed_out.message
     assert isinstance(transport_failure(ConnectionResetError(), settings, {}, ()), Retry)
     env = {"SOME_KEY": "secret-value-123"}
     failure = transport_failure(ValueError("bad secret-value-123"), settings, env, ["SOME_KEY"])
@@ -249,7 +251,6 @@ async def test_no_announcement_when_the_run_gives_up() -> None:
         (status_retry(429, RunError("quota", "q"), 3.0), "rate limited"),
         (status_retry(503, RunError("model_error", "m")), "the service answered 503"),
         (status_retry(529, RunError("model_error", "m")), "the service is overloaded (529)"),
-        (timeout_failure(Settings(request_timeout_seconds=60)), "no answer in 60 s"),
         (connection_failure("Could not reach it."), "could not reach the model service"),
         (
             transport_failure(ConnectionResetError(), Settings(), {}, ()),
@@ -284,4 +285,21 @@ def test_retries_say_why_in_a_few_words(retry: Retry | RunError, why: str) -> No
     ],
 )
 def test_the_retry_progress_line(event: ModelRetrying, line: str) -> None:
+    assert describe(event) == line
+
+
+@pytest.mark.parametrize(
+    ("event", "line"),
+    [
+        (
+            ModelWaiting(TurnStarted(1, 8), 45.2),
+            "Turn 1/8 · waiting for the model · 45 s",
+        ),
+        (
+            ModelWaiting(TurnStarted(2, 8, 3, 1, ("replace_text",)), 5.0),
+            "Turn 2/8 · +3 −1 lines · last turn: replace_text · waiting for the model · 5 s",
+        ),
+    ],
+)
+def test_the_waiting_progress_line(event: ModelWaiting, line: str) -> None:
     assert describe(event) == line

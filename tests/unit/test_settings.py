@@ -18,6 +18,7 @@ SAMPLES = {
     "temperature": "1.5",
     "validate_result": "off",
     "review": "true",
+    "thinking_level": "high",
 }
 
 
@@ -164,4 +165,31 @@ def test_validate_is_named_validate_in_every_layer() -> None:
     assert Settings.from_layers({"COMPLEX_EDIT_VALIDATE": "off"}).validate_result == "off"
     assert "setting 'validate' (COMPLEX_EDIT_VALIDATE)" in error_of(
         {"COMPLEX_EDIT_VALIDATE": "lint"}
+    )
+
+
+def test_the_default_model_is_current_and_no_thinking_level_is_set() -> None:
+    settings = Settings()
+    assert settings.model == "gemini-3.8-flash"
+    assert settings.thinking_level is None
+
+
+@pytest.mark.parametrize("command", [["edit", "f.py", "--prompt", "p"], ["mcp"]])
+def test_the_thinking_level_from_every_layer(command: list[str]) -> None:
+    from complex_edit.server.cli import _parser, setting_overrides
+
+    assert Settings.env_name("thinking_level") == "COMPLEX_EDIT_THINKING_LEVEL"
+    env = {"COMPLEX_EDIT_THINKING_LEVEL": "HIGH"}
+    assert Settings.from_layers(env).thinking_level == "high"
+    client = SettingsLayer.client(
+        "initializationOptions", {"complexEdit": {"thinkingLevel": "Low"}}
+    )
+    assert Settings.from_layers(env, client).thinking_level == "low"
+    args = _parser().parse_args([*command, "--thinking-level", "medium"])
+    assert Settings.from_layers(env, setting_overrides(args)).thinking_level == "medium"
+    assert Settings.from_layers({}, {"thinkingLevel": ""}).thinking_level is None
+    bad = _parser().parse_args([*command, "--thinking-level", "extreme"])
+    assert "setting 'thinkingLevel' (--thinking-level)" in error_of({}, setting_overrides(bad))
+    assert "setting 'thinkingLevel' (COMPLEX_EDIT_THINKING_LEVEL)" in error_of(
+        {"COMPLEX_EDIT_THINKING_LEVEL": "max"}
     )

@@ -1,5 +1,6 @@
---- `:checkhealth complex_edit`: Neovim version, the server command, and the effective provider's
---- key (present, missing, or not needed).
+--- `:checkhealth complex_edit`: Neovim version, the server command, the effective provider's
+--- key (present, missing, or not needed; the one in use when both Gemini keys are set), and the
+--- model and thinking level in effect.
 --- Never prints the value of a key or of any other environment variable.
 
 local M = {}
@@ -222,6 +223,9 @@ local function setting(config, name, variable)
   }
   for _, layer in ipairs(layers) do
     local value = type(layer[1]) == 'table' and layer[1][name] or nil
+    if type(value) == 'number' then
+      return tostring(value), layer[2]
+    end
     if type(value) == 'string' and vim.trim(value) ~= '' then
       return vim.trim(value), layer[2]
     end
@@ -233,9 +237,87 @@ local function setting(config, name, variable)
   return nil, nil
 end
 
+local DEFAULT_MODEL = 'gemini-3.8-flash'
+
+--- The model-family rules of server/providers/models.py that the server applies (keep in step):
+--- the thinking levels a family accepts (nil: not known) and whether it still takes a temperature.
+local FAMILIES = {
+  {
+    pattern = 'gemini%-3%.[78]%-flash',
+    name = 'Gemini 3.7/3.8 Flash',
+    levels = { 'low', 'medium', 'high' },
+    default_level = 'medium',
+    sampling = false,
+  },
+  { pattern = 'gemini%-3%.6%-flash', name = 'Gemini 3.6 Flash', sampling = false },
+  { pattern = 'gemini%-3%.5%-flash%-lite', name = 'Gemini 3.5 Flash-Lite', sampling = true },
+  { pattern = 'gemini%-3%.1%-pro', name = 'Gemini 3.1 Pro', default_level = 'high', sampling = true },
+}
+
+local function family_of(model)
+  local name = (model:lower():gsub('^models/', ''))
+  for _, family in ipairs(FAMILIES) do
+    local rest = name:match('^' .. family.pattern .. '(.*)$')
+    if
+      rest
+      and (
+        rest == ''
+        or rest:match('^%-%d%d%d$')
+        or rest == '-latest'
+        or rest:match('^%-preview')
+        or rest:match('^%-exp')
+      )
+    then
+      return family
+    end
+  end
+  return nil
+end
+
+--- The model, thinking level and temperature the server will use, and what it will refuse or
+--- leave out (server/providers/models.py).
+local function check_model(config)
+  local model, model_from = setting(config, 'model', 'COMPLEX_EDIT_MODEL')
+  model = model or DEFAULT_MODEL
+  vim.health.info(
+    ('Model: %s (%s)'):format(model, model_from and ('from ' .. model_from) or 'default')
+  )
+  local family = family_of(model)
+  local level, level_from = setting(config, 'thinkingLevel', 'COMPLEX_EDIT_THINKING_LEVEL')
+  if not level then
+    local own = family and family.default_level and (', ' .. family.default_level) or ''
+    vim.health.info("Thinking level: not set (the model's own default" .. own .. ')')
+  elseif family and family.levels and not vim.list_contains(family.levels, level:lower()) then
+    vim.health.error(
+      ('Thinking level %s (from %s): %s refuses it'):format(level, level_from, model),
+      {
+        ('Use one of %s, or unset thinkingLevel; every edit fails with reason \'config\'.'):format(
+          table.concat(family.levels, ', ')
+        ),
+      }
+    )
+  else
+    vim.health.info(('Thinking level: %s (from %s)'):format(level:lower(), level_from))
+  end
+  local temperature, temperature_from = setting(config, 'temperature', 'COMPLEX_EDIT_TEMPERATURE')
+  if temperature and family and not family.sampling then
+    vim.health.warn(
+      ('temperature %s (from %s) is not sent: it is deprecated for %s (%s)'):format(
+        temperature,
+        temperature_from,
+        family.name,
+        model
+      ),
+      { 'Remove the setting, or use thinkingLevel to trade speed for care.' }
+    )
+  end
+end
+
 local function check_gemini_key(env, keys_set)
   if #keys_set > 1 then
-    vim.health.info('Both are set; the Gemini SDK uses GOOGLE_API_KEY.')
+    vim.health.info(
+      'Both are set: the key in use is GOOGLE_API_KEY (the Gemini SDK\'s rule); GEMINI_API_KEY is ignored.'
+    )
   end
   if #keys_set > 0 then
     return
@@ -290,6 +372,7 @@ local function check_model_access(config)
   end
   if provider == 'gemini' then
     check_gemini_key(env, keys_set)
+    check_model(config)
   elseif #keys_set == 0 and base_url_from and spec.key_optional_with_base_url then
     local key = spec.keys[1]
     vim.health.info(

@@ -10,6 +10,7 @@
 export const SERVER_SETTINGS = [
   "provider",
   "model",
+  "thinkingLevel",
   "maxTurns",
   "temperature",
   "requestTimeoutSeconds",
