@@ -59,7 +59,7 @@ return {
   },
   handlers = {
     ['complexEdit/preview'] = function(err, params, ctx)
-      return require('complex_edit.live_preview').handle(err, params, ctx)
+      return require('complex_edit.progress').preview(err, params, ctx)
     end,
   },
 }

@@ -97,10 +97,13 @@ def test_the_preview_is_drawn_never_written_and_cleared_however_the_edit_ends(
     # After the user typed, only a preview on the new version shows.
     assert report["typed_old_version"]["marks"] == 0, explain
     assert report["typed_new_version"]["virt_lines"] == SHOWN, explain
+    assert report["no_edit"]["marks"] == 0, explain
     # Unloading the buffer leaves nothing behind.
+    assert report["before_unload"]["virt_lines"] == SHOWN, explain
     assert report["autocmds_while_shown"] == 2, explain  # BufUnload, BufWipeout
     assert report["autocmds_after_unload"] == 0, explain
     assert report["after_reload"]["marks"] == 0, explain
+    assert report["running_after_reload"] is False, explain
 
 
 def test_opting_out_sends_no_capability_and_draws_nothing(

@@ -29,7 +29,7 @@ function M.clear(bufnr)
 end
 
 --- The loaded buffer whose URI is `uri`, or nil (never creates one).
-local function buffer_of(uri)
+function M.buffer_of(uri)
   for _, bufnr in ipairs(vim.api.nvim_list_bufs()) do
     if vim.api.nvim_buf_is_loaded(bufnr) and vim.uri_from_bufnr(bufnr) == uri then
       return bufnr
@@ -64,24 +64,18 @@ end
 ---@field hunks { range: lsp.Range, newText: string, oldText: string? }[]?
 ---@field done boolean?
 
---- The `complexEdit/preview` handler (lsp/complex_edit.lua registers it). A preview for a
+--- Shows a `complexEdit/preview` notification's change in `bufnr` (`encoding`: the client's
+--- position encoding), or clears the preview when it is the last one (`done`). A preview for a
 --- version the buffer has left is skipped: a newer one, or the edit itself, follows.
 ---@param params complex_edit.PreviewParams
----@param ctx lsp.HandlerContext
-function M.handle(_, params, ctx)
-  local document = type(params) == 'table' and params.textDocument or nil
-  local bufnr = type(document) == 'table' and buffer_of(document.uri) or nil
-  if not bufnr then
-    return
-  end
+function M.show(bufnr, params, encoding)
   if params.done or not M.enabled() then
     return M.clear(bufnr)
   end
-  if document.version ~= view.version(bufnr) then
+  if params.textDocument.version ~= view.version(bufnr) then
     return
   end
-  local client = vim.lsp.get_client_by_id(ctx.client_id)
-  M.draw(bufnr, params.hunks or {}, client and client.offset_encoding or 'utf-8')
+  M.draw(bufnr, type(params.hunks) == 'table' and params.hunks or {}, encoding)
 end
 
 return M

@@ -203,14 +203,27 @@ H.run(function()
   report.after_cancel = look()
 
   -- 5. The user typed: a preview on the new version shows; one on the old is skipped.
+  id = start_edit('while typing')
   local typed_at = version()
   vim.api.nvim_buf_set_lines(buf, -1, -1, true, { '# typed' })
   preview(H.cfg.hunks, typed_at)
   report.typed_old_version = look()
   preview(H.cfg.hunks)
   report.typed_new_version = look()
+  fake.pending[id] = nil
+  fake.reply(id, nil, { success = false, reason = 'task_failed', error = 'no', applied = false })
+  H.wait('the edit while typing to end', function()
+    return not complex_edit.is_running(buf)
+  end)
 
-  -- 6. The buffer is unloaded while a preview shows: nothing of it is left.
+  -- 6. No edit runs on the buffer: a preview is not drawn (none outlives its edit).
+  preview(H.cfg.hunks)
+  report.no_edit = look()
+
+  -- 7. The buffer is unloaded while a preview shows: nothing of it is left.
+  start_edit('until unloaded')
+  preview(H.cfg.hunks)
+  report.before_unload = look()
   vim.bo[buf].modified = false
   report.autocmds_while_shown =
     #vim.api.nvim_get_autocmds({ group = 'complex_edit_preview', buffer = buf })
@@ -220,5 +233,5 @@ H.run(function()
     #vim.api.nvim_get_autocmds({ group = 'complex_edit_preview', buffer = buf })
   vim.cmd('buffer ' .. buf)
   report.after_reload = look()
-  report.notifications_seen = #report.notifications
+  report.running_after_reload = complex_edit.is_running(buf)
 end)
