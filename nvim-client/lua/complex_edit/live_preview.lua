@@ -24,7 +24,7 @@ end
 function M.clear(bufnr)
   if vim.api.nvim_buf_is_valid(bufnr) then
     vim.api.nvim_buf_clear_namespace(bufnr, M.ns, 0, -1)
-    pcall(vim.api.nvim_clear_autocmds, { group = augroup, buffer = bufnr })
+    vim.api.nvim_clear_autocmds({ group = augroup, buffer = bufnr })
   end
 end
 
@@ -38,6 +38,14 @@ function M.buffer_of(uri)
   return nil
 end
 
+local function is_hunk(hunk)
+  local range = type(hunk) == 'table' and hunk.range or nil
+  return type(range) == 'table'
+    and type(range.start) == 'table'
+    and type(range['end']) == 'table'
+    and type(hunk.newText) == 'string'
+end
+
 --- Draws `hunks` (LSP ranges in `encoding`) in `bufnr` in place of the preview shown before.
 function M.draw(bufnr, hunks, encoding)
   -- Defined at every draw: `:colorscheme` clears them.
@@ -45,7 +53,7 @@ function M.draw(bufnr, hunks, encoding)
   vim.api.nvim_set_hl(0, HL.new, { link = 'DiffAdd', default = true })
   vim.api.nvim_buf_clear_namespace(bufnr, M.ns, 0, -1)
   for _, hunk in ipairs(hunks) do
-    if type(hunk) == 'table' and type(hunk.range) == 'table' then
+    if is_hunk(hunk) then
       view.draw(bufnr, M.ns, view.layout(bufnr, hunk, encoding), HL)
     end
   end
