@@ -34,6 +34,11 @@
 --- `filetypes` is left unset: the server edits any text, so it attaches to every buffer that has
 --- a filetype. Files outside a git repository get a client without a workspace folder (one
 --- client shared by all of them), which is all the server needs: it only edits open documents.
+---
+--- While an edit runs, the server sends the change so far (`complexEdit/preview`), which the
+--- plugin draws in the buffer without writing it: the client opts in with the capability
+--- `experimental.complexEditPreview`. `vim.g.complex_edit_live_preview = false`, set before the
+--- first buffer opens, opts out.
 
 local cmd = vim.g.complex_edit_cmd
 if type(cmd) == 'string' then
@@ -48,4 +53,13 @@ return {
   -- workspace folders: single files work. Never set `workspace_required` here.
   workspace_required = false,
   settings = { complexEdit = vim.empty_dict() },
+  -- Merged into Neovim's own capabilities (and your `capabilities`, which win).
+  capabilities = {
+    experimental = { complexEditPreview = vim.g.complex_edit_live_preview ~= false },
+  },
+  handlers = {
+    ['complexEdit/preview'] = function(err, params, ctx)
+      return require('complex_edit.progress').preview(err, params, ctx)
+    end,
+  },
 }

@@ -18,6 +18,7 @@ import { COMMAND, type EditResult, REQUEST_CANCELLED, asEditResult, isDocumentNo
 import { errorCode } from "./core/render";
 import { RunLog } from "./core/runLog";
 import { RESTART_SETTINGS } from "./core/settings";
+import { LivePreview, LivePreviewFeature } from "./livePreview";
 import { NotificationProgressFeature } from "./progress";
 import { SECTION, launchSettings, serverSettings } from "./settings";
 
@@ -65,6 +66,7 @@ export class ComplexEditServer implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [];
   private readonly running = new Set<vscode.CancellationTokenSource>();
   private readonly runLog: RunLog;
+  private readonly livePreview = new LivePreview();
   /** The stored key the running server was given (undefined: none, it uses the environment). */
   private keyInUse: string | undefined;
   private keyCheck: Promise<void> = Promise.resolve();
@@ -78,6 +80,7 @@ export class ComplexEditServer implements vscode.Disposable {
   ) {
     this.runLog = new RunLog((line) => this.output.appendLine(line));
     this.disposables.push(
+      this.livePreview,
       vscode.workspace.onDidChangeConfiguration((event) => {
         if (RESTART_SETTINGS.some((name) => event.affectsConfiguration(name))) {
           this.output.appendLine("[client] server settings changed: restarting the server");
@@ -208,6 +211,7 @@ export class ComplexEditServer implements vscode.Disposable {
     };
     const client = new LanguageClient("complexEdit", "Complex Edit", serverOptions, clientOptions);
     client.registerFeature(new NotificationProgressFeature(client, this.runLog));
+    client.registerFeature(new LivePreviewFeature(client, this.livePreview));
     this.client = client;
     try {
       await client.start();
@@ -264,6 +268,7 @@ export class ComplexEditServer implements vscode.Disposable {
       cancel();
     }
     this.running.add(source);
+    this.livePreview.started(request.document);
     try {
       const args = buildArguments({ ...request, uri: client.code2ProtocolConverter.asUri(request.document) });
       for (let attempt = 0; ; attempt++) {
@@ -295,6 +300,7 @@ export class ComplexEditServer implements vscode.Disposable {
         }
       }
     } finally {
+      this.livePreview.ended(request.document);
       link?.dispose();
       this.running.delete(source);
       source.dispose();

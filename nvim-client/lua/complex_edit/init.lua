@@ -19,7 +19,8 @@
 --- This file only wires the public API; each job lives in its own module: `run` (the command,
 --- its arguments, cancel), `jobs` (the running edits and how each ends), `progress` (the LSP
 --- events that follow them), `client` (finding the buffer's client), `messages` (what the user
---- sees), `history` (instructions, completion), `flash` (the changed-lines highlight), `config`.
+--- sees), `history` (instructions, completion), `flash` (the changed-lines highlight), `config`,
+--- `review` and `live_preview` (hunks shown in the buffer, drawn by `hunks`).
 
 local client = require('complex_edit.client')
 local config = require('complex_edit.config')

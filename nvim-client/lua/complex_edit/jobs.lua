@@ -3,6 +3,7 @@
 
 local config = require('complex_edit.config')
 local flash = require('complex_edit.flash')
+local live_preview = require('complex_edit.live_preview')
 local messages = require('complex_edit.messages')
 
 local M = {}
@@ -103,12 +104,14 @@ function M.stop_timer(job)
   end
 end
 
---- The buffer is free again: refresh statuslines and fire `User ComplexEditDone`, once per job.
+--- The buffer is free again: clear its live preview, refresh statuslines and fire
+--- `User ComplexEditDone`, once per job.
 function M.finish(job, data)
   if job.finished then
     return
   end
   job.finished = true
+  live_preview.clear(job.bufnr)
   messages.redraw_status()
   data.bufnr, data.request_id = job.bufnr, job.request_id
   messages.fire('ComplexEditDone', data)

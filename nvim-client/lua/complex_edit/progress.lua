@@ -1,7 +1,9 @@
 --- Follows the running edits through Neovim's LSP events: `$/progress` to the command line,
---- the completion of a cancelled request, the server detaching from a buffer.
+--- the completion of a cancelled request, the server detaching from a buffer, and the server's
+--- live preview of the change so far (`complexEdit/preview`).
 
 local jobs = require('complex_edit.jobs')
+local live_preview = require('complex_edit.live_preview')
 local messages = require('complex_edit.messages')
 
 local M = {}
@@ -69,6 +71,24 @@ function M.follow()
       end
     end,
   })
+end
+
+--- The `complexEdit/preview` handler (lsp/complex_edit.lua registers it): drawn only while an
+--- edit of that client runs on the buffer, so no preview outlives its edit.
+---@param params complex_edit.PreviewParams
+---@param ctx lsp.HandlerContext
+function M.preview(_, params, ctx)
+  local document = type(params) == 'table' and params.textDocument or nil
+  local bufnr = type(document) == 'table' and live_preview.buffer_of(document.uri) or nil
+  if not bufnr then
+    return
+  end
+  local job = jobs.on(bufnr)
+  if not job or job.client_id ~= ctx.client_id then
+    return live_preview.clear(bufnr)
+  end
+  local client = vim.lsp.get_client_by_id(ctx.client_id)
+  live_preview.show(bufnr, params, client and client.offset_encoding or 'utf-8')
 end
 
 return M

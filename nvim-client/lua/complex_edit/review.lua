@@ -8,6 +8,8 @@
 ---   require('complex_edit.review').act(action, bufnr)  -- next, prev, keep, drop, keep_all,
 ---                                                       -- drop_all, finish, cancel
 
+local view = require('complex_edit.hunks')
+
 local M = {}
 
 local levels = vim.log.levels
@@ -59,119 +61,21 @@ function M.is_open(bufnr)
   return reviews[bufnr] ~= nil
 end
 
---- Byte column of an LSP `character` in `line`, in the negotiated position encoding.
-local function byte_col(line, character, encoding)
-  if encoding == 'utf-8' then
-    return math.min(character, #line)
-  end
-  local ok, col = pcall(vim.str_byteindex, line, encoding, character, false)
-  return ok and col or #line
-end
-
---- The buffer as the server sees it (lines joined by "\n", a final "\n" with 'eol') and the
---- byte offset where each line starts.
-local function document(bufnr)
-  local lines = vim.api.nvim_buf_get_lines(bufnr, 0, -1, true)
-  local text = table.concat(lines, '\n')
-  if vim.bo[bufnr].eol and text ~= '' then
-    text = text .. '\n'
-  end
-  local starts, offset = {}, 0
-  for i, line in ipairs(lines) do
-    starts[i] = offset
-    offset = offset + #line + 1
-  end
-  return lines, text, starts
-end
-
-local function offset_of(pos, lines, text, starts, encoding)
-  local line = lines[pos.line + 1]
-  if line == nil then
-    return #text
-  end
-  return starts[pos.line + 1] + byte_col(line, pos.character, encoding)
-end
-
---- The buffer's text in `range` now.
-local function text_at(bufnr, range, encoding)
-  local lines, text, starts = document(bufnr)
-  local a = offset_of(range.start, lines, text, starts, encoding)
-  local b = offset_of(range['end'], lines, text, starts, encoding)
-  return text:sub(a + 1, b)
-end
-
---- How a hunk looks in the buffer: the rows it replaces (0-based, inclusive; none for a pure
---- insertion) and the whole lines that replace them.
-local function layout(bufnr, hunk, encoding)
-  local count = vim.api.nvim_buf_line_count(bufnr)
-  local s, e = hunk.range.start, hunk.range['end']
-  local new = hunk.newText:gsub('\r\n', '\n')
-  if s.line == e.line and s.character == e.character and s.character == 0 then
-    local added = vim.split(new:gsub('\n$', ''), '\n', { plain = true })
-    return { first = s.line, last = s.line - 1, new_lines = added }
-  end
-  local last = e.line
-  if e.character == 0 and e.line > s.line then
-    last = e.line - 1
-  end
-  last = math.min(last, count - 1)
-  local first_line = vim.api.nvim_buf_get_lines(bufnr, s.line, s.line + 1, false)[1] or ''
-  local prefix = first_line:sub(1, byte_col(first_line, s.character, encoding))
-  local suffix = ''
-  if last == e.line then
-    local last_line = vim.api.nvim_buf_get_lines(bufnr, last, last + 1, false)[1] or ''
-    suffix = last_line:sub(byte_col(last_line, e.character, encoding) + 1)
-  end
-  local whole = prefix .. new .. suffix
-  if last < e.line or e.line >= count then
-    whole = whole:gsub('\n$', '')
-  end
-  local new_lines = whole == '' and {} or vim.split(whole, '\n', { plain = true })
-  return { first = s.line, last = last, new_lines = new_lines }
-end
-
 local MARKS = { pending = '?', kept = 'keep', dropped = 'drop' }
+
+local HL = { old = 'DiffDelete', new = 'DiffAdd' }
 
 local function render(review)
   local bufnr = review.bufnr
   vim.api.nvim_buf_clear_namespace(bufnr, M.ns, 0, -1)
   local count = vim.api.nvim_buf_line_count(bufnr)
   for i, hunk in ipairs(review.hunks) do
-    local shape = layout(bufnr, hunk, review.encoding)
-    local tag = ('[%d/%d %s]'):format(i, #review.hunks, MARKS[hunk.state])
-    local current = i == review.current
-    local label_hl = current and 'Search' or 'Comment'
-    if shape.last >= shape.first and hunk.state ~= 'dropped' then
-      vim.api.nvim_buf_set_extmark(bufnr, M.ns, shape.first, 0, {
-        end_row = shape.last + 1,
-        end_col = 0,
-        strict = false,
-        hl_group = 'DiffDelete',
-        hl_eol = true,
-        priority = 200,
-      })
-    end
-    local anchor, above = shape.last, false
-    if shape.last < shape.first then -- a pure insertion: above the line it goes before
-      anchor, above = shape.first, true
-      if anchor >= count then
-        anchor, above = count - 1, false
-      end
-    end
-    local virt = {}
+    local shape = view.layout(bufnr, hunk, review.encoding)
     if hunk.state ~= 'dropped' then
-      for _, line in ipairs(shape.new_lines) do
-        table.insert(virt, { { line, 'DiffAdd' } })
-      end
-      if #shape.new_lines == 0 then
-        table.insert(virt, { { '(lines removed)', 'DiffAdd' } })
-      end
+      view.draw(bufnr, M.ns, shape, HL)
     end
-    vim.api.nvim_buf_set_extmark(bufnr, M.ns, math.max(anchor, 0), 0, {
-      virt_lines = #virt > 0 and virt or nil,
-      virt_lines_above = above,
-      strict = false,
-    })
+    local tag = ('[%d/%d %s]'):format(i, #review.hunks, MARKS[hunk.state])
+    local label_hl = i == review.current and 'Search' or 'Comment'
     vim.api.nvim_buf_set_extmark(bufnr, M.ns, math.min(math.max(shape.first, 0), count - 1), 0, {
       virt_text = { { tag .. ' ' .. (hunk.label or ''), label_hl } },
       virt_text_pos = 'eol',
@@ -263,13 +167,12 @@ end
 --- The kept hunks that no longer match the buffer (checked once the buffer moved on past
 --- `version`, or always when the answer had no `version`).
 local function stale_hunks(review, kept)
-  local tick = vim.lsp.util.buf_versions[review.bufnr] or vim.b[review.bufnr].changedtick
-  if review.version ~= nil and tick == review.version then
+  if review.version ~= nil and view.version(review.bufnr) == review.version then
     return {}
   end
   local stale = {}
   for i, hunk in ipairs(kept) do
-    local now = text_at(review.bufnr, hunk.range, review.encoding)
+    local now = view.text_at(review.bufnr, hunk.range, review.encoding)
     if hunk.oldText == nil or now ~= hunk.oldText then
       table.insert(stale, i)
     end
@@ -297,7 +200,7 @@ local function write_kept(review)
   end
   local shapes = {}
   for _, hunk in ipairs(kept) do
-    table.insert(shapes, layout(review.bufnr, hunk, review.encoding))
+    table.insert(shapes, view.layout(review.bufnr, hunk, review.encoding))
   end
   local edits = {}
   for _, hunk in ipairs(kept) do
