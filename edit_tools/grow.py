@@ -1,5 +1,6 @@
-"""A one-line exact match (with or without its line break) that grows into several lines:
-`old_text="x = 1"` found after the indentation of `    x = 1`, `new_text="x = 1\\ny = 2"`.
+"""A one-line exact match (with or without its line break, then given back at new_text's end)
+that grows into several lines: `old_text="x = 1"` found after the indentation of `    x = 1`,
+`new_text="x = 1\\ny = 2"`.
 The model wrote the added lines relative to the match, which it saw at column 0; written as
 sent they would land at column 0. They take the indentation of the line the match starts in
 (the document's own characters), unless new_text already carries some: when its shallowest
@@ -32,6 +33,11 @@ def indent_added_lines(text: str, start: int, old: str, new: str) -> Grown | Non
     when the rule does not apply (see the module docstring)."""
     if len(split_lines(old)) != 1 or is_blank(strip_terminator(old)):
         return None  # not one line (with or without its break) of text
+    if strip_terminator(old) != old and strip_terminator(new) == new:
+        # old_text takes its line break but new_text gives none back: the model moved where
+        # its lines end (`"return x;\n"` -> `"return y;\n}"`), and its last line joins what
+        # follows as written (a closing brace at column 0 stays there).
+        return None
     lines = split_lines(new)
     if len(lines) < 2:
         return None

@@ -193,6 +193,11 @@ def transport_failure(
 
 
 def is_timeout(exc: BaseException) -> bool:
+    """Did the request run out of time here? An HTTP answer is never that, even one whose
+    class says timeout (the Anthropic SDK's 408 `RequestTimeoutError`, 504
+    `GatewayTimeoutError`): the service answered, and its status decides."""
+    if isinstance(getattr(exc, "status_code", None), int):
+        return False
     return isinstance(exc, TimeoutError) or any(
         "Timeout" in cls.__name__ for cls in type(exc).__mro__
     )

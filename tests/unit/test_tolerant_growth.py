@@ -48,6 +48,15 @@ def test_the_match_with_its_line_break() -> None:
     assert text == "def f():\n    x = 1\n    y = 2\n    return x\n"
 
 
+def test_a_line_break_taken_and_not_given_back_leaves_the_last_line_as_written() -> None:
+    """The model moved where its lines end: its closing brace at column 0 is meant there
+    (tests/e2e/test_lsp_validation.py fixes a removed brace this way)."""
+    doc = "function f() {\n  return 1;\n\n\ng();\n"
+    text, outcome = replaced(doc, "return 1;\n", "return 2;\n}")
+    assert text == "function f() {\n  return 2;\n}\n\ng();\n"
+    assert outcome.adjustments == ()
+
+
 def test_crlf_document() -> None:
     text, _ = replaced(DOC.replace("\n", "\r\n"), "x = 1", "x = 1\ny = 2")
     assert text == "def f():\r\n    x = 1\r\n    y = 2\r\n    return x\r\n"
