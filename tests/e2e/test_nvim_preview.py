@@ -13,7 +13,6 @@ from typing import Any
 import pytest
 
 from tests.e2e.test_nvim_plugin import ORIGINAL, _hunk, run_script
-from tests.e2e.test_nvim_plugin import nvim as nvim  # the fixture
 from tests.fakes.gemini_emulator import GeminiEmulator
 
 pytestmark = pytest.mark.nvim
