@@ -10,10 +10,8 @@ writes a JSON report: the notifications the user saw, the buffer text, the healt
 
 from __future__ import annotations
 
-import json
 import sys
 import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -21,78 +19,17 @@ from typing import Any
 import pytest
 
 from tests.conftest import TEST_KEY
-from tests.editor.neovim import WAIT_MS, neovim_env, read_lsp_log, run_lua
+from tests.e2e.nvim_plugin_scripts import ORIGINAL, hunk, run_script, write
+from tests.editor.decoys import plant_decoys
 from tests.editor.turns import calls, done, replace, request_text
 from tests.fakes.gemini_emulator import GeminiEmulator, RecordedRequest, Reply
 
 pytestmark = pytest.mark.nvim
 
-REPO = Path(__file__).resolve().parents[2]
-PLUGIN_DIR = REPO / "nvim-client"
-SCRIPTS = Path(__file__).parent / "nvim_plugin"
-RUN_TIMEOUT = 40.0  # one Neovim process; every wait inside the scripts is bounded too
-
 INFO, WARN, ERROR = 2, 3, 4  # vim.log.levels
 
-ORIGINAL = "def foo(x):\n    return x + 1\n\n\nprint(foo(41))\n"
+DECOYS = ["server.py", "server/__init__.py", "complex_edit/__init__.py"]
 RENAMED = "def bar(x):\n    return x + 1\n\n\nprint(bar(41))\n"
-
-
-def run_script(
-    nvim: str,
-    script: str,
-    tmp_path: Path,
-    emulator: GeminiEmulator,
-    *,
-    cwd: Path | None = None,
-    **config: Any,
-) -> dict[str, Any]:
-    """Runs `nvim_plugin/<script>.lua` (in `cwd`, default `tmp_path`) and returns its report
-    (asserting the script succeeded)."""
-    result_path = tmp_path / f"{script}.report.json"
-    config.update(
-        plugin_dir=str(PLUGIN_DIR),
-        python=sys.executable,
-        result=str(result_path),
-        timeout_ms=WAIT_MS,
-    )
-    config_path = tmp_path / f"{script}.config.json"
-    config_path.write_text(json.dumps(config), encoding="utf-8")
-    env = neovim_env(emulator, tmp_path)
-    started = time.monotonic()
-    proc = run_lua(
-        nvim,
-        SCRIPTS / f"{script}.lua",
-        config_path,
-        cwd=cwd or tmp_path,
-        env=env,
-        timeout=RUN_TIMEOUT,
-    )
-    elapsed = time.monotonic() - started
-    lsp_log = read_lsp_log(env)
-    explain = (
-        f"script {script}.lua, exit code {proc.returncode}, {elapsed:.1f} s\n"
-        f"stdout: {proc.stdout[-2000:]}\nstderr: {proc.stderr[-2000:]}\n"
-        f"lsp.log (tail): {lsp_log[-3000:]}"
-    )
-    assert result_path.exists(), f"the script wrote no report\n{explain}"
-    report: dict[str, Any] = json.loads(result_path.read_text(encoding="utf-8"))
-    report["explain"] = f"report: {json.dumps(report, indent=2, ensure_ascii=False)}\n{explain}"
-    assert report.get("ok") is True, report["explain"]
-    assert report.get("server_stopped") is not False, report["explain"]
-    assert TEST_KEY not in lsp_log
-    assert not emulator.problems, f"unscripted model requests: {emulator.problems}"
-    return report
-
-
-def write(tmp_path: Path, name: str, text: str, *, git: bool = False) -> Path:
-    project = tmp_path / "project"
-    project.mkdir(exist_ok=True)
-    if git:
-        (project / ".git").mkdir(exist_ok=True)
-    path = project / name
-    path.write_text(text, encoding="utf-8")
-    return path
 
 
 # --- :ComplexEdit ---------------------------------------------------------------------------
@@ -224,11 +161,7 @@ def test_the_default_command_never_imports_from_the_project(
     path = write(tmp_path, "doc.py", ORIGINAL, git=True)
     markers = tmp_path / "markers"
     markers.mkdir()
-    for decoy in ("server.py", "server/__init__.py", "complex_edit/__init__.py"):
-        decoy_path = path.parent / decoy
-        decoy_path.parent.mkdir(exist_ok=True)
-        marker = markers / decoy.replace("/", ".")
-        decoy_path.write_text(f"open({str(marker)!r}, 'w')\nraise SystemExit(97)\n")
+    plant_decoys(path.parent, markers, DECOYS)
     emulator.enqueue(calls(replace("foo", "bar", replace_all=True), done("renamed foo to bar")))
 
     report = run_script(
@@ -570,22 +503,8 @@ def test_long_messages_fit_and_the_statusline_and_hooks_follow_the_edit(
 # --- :ComplexEditReview ---------------------------------------------------------------------
 
 
-def _hunk(
-    start: tuple[int, int], end: tuple[int, int], old: str, new: str, label: str = ""
-) -> dict[str, Any]:
-    return {
-        "range": {
-            "start": {"line": start[0], "character": start[1]},
-            "end": {"line": end[0], "character": end[1]},
-        },
-        "oldText": old,
-        "newText": new,
-        "label": label,
-    }
-
-
-FOO_LINE = _hunk((0, 0), (1, 0), "def foo(x):\n", "def bar(x):\n", "Line 1: foo to bar")
-PRINT_LINE = _hunk((4, 0), (5, 0), "print(foo(41))\n", "print(bar(41))\n", "Line 5: foo to bar")
+FOO_LINE = hunk((0, 0), (1, 0), "def foo(x):\n", "def bar(x):\n", "Line 1: foo to bar")
+PRINT_LINE = hunk((4, 0), (5, 0), "print(foo(41))\n", "print(bar(41))\n", "Line 5: foo to bar")
 KEPT_FOO = "def bar(x):\n    return x + 1\n\n\nprint(foo(41))\n"
 KEPT_PRINT = "def foo(x):\n    return x + 1\n\n\nprint(bar(41))\n"
 
@@ -603,8 +522,8 @@ def test_review_ui_keeps_drops_undoes_and_refuses_stale_hunks(
             "keys": "a<CR>",
             "hunks": [
                 FOO_LINE,
-                _hunk((2, 0), (2, 0), "", "# added\n"),
-                _hunk((4, 6), (4, 9), "foo", "bar"),
+                hunk((2, 0), (2, 0), "", "# added\n"),
+                hunk((4, 6), (4, 9), "foo", "bar"),
             ],
         },
         {"name": "drop all", "keys": "d<CR>", "hunks": [FOO_LINE, PRINT_LINE]},
