@@ -22,6 +22,8 @@ from typing import IO, Any
 
 import pytest
 
+from tests.editor.decoys import marker, plant_decoys
+
 ANSWER_TIMEOUT = 30.0
 DECOYS = [
     "server.py",
@@ -34,23 +36,12 @@ DECOYS = [
 ]
 
 
-def _marker(decoy: str) -> str:
-    return decoy.replace("/", ".")
-
-
 def _workspace(tmp_path: Path) -> tuple[Path, Path]:
     """A workspace of decoys, and the folder where an imported decoy leaves its marker."""
     workspace = tmp_path / "workspace"
     markers = tmp_path / "markers"
     markers.mkdir()
-    for name in DECOYS:
-        path = workspace / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        marker = markers / _marker(name)
-        path.write_text(
-            f"open({str(marker)!r}, 'w').write('imported')\nraise SystemExit(97)\n",
-            encoding="utf-8",
-        )
+    plant_decoys(workspace, markers, DECOYS)
     return workspace, markers
 
 
@@ -163,4 +154,4 @@ def test_a_plain_python_m_in_the_workspace_imports_a_decoy(tmp_path: Path) -> No
     answer, _ = _initialize([sys.executable, "-m", "complex_edit", "lsp"], workspace)
 
     assert answer is None
-    assert (markers / _marker("complex_edit/__init__.py")).exists()
+    assert (markers / marker("complex_edit/__init__.py")).exists()

@@ -13,15 +13,10 @@ import time
 import pytest
 from lsprotocol import types
 
-from tests.e2e.conftest import (
-    CommandError,
-    EditorSession,
-    calls,
-    done,
-    replace,
-    start_session,
-    stop_session,
-)
+from tests.editor.client import CommandError
+from tests.editor.servers import start_session, stop_session
+from tests.editor.session import EditorSession
+from tests.editor.turns import calls, done, replace
 from tests.fakes.gemini_emulator import GeminiEmulator, Reply
 
 DOC = "import os\n\n\ndef main():\n    print(os.getcwd())\n"

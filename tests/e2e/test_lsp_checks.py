@@ -12,7 +12,9 @@ import pytest
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
-from tests.e2e.conftest import EditorSession, SessionFactory, calls, done, first_message, replace
+from tests.editor.fixtures import SessionFactory
+from tests.editor.session import EditorSession
+from tests.editor.turns import calls, done, first_message, replace
 from tests.fakes.gemini_emulator import GeminiEmulator, Reply
 
 DOC = "alpha = 1\nbeta = 2\ngamma = 3\ndelta = 4\nomega = 5\n"

@@ -7,15 +7,9 @@ from collections.abc import Callable
 
 import pytest
 
-from tests.e2e.conftest import (
-    EditorSession,
-    assert_failure,
-    assert_success,
-    calls,
-    done,
-    first_message,
-    replace,
-)
+from tests.editor.checks import assert_failure, assert_success
+from tests.editor.session import EditorSession
+from tests.editor.turns import calls, done, first_message, replace
 from tests.fakes.gemini_emulator import GeminiEmulator, RecordedRequest, Reply
 
 DOC = (

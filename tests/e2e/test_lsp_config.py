@@ -9,16 +9,11 @@ import pytest
 from lsprotocol import types
 from pydantic.alias_generators import to_snake
 
-from tests.e2e.conftest import (
-    CommandError,
-    EditorSession,
-    SessionFactory,
-    assert_failure,
-    assert_success,
-    calls,
-    done,
-    replace,
-)
+from tests.editor.checks import assert_failure, assert_success
+from tests.editor.client import CommandError
+from tests.editor.fixtures import SessionFactory
+from tests.editor.session import EditorSession
+from tests.editor.turns import calls, done, replace
 from tests.fakes.gemini_emulator import GeminiEmulator, Reply
 
 DOC = "value = 1\n"

@@ -14,17 +14,11 @@ from dataclasses import dataclass, field
 
 from lsprotocol import types
 
-from tests.e2e.conftest import (
-    ApplyRecord,
-    EditorSession,
-    SessionFactory,
-    assert_success,
-    calls,
-    done,
-    replace,
-    to_range,
-    wait_until,
-)
+from tests.editor.checks import assert_success
+from tests.editor.client import ApplyRecord, to_range, wait_until
+from tests.editor.fixtures import SessionFactory
+from tests.editor.session import EditorSession
+from tests.editor.turns import calls, done, replace
 from tests.fakes.gemini_emulator import GeminiEmulator
 
 DOC = "alpha = 1\nbeta = 2\ngamma = 3\ndelta = 4\nomega = 5\n"

@@ -8,16 +8,11 @@ from typing import Any
 import pytest
 
 from tests.conftest import TEST_KEY
-from tests.e2e.conftest import (
-    CommandError,
-    EditorSession,
-    SessionFactory,
-    assert_failure,
-    calls,
-    done,
-    give_up,
-    replace,
-)
+from tests.editor.checks import assert_failure
+from tests.editor.client import CommandError
+from tests.editor.fixtures import SessionFactory
+from tests.editor.session import EditorSession
+from tests.editor.turns import calls, done, give_up, replace
 from tests.fakes.gemini_emulator import GeminiEmulator, Reply
 
 DOC = "total = 0\nfor i in range(10):\n    total += i\nprint(total)\n"

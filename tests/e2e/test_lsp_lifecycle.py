@@ -27,8 +27,8 @@ from complex_edit.server.lsp.log import ClientLogHandler
 from complex_edit.server.session.process import SessionProcess, SessionProcessError
 from tests.conftest import TEST_KEY
 from tests.fakes.gemini_emulator import GeminiEmulator, Reply
+from tests.fakes.rawlsp import EDITOR_CAPABILITIES, RawLspClient, RpcError, frame, server_env
 from tests.leftovers import running
-from tests.reliability.rawlsp import EDITOR_CAPABILITIES, RawLspClient, RpcError, frame, server_env
 
 DOC = "total = 0\nfor i in range(10):\n    total += i\nprint(total)\n"
 URI = "file:///lifecycle/doc.py"

@@ -7,7 +7,9 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import TEST_KEY
-from tests.e2e.conftest import EditorSession, SessionFactory, assert_minimal_edit, assert_success
+from tests.editor.checks import assert_minimal_edit, assert_success
+from tests.editor.fixtures import SessionFactory
+from tests.editor.session import EditorSession
 from tests.session.scripts import KEY_VARIABLE, Harness, calls, done, replace
 
 DOC = "def greet(name):\n    return 'Hello, ' + name\n\n\nprint(greet('world'))\n"

@@ -6,7 +6,9 @@ from __future__ import annotations
 import pytest
 from lsprotocol import types
 
-from tests.e2e.conftest import EditorSession, assert_success, calls, done, replace
+from tests.editor.checks import assert_success
+from tests.editor.session import EditorSession
+from tests.editor.turns import calls, done, replace
 from tests.fakes.gemini_emulator import GeminiEmulator, Reply
 
 DOC = "value = 1\n"

@@ -12,14 +12,10 @@ from typing import Any
 
 from lsprotocol import types
 
-from tests.e2e.conftest import (
-    EditorSession,
-    SessionFactory,
-    calls,
-    done,
-    position_to_offset,
-    replace,
-)
+from tests.editor.client import position_to_offset
+from tests.editor.fixtures import SessionFactory
+from tests.editor.session import EditorSession
+from tests.editor.turns import calls, done, replace
 from tests.fakes.gemini_emulator import GeminiEmulator
 
 DOC = "alpha = 1\nbeta = 2\ngamma = 3\ndelta = 4\nomega = 5\n"

@@ -9,16 +9,10 @@ import time
 import pytest
 
 from tests.conftest import TEST_KEY
-from tests.e2e.conftest import (
-    CommandError,
-    EditorSession,
-    assert_failure,
-    assert_success,
-    calls,
-    done,
-    give_up,
-    replace,
-)
+from tests.editor.checks import assert_failure, assert_success
+from tests.editor.client import CommandError
+from tests.editor.session import EditorSession
+from tests.editor.turns import calls, done, give_up, replace
 from tests.fakes.gemini_emulator import GeminiEmulator, Reply
 
 MARKER = "QZX-DOCUMENT-MARKER-7781"

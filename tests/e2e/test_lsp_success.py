@@ -7,16 +7,10 @@ import dataclasses
 from lsprotocol import types
 
 from tests.conftest import TEST_KEY
-from tests.e2e.conftest import (
-    EditorSession,
-    SessionFactory,
-    assert_minimal_edit,
-    assert_success,
-    calls,
-    done,
-    first_message,
-    replace,
-)
+from tests.editor.checks import assert_minimal_edit, assert_success
+from tests.editor.fixtures import SessionFactory
+from tests.editor.session import EditorSession
+from tests.editor.turns import calls, done, first_message, replace
 from tests.fakes.gemini_emulator import GeminiEmulator, Reply
 
 DOC = "def greet(name):\n    return 'Hello, ' + name\n\n\nprint(greet('world'))\n"

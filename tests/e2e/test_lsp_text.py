@@ -13,18 +13,12 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from tests.e2e.conftest import (
-    EditorSession,
-    SessionFactory,
-    assert_minimal_edit,
-    assert_success,
-    calls,
-    done,
-    first_message,
-    line_spans,
-    replace,
-)
+from tests.editor.checks import assert_minimal_edit, assert_success
+from tests.editor.fixtures import SessionFactory
+from tests.editor.session import EditorSession
+from tests.editor.turns import calls, done, first_message, replace
 from tests.fakes.gemini_emulator import GeminiEmulator
+from tests.fakes.lsp_positions import line_spans
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import json
 
-from tests.e2e.conftest import EditorSession, assert_success, calls, done, replace
+from tests.editor.checks import assert_success
+from tests.editor.session import EditorSession
+from tests.editor.turns import calls, done, replace
 from tests.fakes.gemini_emulator import GeminiEmulator
 
 DOC = "function greet(name) {\n  return 'Hello, ' + name;\n}\n\nconsole.log(greet('world'));\n"

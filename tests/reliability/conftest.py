@@ -1,8 +1,8 @@
 """Fixtures for the fault catalogue.
 
-The pytest-lsp editor harness of ``tests/e2e`` is reused as is (its fixtures are re-exported
-here, so this directory gets its own pool of server processes); ``rawlsp`` covers what that
-harness cannot send (raw bytes, odd capabilities, slow progress creation).
+The test editor's fixtures (``tests/editor/fixtures.py``) are imported here for pytest to find,
+so this directory gets its own pool of server processes; ``tests/fakes/rawlsp.py`` covers what
+that editor cannot send (raw bytes, odd capabilities, slow progress creation).
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 import pytest
 
 from tests.conftest import TEST_KEY
-from tests.e2e.conftest import editor, lsp_pool, make_editor, vscode
+from tests.editor.fixtures import editor, lsp_pool, make_editor, vscode
 from tests.fakes.gemini_emulator import GeminiEmulator
-from tests.reliability.rawlsp import RawLspClient, server_env
+from tests.fakes.rawlsp import RawLspClient, server_env
 
 __all__ = ["editor", "lsp_pool", "make_editor", "vscode"]
 

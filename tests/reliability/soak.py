@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from tests.fakes.gemini_emulator import GeminiEmulator, RecordedRequest, Reply
-from tests.reliability.rawlsp import EDITOR_CAPABILITIES, RawLspClient, RpcError, server_env
+from tests.fakes.rawlsp import EDITOR_CAPABILITIES, RawLspClient, RpcError, server_env
 
 SOAK_KEY = "soak-key-not-a-secret-0123456789"
 FILLER = "".join(f"def helper_{n}(value):\n    return value * {n}\n\n" for n in range(60))

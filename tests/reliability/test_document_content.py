@@ -7,15 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.e2e.conftest import (
-    EditorSession,
-    assert_failure,
-    assert_minimal_edit,
-    assert_success,
-    calls,
-    done,
-    replace,
-)
+from tests.editor.checks import assert_failure, assert_minimal_edit, assert_success
+from tests.editor.session import EditorSession
+from tests.editor.turns import calls, done, replace
 from tests.fakes.gemini_emulator import GeminiEmulator
 
 

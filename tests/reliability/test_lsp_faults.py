@@ -20,24 +20,13 @@ import pytest
 
 from complex_edit.server.lsp.framing import FramedInput
 from tests.conftest import TEST_KEY
-from tests.e2e.conftest import (
-    CommandError,
-    EditorSession,
-    assert_failure,
-    assert_success,
-    calls,
-    done,
-    replace,
-)
+from tests.editor.checks import assert_failure, assert_success
+from tests.editor.client import CommandError
+from tests.editor.session import EditorSession
+from tests.editor.turns import calls, done, replace
 from tests.fakes.gemini_emulator import GeminiEmulator, Reply
+from tests.fakes.rawlsp import EDITOR_CAPABILITIES, RawLspClient, RpcError, frame, server_env
 from tests.reliability.conftest import StartRaw
-from tests.reliability.rawlsp import (
-    EDITOR_CAPABILITIES,
-    RawLspClient,
-    RpcError,
-    frame,
-    server_env,
-)
 
 MARKER = "RELIABILITY-DOC-MARKER-5521"
 DOC = "total = 0\nfor i in range(10):\n    total += i\nprint(total)\n"

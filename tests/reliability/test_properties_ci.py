@@ -3,7 +3,7 @@ examples each, ``HYPOTHESIS_PROFILE=ci``: 2,000; see tests/hypothesis_profiles.p
 made of the characters that break editors: CRLF, lone CR, form feed, vertical tab, \\x1c,
 NEL, U+2028/2029, BOM, astral characters, ZWJ sequences, combining marks, CJK.
 
-Every check is against the strict reference positions of ``tests/reliability/rawlsp.py``
+Every check is against the strict reference positions of ``tests/fakes/lsp_positions.py``
 (shared with no server code). The last property drives the whole command flow
 (``server.edit.flow.perform``) in-process: a model rewrites the document while the user types,
 and the editor's text must end up as both changes or as the user's alone: no byte lost, no
@@ -40,8 +40,13 @@ from complex_edit.server.text.diff import TextChange, apply_changes, compute_edi
 from complex_edit.server.text.documents import DocumentStore, Snapshot
 from complex_edit.server.text.positions import LineIndex
 from complex_edit.server.text.rebase import Rebased, compose_changes, edit_landed, rebase_changes
+from tests.fakes.lsp_positions import (
+    addressable,
+    line_starts,
+    offset_to_position,
+    position_to_offset,
+)
 from tests.hypothesis_profiles import active
-from tests.reliability.rawlsp import offset_to_position, position_to_offset
 
 PROFILE = active()
 # The in-process command flow costs ~1 ms an example: a quarter of the profile's count.
@@ -75,15 +80,6 @@ PIECES = [
 ]
 texts = st.lists(st.sampled_from(PIECES), max_size=40).map("".join)
 encodings = st.sampled_from(["utf-8", "utf-16", "utf-32"])
-
-
-def addressable(text: str) -> list[int]:
-    """Offsets a position can name: all but the middle of a CRLF."""
-    return [
-        offset
-        for offset in range(len(text) + 1)
-        if not (0 < offset < len(text) and text[offset - 1] == "\r" and text[offset] == "\n")
-    ]
 
 
 def as_dict(position: Position) -> dict[str, int]:
@@ -145,23 +141,7 @@ def test_positions_round_trip_in_every_encoding(text: str, encoding: str, other:
         assert offset_at(index, position, encoding) == offset  # type: ignore[arg-type]
         across = position_at(index, offset, other)  # type: ignore[arg-type]
         assert offset_at(index, across, other) == offset  # type: ignore[arg-type]
-    assert index.line_count == len(addressable_lines(text))
-
-
-def addressable_lines(text: str) -> list[int]:
-    """Line starts by LSP rules (\\r\\n, \\r, \\n only), by walking the characters."""
-    starts = [0]
-    i = 0
-    while i < len(text):
-        if text[i] == "\r" and text[i + 1 : i + 2] == "\n":
-            i += 2
-            starts.append(i)
-        elif text[i] in "\r\n":
-            i += 1
-            starts.append(i)
-        else:
-            i += 1
-    return starts
+    assert index.line_count == len(line_starts(text))
 
 
 # -- 3. the document store follows the client ----------------------------------------------

@@ -31,7 +31,9 @@ import pytest
 from complex_edit.edit_tools.registry import Toolbox
 from complex_edit.prompts.loader import load
 from complex_edit.server.settings import Settings
-from tests.e2e.conftest import EditorSession, SessionFactory, calls, done, replace
+from tests.editor.fixtures import SessionFactory
+from tests.editor.session import EditorSession
+from tests.editor.turns import calls, done, replace
 from tests.fakes.gemini_emulator import GeminiEmulator, RecordedRequest, Reply
 from tests.reliability.conftest import StartRaw
 from tests.reliability.sessions import assert_failed_cleanly, run_model

@@ -1,7 +1,8 @@
 """Property tests for positions, edits, the document store and rebasing.
 
-Everything here is checked against small reference implementations written plainly in this
-file (character loops, no shared code with ``server``).
+Everything here is checked against reference implementations that share no code with
+``server``: the suite's position reference (``tests/fakes/lsp_positions.py``) and small ones
+written plainly in this file.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from complex_edit.server.text.documents import DocumentStore
 from complex_edit.server.text.positions import ENCODINGS, Encoding, LineIndex
 from complex_edit.server.text.rebase import Conflict, Rebased, compose_changes, rebase_changes
 from complex_edit.server.text.unified import unified_diff
+from tests.fakes.lsp_positions import addressable, clamped_offset, line_spans, offset_to_position
 
 PROPERTY = settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 HEAVY = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -65,73 +67,19 @@ encodings = st.sampled_from(ENCODINGS)
 # -- reference implementations -------------------------------------------------------------
 
 
-def ref_lines(text: str) -> list[tuple[int, int]]:
-    """(start, content end) of every LSP line, by walking the characters."""
-    lines = []
-    start = 0
-    i = 0
-    while i < len(text):
-        char = text[i]
-        if char == "\r" and i + 1 < len(text) and text[i + 1] == "\n":
-            lines.append((start, i))
-            i += 2
-            start = i
-        elif char in "\r\n":
-            lines.append((start, i))
-            i += 1
-            start = i
-        else:
-            i += 1
-    lines.append((start, len(text)))
-    return lines
-
-
-def width(char: str, encoding: Encoding) -> int:
-    if encoding == "utf-8":
-        return len(char.encode("utf-8"))
-    if encoding == "utf-16":
-        return 2 if ord(char) > 0xFFFF else 1
-    return 1
-
-
 def ref_offset(text: str, line: int, character: int, encoding: Encoding) -> int:
-    lines = ref_lines(text)
-    if line >= len(lines):
-        return len(text)
-    start, end = lines[line]
-    units = 0
-    for i in range(start, end):
-        step = width(text[i], encoding)
-        if units + step > character:
-            return i
-        units += step
-    return end
+    return clamped_offset(text, {"line": line, "character": character}, encoding)
 
 
 def ref_position(text: str, offset: int, encoding: Encoding) -> Position:
-    for number, (start, end) in enumerate(ref_lines(text)):
-        if start <= offset <= end:
-            units = sum(width(char, encoding) for char in text[start:offset])
-            return Position(line=number, character=units)
-    raise AssertionError(f"offset {offset} is not addressable")
-
-
-def addressable(text: str) -> list[int]:
-    """Offsets a Position can name: everything except between CR and LF."""
-    return [
-        offset
-        for offset in range(len(text) + 1)
-        if not (0 < offset < len(text) and text[offset - 1] == "\r" and text[offset] == "\n")
-    ]
+    return Position(**offset_to_position(text, offset, encoding))
 
 
 def ref_apply_text_edits(text: str, edits: list[TextEdit], encoding: Encoding) -> str:
     spans = []
     for text_edit in edits:
-        start = ref_offset(
-            text, text_edit.range.start.line, text_edit.range.start.character, encoding
-        )
-        end = ref_offset(text, text_edit.range.end.line, text_edit.range.end.character, encoding)
+        start = clamped_offset(text, text_edit.range.start, encoding)
+        end = clamped_offset(text, text_edit.range.end, encoding)
         spans.append((start, end, text_edit.new_text))
     for start, end, new_text in sorted(spans, reverse=True):
         text = text[:start] + new_text + text[end:]
@@ -234,9 +182,9 @@ def test_replaced_index_equals_a_fresh_index(text: str, data: st.DataObject) -> 
     derived = LineIndex(text).replaced(start, end, new_text)
     fresh = LineIndex(text[:start] + new_text + text[end:])
     assert derived.text == fresh.text
-    assert derived.line_count == fresh.line_count == len(ref_lines(fresh.text))
+    assert derived.line_count == fresh.line_count == len(line_spans(fresh.text))
     assert [derived.line_start(i) for i in range(derived.line_count)] == [
-        start for start, _ in ref_lines(fresh.text)
+        start for start, _ in line_spans(fresh.text)
     ]
 
 
@@ -395,7 +343,7 @@ def test_store_follows_a_client_making_incremental_changes(
             client = client[:start] + new_text + client[end:]
         store.change("file:///t", version, content_changes(events))
         assert store.snapshot("file:///t").text == client
-        assert store.line_index("file:///t").line_count == len(ref_lines(client))
+        assert store.line_index("file:///t").line_count == len(line_spans(client))
     since_open = store.changes_since("file:///t", 1)
     assert since_open is not None
     assert apply_changes(text, compose_changes(since_open)) == client
