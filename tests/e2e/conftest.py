@@ -6,8 +6,4 @@ from __future__ import annotations
 from tests.editor.fixtures import editor, lsp_pool, make_editor, vscode
 from tests.editor.neovim import nvim
 
-# test_emacs.py (another engineer's file this round) still imports these three from here;
-# once it imports them from tests.editor.turns, drop this line.
-from tests.editor.turns import calls, done, replace
-
-__all__ = ["calls", "done", "editor", "lsp_pool", "make_editor", "nvim", "replace", "vscode"]
+__all__ = ["editor", "lsp_pool", "make_editor", "nvim", "vscode"]

@@ -21,7 +21,6 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import TEST_KEY
-from tests.e2e.conftest import calls, done, replace
 from tests.e2e.emacs_terminal import (
     CLIENT_DIR,
     EmacsTerminal,
@@ -29,6 +28,7 @@ from tests.e2e.emacs_terminal import (
     missing_packages,
     server_executable,
 )
+from tests.editor.turns import calls, done, replace
 from tests.fakes.gemini_emulator import GeminiEmulator, RecordedRequest, Reply
 
 pytestmark = pytest.mark.emacs
