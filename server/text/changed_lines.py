@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from complex_edit.edit_tools.lines import count_breaks, line_start, split_lines
-from complex_edit.server.text.diff import TextChange, next_line_end
+from complex_edit.server.text.diff import TextChange, apply_within, next_line_end
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,13 +83,15 @@ def _whole_lines(before: str, changes: Sequence[TextChange]) -> list[tuple[int, 
         if settled and start <= settled[-1][1]:
             earlier_start, earlier_end, earlier = settled.pop()
             start, end, members = earlier_start, max(end, earlier_end), [*earlier, *members]
-        new_text = _new_text(before, start, end, members)
+        new_text = apply_within(before, members, start, end)
         grown = _grown(before, start, end, new_text)
         if grown != (start, end):
             pending.appendleft((*grown, members))
         else:
             settled.append((start, end, members))
-    return [(start, end, _new_text(before, start, end, members)) for start, end, members in settled]
+    return [
+        (start, end, apply_within(before, members, start, end)) for start, end, members in settled
+    ]
 
 
 def _grown(before: str, start: int, end: int, new_text: str) -> tuple[int, int]:
@@ -109,17 +111,6 @@ def _grown(before: str, start: int, end: int, new_text: str) -> tuple[int, int]:
 
 def _at_line_start(text: str, offset: int) -> bool:
     return offset == 0 or offset == len(text) or line_start(text, offset) == offset
-
-
-def _new_text(before: str, start: int, end: int, members: Sequence[TextChange]) -> str:
-    pieces: list[str] = []
-    position = start
-    for change in members:
-        pieces.append(before[position : change.start])
-        pieces.append(change.new_text)
-        position = change.end
-    pieces.append(before[position:end])
-    return "".join(pieces)
 
 
 def _trimmed(old_text: str, new_text: str, old_line: int, new_line: int) -> LineRegion | None:

@@ -51,17 +51,23 @@ class TextChange:
 
 def apply_changes(text: str, changes: Iterable[TextChange]) -> str:
     """Apply sorted, non-overlapping ``changes`` (all against ``text``)."""
+    return apply_within(text, changes, 0, len(text))
+
+
+def apply_within(text: str, changes: Iterable[TextChange], low: int, high: int) -> str:
+    """``text[low:high]`` with sorted, non-overlapping ``changes`` (all inside it, offsets into
+    ``text``) applied."""
     pieces: list[str] = []
-    position = 0
+    position = low
     for change in changes:
         if change.start < position:
             raise ValueError("changes overlap or are not sorted")
-        if change.end > len(text):
-            raise ValueError(f"change end {change.end} is past the end of the text ({len(text)})")
+        if change.end > high:
+            raise ValueError(f"change end {change.end} is past the end of the text ({high})")
         pieces.append(text[position : change.start])
         pieces.append(change.new_text)
         position = change.end
-    pieces.append(text[position:])
+    pieces.append(text[position:high])
     return "".join(pieces)
 
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from complex_edit.server.text.diff import TextChange, apply_changes, compute_edits
+from complex_edit.server.text.diff import TextChange, apply_changes, apply_within, compute_edits
 
 __all__ = [
     "Conflict",
@@ -327,20 +327,22 @@ def _same_result(text: str, one: Sequence[TextChange], other: Sequence[TextChang
         return True
     high = max(changes[-1].end for changes in (one, other) if changes)
     i, j, low = _last_stretch(one, other, high)
-    mine, theirs = _applied(text, one[i:], low, high), _applied(text, other[j:], low, high)
+    mine, theirs = apply_within(text, one[i:], low, high), apply_within(text, other[j:], low, high)
     if mine != theirs and len(mine) == len(theirs):
         return False
     i = j = 0
     while i < len(one) or j < len(other):
         low, end, next_i, next_j = _next_stretch(one, other, i, j)
         mine, theirs = (
-            _applied(text, one[i:next_i], low, end),
-            _applied(text, other[j:next_j], low, end),
+            apply_within(text, one[i:next_i], low, end),
+            apply_within(text, other[j:next_j], low, end),
         )
         if mine != theirs:
             if len(mine) == len(theirs):
                 return False
-            return _applied(text, one[i:], low, high) == _applied(text, other[j:], low, high)
+            return apply_within(text, one[i:], low, high) == apply_within(
+                text, other[j:], low, high
+            )
         i, j = next_i, next_j
     return True
 
@@ -378,15 +380,3 @@ def _last_stretch(
             low = min(low, other[j].start)
         else:
             return i, j, low
-
-
-def _applied(text: str, changes: Sequence[TextChange], low: int, high: int) -> str:
-    """``text[low:high]`` with ``changes`` (all inside it, offsets into ``text``) applied."""
-    pieces: list[str] = []
-    position = low
-    for change in changes:
-        pieces.append(text[position : change.start])
-        pieces.append(change.new_text)
-        position = change.end
-    pieces.append(text[position:high])
-    return "".join(pieces)

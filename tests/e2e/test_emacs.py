@@ -28,7 +28,7 @@ from tests.e2e.emacs_terminal import (
     missing_packages,
     server_executable,
 )
-from tests.editor.turns import calls, done, replace
+from tests.editor.turns import calls, done, replace, request_text
 from tests.fakes.gemini_emulator import GeminiEmulator, RecordedRequest, Reply
 
 pytestmark = pytest.mark.emacs
@@ -95,15 +95,6 @@ def start(emacs: str, emulator: GeminiEmulator, tmp_path: Path) -> Iterator[Star
     for terminal in terminals:
         terminal.close()
     assert not emulator.problems, f"unscripted model requests: {emulator.problems}"
-
-
-def request_text(request: RecordedRequest) -> str:
-    return "\n".join(
-        str(part.get("text", ""))
-        for content in request.contents
-        for part in content.get("parts", [])
-        if isinstance(part, dict)
-    )
 
 
 def held(go: threading.Event, reply: Reply) -> Callable[[RecordedRequest], Reply]:
