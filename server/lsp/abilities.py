@@ -11,8 +11,10 @@ from complex_edit.server.text.positions import Encoding, normalize_encoding
 
 # Clients that answer `workspace/applyEdit` while blocked in the request that caused it, and
 # report the change only after that request is answered (eglot's `eglot-execute-command`:
-# its didChange leaves from an idle timer). Matched on `clientInfo.name`.
-REPORTS_AFTER_ANSWER = frozenset({"Eglot"})
+# its didChange leaves from an idle timer). Matched in `clientInfo.name` ("Eglot"; pytest-lsp's
+# record of Emacs 29 says "Emacs (eglot)"), and eglot before it sent one (1.9, Emacs 28's
+# ELPA package) on what it announces (`_eglot_without_name`).
+REPORTS_AFTER_ANSWER = "eglot"
 # Clients that count position characters in code points without announcing an encoding
 # (lsp-mode 8.0 sends `clientInfo.name` "emacs").
 COUNT_CODE_POINTS = frozenset({"emacs", "lsp-mode"})
@@ -58,7 +60,8 @@ class ClientAbilities:
             configuration=bool(workspace is not None and workspace.configuration),
             work_done_progress=bool(window is not None and window.work_done_progress),
             position_encoding="utf-32" if code_points else normalize_encoding(encoding or "utf-16"),
-            reports_after_answer=name in REPORTS_AFTER_ANSWER,
+            reports_after_answer=REPORTS_AFTER_ANSWER in name.lower()
+            or (client is None and _eglot_without_name(capabilities)),
             whole_lines=code_points,
         )
 
@@ -71,3 +74,18 @@ class ClientAbilities:
 def _announces_encodings(capabilities: types.ClientCapabilities) -> bool:
     general = capabilities.general
     return bool(general is not None and general.position_encodings)
+
+
+def _eglot_without_name(capabilities: types.ClientCapabilities) -> bool:
+    """Eglot 1.9 sends no `clientInfo`; it alone announces, together, an empty `experimental`,
+    `willSaveWaitUntil`, and no dynamic registration of `workspace/executeCommand`."""
+    sync = capabilities.text_document.synchronization if capabilities.text_document else None
+    command = capabilities.workspace.execute_command if capabilities.workspace else None
+    return (
+        capabilities.experimental == {}
+        and sync is not None
+        and sync.will_save_wait_until is True
+        and sync.did_save is True
+        and command is not None
+        and command.dynamic_registration is False
+    )

@@ -120,6 +120,40 @@ class LspMode(Emacs):
     client_name: ClassVar[str] = "emacs"
 
 
+# What eglot 1.9 (Emacs 28's ELPA package) announces, in part; it sends no clientInfo.
+EGLOT_19_CAPABILITIES: dict[str, Any] = {
+    "workspace": {
+        "applyEdit": True,
+        "executeCommand": {"dynamicRegistration": False},
+        "workspaceEdit": {"documentChanges": True},
+        "configuration": True,
+        "workspaceFolders": True,
+    },
+    "textDocument": {
+        "synchronization": {
+            "dynamicRegistration": False,
+            "willSave": True,
+            "willSaveWaitUntil": True,
+            "didSave": True,
+        }
+    },
+    "experimental": {},
+}
+
+
+@dataclass
+class Eglot19(Emacs):
+    """eglot 1.9: no clientInfo."""
+
+    async def initialize(
+        self, capabilities: Any = None, init_options: Any = None, *, within: float = 60.0
+    ) -> dict[str, Any]:
+        params = {"processId": None, "rootUri": None, "capabilities": EGLOT_19_CAPABILITIES}
+        result = await self.request("initialize", params, within=within)
+        self.notify("initialized", {})
+        return dict(result)
+
+
 StartEmacs = Callable[..., Awaitable[Emacs]]
 
 
@@ -148,10 +182,11 @@ def shown(client: Emacs) -> str:
 # --- a report that can only follow the answer ------------------------------------------------
 
 
+@pytest.mark.parametrize("kind", [Emacs, Eglot19], ids=["eglot", "eglot-1.9"])
 async def test_a_blocked_eglot_is_answered_at_once_and_confirmed_quietly(
-    start_emacs: StartEmacs, emulator: GeminiEmulator
+    start_emacs: StartEmacs, emulator: GeminiEmulator, kind: type[Emacs]
 ) -> None:
-    emacs = await start_emacs()
+    emacs = await start_emacs(kind)
     emacs.holding = True
     emulator.enqueue(BUMP_ALPHA)
     msg_id, future = emacs.run()
