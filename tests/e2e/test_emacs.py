@@ -334,6 +334,24 @@ def test_lsp_mode_edit_lands_as_one_undo_step(
     assert emacs.dump()["text"] == original
 
 
+def test_lsp_mode_edit_after_an_emoji_lands_where_it_belongs(
+    lsp_mode: str, start: Start, emulator: GeminiEmulator
+) -> None:
+    """lsp-mode 8.0 counts columns in code points: what it reports of typing after an emoji is
+    read so, and the edit on a line with emoji before it (sent as whole lines) lands right."""
+    emulator.enqueue(calls(replace("old_name(1)", "new_name(1)"), done("renamed")))
+    original = 'E = "🎉🎉"; V = old_name(1)\nsmile = "😀"\n'
+    emacs = start(original.encode(), name="e.txt", backend="lsp-mode")
+
+    emacs.keys("\x05", "  # typed")  # C-e: the end of the first line
+    emacs.command("complex-edit", "rename old_name")
+    answer = emacs.wait_event("done")
+
+    assert answer["answer"]["success"] is True, answer
+    typed = original.replace("old_name(1)", "old_name(1)  # typed")
+    assert answer["text"] == typed.replace("old_name", "new_name")
+
+
 # --- the doctor ---------------------------------------------------------------------------
 
 
