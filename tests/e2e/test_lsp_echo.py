@@ -23,7 +23,10 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
 import pytest
+from lsprotocol.types import ClientInfo
+from pytest_lsp import client_capabilities
 
+from complex_edit.server.lsp.abilities import ClientAbilities
 from complex_edit.server.lsp.editor import whole_lines
 from complex_edit.server.text.diff import TextChange, apply_changes
 from tests.conftest import TEST_KEY
@@ -383,3 +386,22 @@ async def test_did_save_is_handled_quietly(start_emacs: StartEmacs) -> None:
     await asyncio.sleep(0.1)
     noise = [line for line in [*emacs.stderr, *emacs.log_messages] if "didSave" in line]
     assert not noise, noise
+
+
+@pytest.mark.parametrize(
+    "client", ["neovim@v0.6", "neovim@v0.9", "neovim@v0.11", "visual-studio-code"]
+)
+def test_other_clients_are_neither_eglot_nor_counting_code_points(client: str) -> None:
+    for name in (None, "Neovim", "Visual Studio Code"):
+        info = ClientInfo(name=name) if name is not None else None
+        abilities = ClientAbilities.of(client_capabilities(client), "utf-16", info)
+        assert not abilities.reports_after_answer, (client, name)
+        assert not abilities.whole_lines, (client, name)
+        assert abilities.position_encoding == "utf-16"
+
+
+def test_lsp_mode_announcing_an_encoding_is_taken_at_its_word() -> None:
+    capabilities = client_capabilities("neovim@v0.11")  # announces positionEncodings
+    abilities = ClientAbilities.of(capabilities, "utf-8", ClientInfo(name="emacs"))
+    assert not abilities.whole_lines
+    assert abilities.position_encoding == "utf-8"
