@@ -167,6 +167,9 @@ class EditResult(BaseModel):
     declined: int | None = None
     version: int | None = None
     changed_lines: list[ChangedLines] | None = None
+    confirmed: bool | None = None
+    """False when the editor answered the edit as applied before it could report the change
+    (a client blocked in the request); absent otherwise."""
 
     @classmethod
     def failure(cls, reason: Reason, error: str) -> EditResult:

@@ -46,7 +46,8 @@ class Diff:
 class Verdict:
     """How a command ended after its session: a failure (`reason`, `error`), or a success;
     either way what was applied and which diff the answer shows. `message` replaces the
-    session's own message."""
+    session's own message; `confirmed` is False when the editor applied the edit but could
+    not report the change before the answer (it is confirmed later)."""
 
     reason: Reason | None = None
     error: str = ""
@@ -56,6 +57,7 @@ class Verdict:
     declined: int | None = None
     hunks: list[ProposedHunk] | None = None
     version: int | None = None
+    confirmed: bool = True
 
     @classmethod
     def failed(
@@ -79,6 +81,7 @@ def build_result(outcome: SessionOutcome, verdict: Verdict) -> EditResult:
         hunks=verdict.hunks,
         declined=verdict.declined,
         version=verdict.version,
+        confirmed=None if verdict.confirmed else False,
         turns=outcome.turns,
         tool_calls=outcome.tool_calls,
         usage=outcome.usage,

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from complex_edit.edit_tools.syntax import grammar_for, language_for_path
 from complex_edit.server.edit.answer import Diff, Verdict, build_result
 from complex_edit.server.edit.checks import check_before_model
-from complex_edit.server.edit.port import Delivery, EditorPort, Landing, Review
+from complex_edit.server.edit.port import Delivery, EditorPort, Landing, Review, StaleEdit
 from complex_edit.server.outcome import (
     EditRefused,
     EditResult,
@@ -134,13 +134,9 @@ async def _apply(
             "nothing was applied. Run the command again.",
         )
     limit = order.settings.apply_timeout_seconds
-    hunks = make_hunks(live.text, changes, order.label)
     message = finished.outcome.message
-    review = Review(hunks, message or "") if order.settings.review else None
     try:
-        delivery = await editor.apply(
-            live, changes, "Complex Edit: " + one_line(order.prompt, 60), limit, review
-        )
+        sent = await _send_rebasing_once(order, editor, snapshot, finished, live, changes)
     except EditRefused as exc:
         return Verdict.failed(exc.reason, exc.message, diff=computed if exc.keep_diff else None)
     except TimeoutError:
@@ -150,17 +146,20 @@ async def _apply(
             "applyTimeoutSeconds); it was not confirmed, and the editor may still apply it: "
             "check the document.",
         )
+    delivery, hunks = sent.delivery, sent.hunks
     echo_seconds = min(ECHO_SECONDS, limit)
-    if review is not None and (delivery.applied or not delivery.failure_reason):
+    if sent.review is not None and (delivery.applied or not delivery.failure_reason):
         landing = await _landing(delivery, hunks, echo_seconds, settle=True)
-        return _reviewed(order.label, live, hunks, landing, computed, message)
+        return _reviewed(order.label, sent.live, hunks, landing, computed, message)
     if not delivery.applied:
         why = delivery.failure_reason or "no reason given"
         return Verdict.failed("client_rejected", f"The editor rejected the edit: {why}")
     landing = await _landing(delivery, hunks, echo_seconds, settle=False)
-    if landing.closed or landing.kept == list(range(len(hunks))):
-        landed = Diff.of(finished.diff, snapshot.text, finished.changes, (live.text, changes))
-        return Verdict(applied=True, diff=landed)
+    if landing.closed or landing.kept == list(range(len(hunks))) or landing.pending:
+        landed = Diff.of(
+            finished.diff, snapshot.text, finished.changes, (sent.live.text, sent.changes)
+        )
+        return Verdict(applied=True, diff=landed, confirmed=not landing.pending)
     if landing.heard:
         mismatch = (
             "The editor reported the edit as applied, but the changes it then reported are "
@@ -172,6 +171,58 @@ async def _apply(
             "document; check the document."
         )
     return Verdict.failed("client_rejected", mismatch, applied=True, diff=computed)
+
+
+@dataclass(frozen=True)
+class _Sent:
+    """The result as it was sent: against `live`, as `changes` and `hunks`."""
+
+    live: Snapshot
+    changes: list[TextChange]
+    hunks: list[Hunk]
+    review: Review | None
+    delivery: Delivery
+
+
+async def _send_rebasing_once(
+    order: EditOrder,
+    editor: EditorPort,
+    snapshot: Snapshot,
+    finished: FinishedSession,
+    live: Snapshot,
+    changes: list[TextChange],
+) -> _Sent:
+    """Send the result's `changes` (against `live`). When the editor refuses them because its
+    document had moved on (`StaleEdit`), rebase the result onto the document it now has and
+    send it once more; never more than once."""
+    try:
+        return await _send(order, editor, live, changes, finished.outcome.message)
+    except StaleEdit as stale:
+        log.info("the editor refused a stale edit (%s); rebasing it once", stale.message)
+    moved = editor.snapshot(order.uri) if editor.is_open(order.uri) else None
+    rebased = _onto_live(editor, snapshot, moved, finished) if moved is not None else None
+    if moved is None or rebased is None:
+        raise EditRefused(
+            "document_changed",
+            "The document changed where the edit applies while the edit was on its way, and "
+            "the editor refused it; nothing was applied. Run the command again.",
+        )
+    return await _send(order, editor, moved, rebased, finished.outcome.message)
+
+
+async def _send(
+    order: EditOrder,
+    editor: EditorPort,
+    live: Snapshot,
+    changes: list[TextChange],
+    message: str | None,
+) -> _Sent:
+    hunks = make_hunks(live.text, changes, order.label)
+    review = Review(hunks, message or "") if order.settings.review else None
+    label = "Complex Edit: " + one_line(order.prompt, 60)
+    limit = order.settings.apply_timeout_seconds
+    delivery = await editor.apply(live, changes, label, limit, review)
+    return _Sent(live, changes, hunks, review, delivery)
 
 
 async def _landing(

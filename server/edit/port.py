@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from complex_edit.server.outcome import EditRefused
 from complex_edit.server.text.diff import TextChange
 from complex_edit.server.text.documents import Snapshot
 from complex_edit.server.text.hunks import Hunk
@@ -31,11 +32,23 @@ class Review:
 class Landing:
     """What the editor's changes after an accepted edit show: `kept`, the indexes of the
     hunks that landed (None: the changes read as none of them); `heard`, whether any change
-    was reported; `closed`, whether the document was closed meanwhile."""
+    was reported; `closed`, whether the document was closed meanwhile; `pending`, that the
+    editor cannot report the change before its answer has been answered (a client blocked in
+    the request): the delivery confirms it later, and tells the user if it is not the edit."""
 
     kept: list[int] | None
     heard: bool = False
     closed: bool = False
+    pending: bool = False
+
+
+class StaleEdit(EditRefused):
+    """The editor refused the edit because its document had moved on from the version the
+    edit was sent for, and it has since reported how: the result can be rebased onto the
+    document it now has and sent once more."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__("client_rejected", message)
 
 
 class Delivery(Protocol):
@@ -88,5 +101,6 @@ class EditorPort(Protocol):
 
         Must re-check, synchronously right before sending, that the live document is still
         `base`; raises `EditRefused` (`document_changed`) otherwise, and (`client_rejected`)
-        when the editor fails it; `TimeoutError` when it does not answer in time."""
+        when the editor fails it (`StaleEdit` when it refused a version its document had left
+        behind); `TimeoutError` when it does not answer in time."""
         ...

@@ -5,18 +5,20 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from complex_edit.server.edit.port import Landing, Review
+from complex_edit.server.edit.port import Landing, Review, StaleEdit
 from complex_edit.server.lsp.bridge import annotated, to_text_edits
+from complex_edit.server.lsp.echo import confirm_later
 from complex_edit.server.outcome import EditRefused
 from complex_edit.server.settings import SECTION, SettingsLayer
 from complex_edit.server.text.diff import TextChange
 from complex_edit.server.text.documents import Snapshot
-from complex_edit.server.text.hunks import Hunk, landed_hunks
+from complex_edit.server.text.hunks import Hunk, landed_hunks, make_hunks
 from complex_edit.server.text.positions import Encoding
 
 if TYPE_CHECKING:
@@ -34,6 +36,12 @@ HUNK_ID = "complex-edit/hunk-{}"
 # After some, not all, of the reviewed hunks have landed: how long to wait for the rest to be
 # reported before answering with what landed.
 SETTLE_SECONDS = 0.5
+# A refusal that names the version the editor has (eglot: "Edits on `x' require version 3,
+# you have 5"): the document had moved on, by changes it may not have reported yet.
+STALE_REFUSAL = re.compile(r"require version (?P<sent>\d+), you have (?P<have>\d+)")
+# How long to wait after such a refusal for those reports (eglot sends them from a 0.5 s idle
+# timer).
+STALE_WAIT_SECONDS = 2.0
 
 
 def _nothing() -> None:
@@ -50,10 +58,14 @@ class Sent:
         base: Snapshot,
         echo: asyncio.Future[bool],
         answer: types.ApplyWorkspaceEditResult,
+        *,
+        late: bool = False,
     ) -> None:
+        """`late`: the editor reports the change only after the command is answered."""
         self._ls = ls
         self._base = base
         self._echo = echo
+        self._late = late
         self.applied = bool(answer.applied)
         self.failure_reason = answer.failure_reason
 
@@ -63,6 +75,10 @@ class Sent:
         and the others after its debounce)."""
         base, echo = self._base, self._echo
         found = self._what_landed(hunks)
+        if self._late and not settle and (found is None or len(found) < len(hunks)):
+            # Nothing more can arrive before the answer: answer now, confirm later.
+            confirm_later(self._ls, base, hunks, echo, self._what_landed)
+            return Landing(found, pending=True)
         heard = False
         try:
             async with asyncio.timeout(limit_seconds) as scope:
@@ -155,7 +171,10 @@ class LspEditor:
             confirm = True
         else:
             edits = to_text_edits(
-                base.text, changes, store.encoding, line_index=store.line_index(uri)
+                base.text,
+                self._lines(base.text, changes),
+                store.encoding,
+                line_index=store.line_index(uri),
             )
             confirm = self._can.document_changes and self._can.change_annotations
             confirm = confirm and deletes_most(base.text, changes)
@@ -172,10 +191,39 @@ class LspEditor:
         except TimeoutError:
             raise
         except Exception as exc:
-            raise EditRefused(
-                "client_rejected", f"The editor answered the edit with an error: {exc}"
-            ) from None
-        return Sent(self._ls, base, echo, answer)
+            refusal = f"The editor answered the edit with an error: {exc}"
+            if await self._caught_up(base, str(exc), echo):
+                raise StaleEdit(refusal) from None
+            raise EditRefused("client_rejected", refusal) from None
+        if not answer.applied and await self._caught_up(base, answer.failure_reason, echo):
+            raise StaleEdit(f"The editor rejected the edit: {answer.failure_reason}")
+        return Sent(self._ls, base, echo, answer, late=self._can.reports_after_answer)
+
+    async def _caught_up(
+        self, base: Snapshot, refusal: str | None, echo: asyncio.Future[bool]
+    ) -> bool:
+        """Was `refusal` the editor's "the document has moved on" (it names the version it
+        has), and has the document since caught up with that version? Waits briefly for the
+        changes it had not reported yet."""
+        stale = STALE_REFUSAL.search(refusal or "")
+        if stale is None or int(stale["have"]) <= base.version:
+            return False
+        have, uri, store = int(stale["have"]), base.uri, self._ls.documents
+        try:
+            async with asyncio.timeout(STALE_WAIT_SECONDS):
+                while (live := store.get(uri)) is not None and live.version < have:
+                    if not await echo:
+                        break
+                    echo = self._ls.commands.next_change(uri)
+        except TimeoutError:
+            pass
+        finally:
+            echo.cancel()
+        live = store.get(uri)
+        return live is not None and live.version >= have
+
+    def _lines(self, text: str, changes: Sequence[TextChange]) -> Sequence[TextChange]:
+        return whole_lines(text, changes) if self._can.whole_lines else changes
 
     def _review_edit(self, base: Snapshot, review: Review) -> types.WorkspaceEdit:
         store = self._ls.documents
@@ -184,7 +232,8 @@ class LspEditor:
         notes: dict[str, types.ChangeAnnotation] = {}
         for number, hunk in enumerate(review.hunks, start=1):
             key = HUNK_ID.format(number)
-            plain = to_text_edits(base.text, hunk.changes, store.encoding, line_index=index)
+            lines = self._lines(base.text, hunk.changes)
+            plain = to_text_edits(base.text, lines, store.encoding, line_index=index)
             edits.extend(annotated(plain, key))
             notes[key] = types.ChangeAnnotation(
                 label=hunk.label, needs_confirmation=True, description=review.description
@@ -228,3 +277,11 @@ def deletes_most(text: str, changes: Sequence[TextChange]) -> bool:
         return False
     result = len(text) + sum(len(c.new_text) - (c.end - c.start) for c in changes)
     return 2 * result < len(text)
+
+
+def whole_lines(text: str, changes: Sequence[TextChange]) -> list[TextChange]:
+    """The same edit of `text` as changes of whole lines (its hunks: each from the start of its
+    first line to the start of the line after its last, or the end of the text). Their
+    positions name no column but at the end of a text without a final line break, so a client
+    that counts columns its own way applies them right."""
+    return [hunk.change() for hunk in make_hunks(text, changes)]

@@ -107,6 +107,13 @@ class ComplexEditProtocol(RequestBookkeeping):
             log.warning("didChange for a document that is not open: %s", uri)
         yield from ()
 
+    @lsp_method(types.TEXT_DOCUMENT_DID_SAVE)
+    def lsp_text_document__did_save(
+        self, params: types.DidSaveTextDocumentParams
+    ) -> Generator[Any, Any, None]:
+        """Nothing to do (eglot sends it unasked); handled so that pygls does not log it."""
+        yield from ()
+
     @lsp_method(types.TEXT_DOCUMENT_DID_CLOSE)
     def lsp_text_document__did_close(
         self, params: types.DidCloseTextDocumentParams
@@ -135,6 +142,8 @@ class ComplexEditServer(LanguageServer):
         self.output: EditorOutput | None = None
         # What the client can do, from its capabilities at `initialize`.
         self.abilities = ClientAbilities()
+        # Edits answered before their change report, still watched for it (`echo.py`).
+        self.late_echoes: set[asyncio.Task[None]] = set()
 
     def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
         """pygls' stdio server, reading through `FramedInput` and `PrefetchingReader` and
@@ -186,6 +195,8 @@ class ComplexEditServer(LanguageServer):
         is killed)."""
         if self.output is not None:
             self.output.close()
+        for watch in list(self.late_echoes):
+            watch.cancel()
         tasks: set[asyncio.Future[Any]] = set(self.commands.running.values())
         tasks |= cancel_pending(self.protocol)
         if tasks:

@@ -260,6 +260,52 @@ def test_cancel_applies_nothing(start: Start, emulator: GeminiEmulator, how: str
     assert state["modified"] is False
 
 
+# --- eglot's own blocking command ------------------------------------------------------------
+
+
+def test_eglots_own_blocking_command_is_answered_unconfirmed_at_once(
+    start: Start, emulator: GeminiEmulator
+) -> None:
+    """Through eglot's own server class, `eglot-execute-command` blocks: eglot can report the
+    change only after the answer, also once its "Proceed?" is answered. The answer says
+    success, not yet confirmed, and comes at once (not after the 5 s wait for a report); the
+    report then confirms it quietly."""
+    emulator.enqueue(calls(replace('"Hello, "', '"Hi there, "'), done("greeting changed")))
+    emacs = start(GREETING.encode(), backend="eglot-plain")
+
+    emacs.command("ce-test-execute", "say hi there instead of hello")
+    emacs.wait_screen("Proceed?")  # eglot's own confirmation of a server edit
+    began = time.monotonic()
+    emacs.keys("y")
+    executed = emacs.wait_event("executed")
+    took = time.monotonic() - began
+
+    answer = executed["answer"]
+    assert answer["success"] is True, answer
+    assert answer["applied"] is True, answer
+    assert answer["confirmed"] is False, answer
+    assert executed["text"] == GREETING.replace('"Hello, "', '"Hi there, "')
+    assert took < 4.0, f"answered after {took:.1f} s"
+    # The report, from eglot's idle timer, confirmed in the server's log; nothing shown.
+    emacs.wait_event("window/logMessage", where=lambda e: "confirmed" in e["message"])
+    assert not [e for e in emacs.events() if e["event"] == "window/showMessage"]
+
+
+def test_eglots_own_blocking_command_with_the_package_is_confirmed(
+    start: Start, emulator: GeminiEmulator
+) -> None:
+    """The package's server class reports the change before it answers the edit: a blocking
+    `eglot-execute-command` gets a confirmed success."""
+    emulator.enqueue(calls(replace('"Hello, "', '"Hi there, "'), done("greeting changed")))
+    emacs = start(GREETING.encode())
+
+    emacs.command("ce-test-execute", "say hi there instead of hello")
+    answer = emacs.wait_event("executed")["answer"]
+
+    assert answer["success"] is True, answer
+    assert answer.get("confirmed") is not False, answer
+
+
 # --- lsp-mode ----------------------------------------------------------------------------
 
 
@@ -277,6 +323,24 @@ def test_lsp_mode_edit_lands_as_one_undo_step(
     assert answer["text"] == original.replace("beta = 2", "beta = 20")
     emacs.keys("C-_")
     assert emacs.dump()["text"] == original
+
+
+def test_lsp_mode_edit_after_an_emoji_lands_where_it_belongs(
+    lsp_mode: str, start: Start, emulator: GeminiEmulator
+) -> None:
+    """lsp-mode 8.0 counts columns in code points: what it reports of typing after an emoji is
+    read so, and the edit on a line with emoji before it (sent as whole lines) lands right."""
+    emulator.enqueue(calls(replace("old_name(1)", "new_name(1)"), done("renamed")))
+    original = 'E = "🎉🎉"; V = old_name(1)\nsmile = "😀"\n'
+    emacs = start(original.encode(), name="e.txt", backend="lsp-mode")
+
+    emacs.keys("\x05", "  # typed")  # C-e: the end of the first line
+    emacs.command("complex-edit", "rename old_name")
+    answer = emacs.wait_event("done")
+
+    assert answer["answer"]["success"] is True, answer
+    typed = original.replace("old_name(1)", "old_name(1)  # typed")
+    assert answer["text"] == typed.replace("old_name", "new_name")
 
 
 # --- the doctor ---------------------------------------------------------------------------

@@ -9,6 +9,8 @@
 ;;   progress   the server's progress reached the mode line: the selected window's mode line
 ;;   review     a review started: its hunks as shown
 ;;   state      `M-x ce-test-dump': the buffer's text and whether it is modified
+;;   executed   `M-x ce-test-execute': eglot's own (blocking) `eglot-execute-command' answered
+;;   window/logMessage, window/showMessage   the server's message (eglot only)
 ;; The keys themselves come from the test, through the terminal.
 
 (require 'json)
@@ -42,6 +44,15 @@
   (interactive)
   (ce-test-event "state" :text (ce-test-text) :modified (if (buffer-modified-p) t :json-false)
                  :coding (symbol-name buffer-file-coding-system)))
+
+(defun ce-test-execute (instruction)
+  "Run performComplexEdit with INSTRUCTION through eglot's own, blocking, command."
+  (interactive "sInstruction: ")
+  (let ((answer (eglot-execute-command
+                 (eglot-current-server) 'performComplexEdit
+                 (vector (list :textDocument (eglot--TextDocumentIdentifier)
+                               :prompt instruction)))))
+    (ce-test-event "executed" :answer answer :text (ce-test-text))))
 
 (defun ce-test-quit ()
   "Keep eglot's log of the messages in $CE_TEST_OUT/eglot-events.log and leave."
@@ -89,15 +100,22 @@
                (when (complex-edit-lsp-mode-backend)
                  (ce-test-event "ready" :backend "lsp-mode"))))
    (add-hook 'find-file-hook (lambda () (ce-test-soon #'lsp))))
-  (_
+  (backend
    (require 'eglot)
-   (complex-edit-eglot-register '(python-mode text-mode))
+   (if (equal backend "eglot-plain")    ; eglot's own server class: the package's left out
+       (add-to-list 'eglot-server-programs
+                    (cons '(python-mode text-mode) (complex-edit-program)))
+     (complex-edit-eglot-register '(python-mode text-mode)))
    (advice-add 'eglot--signal-textDocument/didChange :around
                (lambda (send &rest args)
                  (let ((pending eglot--recent-changes))
                    (prog1 (apply send args)
                      (when pending
                        (ce-test-event "changes" :version eglot--versioned-identifier))))))
+   (advice-add 'eglot-handle-notification :before
+               (lambda (_server method &rest params)
+                 (when (memq method '(window/logMessage window/showMessage))
+                   (ce-test-event (symbol-name method) :message (plist-get params :message)))))
    (add-hook 'eglot-managed-mode-hook
              (lambda ()
                (when (and eglot--managed-mode (complex-edit-eglot-backend))
