@@ -30,7 +30,8 @@ from complex_edit.server.lsp.abilities import ClientAbilities
 from complex_edit.server.lsp.editor import whole_lines
 from complex_edit.server.text.diff import TextChange, apply_changes
 from tests.conftest import TEST_KEY
-from tests.e2e.conftest import calls, done, replace, wait_until
+from tests.editor.client import wait_until
+from tests.editor.turns import calls, done, replace
 from tests.fakes.gemini_emulator import GeminiEmulator
 from tests.fakes.rawlsp import EDITOR_CAPABILITIES, RawLspClient, edit_groups, frame, server_env
 
