@@ -55,7 +55,8 @@ class Worker:
                 case RunSession(run_id, request):
                     self._runs[run_id] = asyncio.create_task(self._run(run_id, request))
                 case CancelSession(run_id):
-                    if (task := self._runs.get(run_id)) is not None:
+                    # Popped here: a task cancelled before it starts never runs its finally.
+                    if (task := self._runs.pop(run_id, None)) is not None:
                         task.cancel()
                 case _:
                     raise TypeError(f"not a message for the worker: {type(message).__name__}")
