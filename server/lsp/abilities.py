@@ -23,9 +23,17 @@ class ClientAbilities:
     """Server-initiated work-done progress."""
     position_encoding: Encoding = "utf-16"
     """The position encoding negotiated at `initialize`."""
+    live_preview: bool = False
+    """`complexEdit/preview` notifications (client capability
+    `experimental.complexEditPreview: true` or `initializationOptions.livePreview: true`)."""
 
     @classmethod
-    def of(cls, capabilities: types.ClientCapabilities, encoding: object) -> ClientAbilities:
+    def of(
+        cls,
+        capabilities: types.ClientCapabilities,
+        encoding: object,
+        init_options: object = None,
+    ) -> ClientAbilities:
         workspace = capabilities.workspace
         edit = workspace.workspace_edit if workspace is not None else None
         window = capabilities.window
@@ -36,9 +44,16 @@ class ClientAbilities:
             configuration=bool(workspace is not None and workspace.configuration),
             work_done_progress=bool(window is not None and window.work_done_progress),
             position_encoding=normalize_encoding(encoding or "utf-16"),
+            live_preview=_flag(capabilities.experimental, "complexEditPreview")
+            or _flag(init_options, "livePreview"),
         )
 
     @property
     def can_review(self) -> bool:
         """Can the client ask its user to confirm each change of an edit?"""
         return self.apply_edit and self.document_changes and self.change_annotations
+
+
+def _flag(options: object, name: str) -> bool:
+    """Whether the JSON object `options` has `name: true`."""
+    return isinstance(options, dict) and options.get(name) is True

@@ -50,7 +50,7 @@ SERVER_COMMAND: list[str] = (
 RESPONSE_TIMEOUT = 20.0
 START_TIMEOUT = 30.0
 
-ClientKind = Literal["vscode", "neovim", "utf-32", "bare", "no-config"]
+ClientKind = Literal["vscode", "neovim", "utf-32", "bare", "no-config", "vscode-preview"]
 
 
 # ------------------------------------------------------------------------------------------
@@ -573,6 +573,11 @@ class _Refused(Exception):
 def capabilities_for(kind: ClientKind) -> types.ClientCapabilities:
     if kind == "vscode":
         return client_capabilities("visual-studio-code")
+    if kind == "vscode-preview":
+        # VS Code's, opting in to the live preview (`complexEdit/preview`).
+        caps = client_capabilities("visual-studio-code")
+        caps.experimental = {"complexEditPreview": True}
+        return caps
     if kind == "neovim":
         return client_capabilities("neovim@v0.11")
     if kind == "utf-32":
