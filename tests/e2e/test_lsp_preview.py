@@ -220,3 +220,26 @@ async def test_initialization_options_opt_in_with_positions_in_utf8(
     (preview,) = shown(seen)
     assert drawn(text, preview, "utf-8") == text.replace("value = 1", "value = 2")
     assert_cleared_last(seen, editor, uri)
+
+
+async def test_calls_in_quick_succession_are_coalesced_and_the_latest_state_is_sent(
+    opted_in: EditorSession, emulator: GeminiEmulator
+) -> None:
+    seen = previews(opted_in)
+    uri = opted_in.open(DOC)
+    emulator.enqueue(
+        calls(
+            replace("import os", "import os, sys"),
+            replace("def main():", "def main() -> None:"),
+            replace("os.getcwd()", "sys.argv[0]"),
+            done(),
+        )
+    )
+    result = await opted_in.run(uri, "three changes at once")
+    assert result["success"] is True, result
+    changing = shown(seen)
+    # The first call's preview goes at once; the other two arrive within the interval and only
+    # the latest state follows.
+    assert len(changing) <= 2, seen
+    assert drawn(DOC, changing[-1], opted_in.encoding) == opted_in.text(uri)
+    assert_cleared_last(seen, opted_in, uri)
