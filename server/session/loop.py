@@ -277,7 +277,6 @@ class _Loop:
             )
             before = self.toolbox.text
             outcome = self._run_call(call)
-            self._working_changed(before)
             self.integrity.update(outcome.adjustments)
             if outcome.refusal is not None:
                 self.integrity[outcome.refusal] += 1
@@ -295,6 +294,7 @@ class _Loop:
                     outcome.adjustments,
                 )
             )
+            self._working_changed(before)
         return _settle_completion(outcomes)
 
     def _run_call(self, call: ToolCall) -> ToolOutcome:
