@@ -243,3 +243,20 @@ async def test_calls_in_quick_succession_are_coalesced_and_the_latest_state_is_s
     assert len(changing) <= 2, seen
     assert drawn(DOC, changing[-1], opted_in.encoding) == opted_in.text(uri)
     assert_cleared_last(seen, opted_in, uri)
+
+
+async def test_closing_the_document_during_the_run_clears_its_preview(
+    opted_in: EditorSession, emulator: GeminiEmulator
+) -> None:
+    seen = previews(opted_in)
+    uri = opted_in.open(DOC)
+    emulator.enqueue(calls(replace("import os", "import sys")), Reply.hang())
+    _, future = opted_in.start(uri, "hang in the second turn")
+    await first_preview(seen, emulator)
+    opted_in.close(uri)
+    answer = await opted_in.outcome(future, within=5)
+    assert not isinstance(answer, dict) or answer["success"] is False, answer
+    await wait_until(lambda: seen[-1]["done"], what="the clearing preview")
+    await opted_in.barrier()
+    assert_cleared_last(seen, opted_in, uri)
+    assert opted_in.applies == []
