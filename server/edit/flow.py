@@ -27,7 +27,7 @@ from complex_edit.server.session.events import EventSink
 from complex_edit.server.session.request import EditRequest, LineRange
 from complex_edit.server.session.result import FinishedSession, SessionRunner
 from complex_edit.server.settings import Settings
-from complex_edit.server.text.diff import TextChange, compute_edits
+from complex_edit.server.text.diff import TextChange, apply_changes, compute_edits
 from complex_edit.server.text.documents import Snapshot
 from complex_edit.server.text.hunks import Hunk, apply_hunks, make_hunks
 from complex_edit.server.text.positions import Encoding, LineIndex
@@ -331,11 +331,25 @@ def _proposed_hunk(hunk: Hunk, index: LineIndex, encoding: Encoding) -> Proposed
 def _onto_live(
     editor: EditorPort, snapshot: Snapshot, live: Snapshot, finished: FinishedSession
 ) -> list[TextChange] | None:
-    """The result's changes against the live document: as the session computed them when
-    nothing changed meanwhile, else rebased over the user's changes; None on a conflict."""
+    """The result's changes against the live document (`onto_live`); None on a conflict."""
+    changes = onto_live(editor, snapshot, live, finished.changes)
+    moved = live.version != snapshot.version or live.text != snapshot.text
+    if changes is not None and moved:
+        log.info(
+            "rebased the result over concurrent changes (v%s→v%s)", snapshot.version, live.version
+        )
+    return changes
+
+
+def onto_live(
+    editor: EditorPort, snapshot: Snapshot, live: Snapshot, changes: Sequence[TextChange]
+) -> list[TextChange] | None:
+    """`changes` (against `snapshot`) against the live document: as they are when nothing
+    changed meanwhile, else rebased over the user's changes; None on a conflict. The final
+    edit and the live preview both put a session's change on the document this way."""
     if live.version == snapshot.version and live.text == snapshot.text:
-        return list(finished.changes)
-    target = finished.target(snapshot.text)
+        return list(changes)
+    target = apply_changes(snapshot.text, changes)
     # A client that changed the text without a new version (or went backwards) leaves the
     # change log unusable: the changes are then worked out from the texts.
     user = (
@@ -355,7 +369,6 @@ def _onto_live(
         rebased = rebase(snapshot.text, target, live.text, user=None)
     if isinstance(rebased, Conflict):
         return None
-    log.info("rebased the result over concurrent changes (v%s→v%s)", snapshot.version, live.version)
     return _nameable(live.text, rebased.changes, rebased.text)
 
 

@@ -40,6 +40,9 @@ class ClientAbilities:
     whole_lines: bool = False
     """Send edits as whole lines, whose ranges do not depend on how columns are counted (a
     client that counts them unlike what it negotiated)."""
+    live_preview: bool = False
+    """`complexEdit/preview` notifications (client capability
+    `experimental.complexEditPreview: true` or `initializationOptions.livePreview: true`)."""
 
     @classmethod
     def of(
@@ -47,6 +50,7 @@ class ClientAbilities:
         capabilities: types.ClientCapabilities,
         encoding: object,
         client: types.ClientInfo | None = None,
+        init_options: object = None,
     ) -> ClientAbilities:
         workspace = capabilities.workspace
         edit = workspace.workspace_edit if workspace is not None else None
@@ -63,6 +67,8 @@ class ClientAbilities:
             reports_after_answer=REPORTS_AFTER_ANSWER in name.lower()
             or (client is None and _eglot_without_name(capabilities)),
             whole_lines=code_points,
+            live_preview=_flag(capabilities.experimental, "complexEditPreview")
+            or _flag(init_options, "livePreview"),
         )
 
     @property
@@ -89,3 +95,8 @@ def _eglot_without_name(capabilities: types.ClientCapabilities) -> bool:
         and command is not None
         and command.dynamic_registration is False
     )
+
+
+def _flag(options: object, name: str) -> bool:
+    """Whether the JSON object `options` has `name: true`."""
+    return isinstance(options, dict) and options.get(name) is True

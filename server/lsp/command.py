@@ -18,11 +18,12 @@ from pygls.exceptions import JsonRpcInternalError, JsonRpcInvalidParams, JsonRpc
 from complex_edit.server.edit.flow import EditOrder, check, one_line, perform
 from complex_edit.server.lsp.arguments import InvalidArguments, PerformArgs, parse_arguments
 from complex_edit.server.lsp.editor import LspEditor
+from complex_edit.server.lsp.preview import LivePreview
 from complex_edit.server.lsp.progress import Progress
 from complex_edit.server.lsp.requests import Request
 from complex_edit.server.lsp.server import ComplexEditServer
 from complex_edit.server.outcome import EditRefused, EditResult, scrub
-from complex_edit.server.session.events import SessionEvent
+from complex_edit.server.session.events import SessionEvent, WorkingChanged
 from complex_edit.server.settings import Settings, SettingsError
 
 log = logging.getLogger("complex_edit")
@@ -41,6 +42,7 @@ class EditCommand:
         self.uri = args.text_document.uri
         self.label = label_for_uri(self.uri)
         self._editor = LspEditor(ls, on_send=self._sending)
+        self._preview = LivePreview(ls, self._editor, self.uri)
         self._progress = Progress(ls, None)  # none yet: reports and ends go nowhere
         self._task: asyncio.Task[EditResult] | None = None
         self._sent = False
@@ -131,7 +133,7 @@ class EditCommand:
     async def _perform(self, order: EditOrder) -> dict[str, Any]:
         """Run the flow as a task that cancelling the request or the progress cancels, until
         its edit is on its way; answer with its result."""
-        task = asyncio.create_task(perform(order, self._editor, self._ls.sessions, self._on_event))
+        task = asyncio.create_task(self._flow(order))
         self._task = task
         self._ls.commands.start(self.uri, task)
         for cancels in (self._request.future, self._progress.cancel_future()):
@@ -151,8 +153,15 @@ class EditCommand:
             self._ls.commands.finished(self.uri, task)
         return self._answer(result)
 
+    async def _flow(self, order: EditOrder) -> EditResult:
+        # `perform` snapshots the document before its first await: the same text as this.
+        self._preview.begin()
+        return await perform(order, self._editor, self._ls.sessions, self._on_event)
+
     def _on_event(self, event: SessionEvent) -> None:
         self._progress.report(event)
+        if isinstance(event, WorkingChanged):
+            self._preview.show(event)
         # The session is under way in its own process: meanwhile, scan the lines that turning
         # its result into edits and reading their echo will need.
         self._ls.documents.prepare(self.uri)
@@ -170,7 +179,9 @@ class EditCommand:
 
     def _sending(self) -> None:
         """The edit is on its way (or the run is over): nothing cancels it any more, and a late
-        cancel of the request must not answer -32800 for an edit that lands."""
+        cancel of the request must not answer -32800 for an edit that lands. The live preview
+        ends here: before the edit is sent, and in every way a run ends."""
+        self._preview.end()
         if not self._sent and self._task is not None:
             self._ls.commands.sending(self._task)
         self._sent = True

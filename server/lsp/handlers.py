@@ -39,7 +39,10 @@ def build_server(
 def initialize(ls: ComplexEditServer, params: types.InitializeParams) -> None:
     """What the client can do, once (pygls has negotiated the position encoding)."""
     ls.abilities = ClientAbilities.of(
-        params.capabilities, ls.protocol.workspace.position_encoding, params.client_info
+        params.capabilities,
+        ls.protocol.workspace.position_encoding,
+        params.client_info,
+        params.initialization_options,
     )
     ls.documents.encoding = ls.abilities.position_encoding
     ls.init_options = params.initialization_options

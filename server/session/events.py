@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from complex_edit.server.outcome import SessionOutcome
 from complex_edit.server.providers.limits import seconds
+from complex_edit.server.text.diff import TextChange
 
 
 @dataclass(frozen=True)
@@ -63,12 +64,31 @@ class ModelWaiting:
 
 
 @dataclass(frozen=True)
+class WorkingChanged:
+    """After a call that changed the working text: the change so far against the snapshot,
+    as minimal changes (offsets into the snapshot's text, `compute_edits(snapshot, working)`),
+    and the lines added/removed so far (as TurnStarted counts them)."""
+
+    turn: int
+    max_turns: int
+    changes: tuple[TextChange, ...]
+    added: int
+    removed: int
+
+
+@dataclass(frozen=True)
 class SessionFinished:
     outcome: SessionOutcome
 
 
 SessionEvent = (
-    TurnStarted | ModelWaiting | ModelRetrying | ToolStarted | ToolFinished | SessionFinished
+    TurnStarted
+    | ModelWaiting
+    | ModelRetrying
+    | ToolStarted
+    | ToolFinished
+    | WorkingChanged
+    | SessionFinished
 )
 EventSink = Callable[[SessionEvent], None]
 
@@ -90,6 +110,8 @@ def describe(event: SessionEvent) -> str:
         case ToolFinished(turn, max_turns, _, ok, summary):
             mark = "✓" if ok else "✗"
             return f"Turn {turn}/{max_turns} · {mark} {summary}"
+        case WorkingChanged(turn, max_turns, _, added, removed):
+            return f"Turn {turn}/{max_turns} · +{added} −{removed} lines so far"
         case SessionFinished(outcome):
             if outcome.success:
                 return "Done: " + (outcome.message or "edit complete")

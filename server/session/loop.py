@@ -35,10 +35,11 @@ from complex_edit.server.session.events import (
     ToolFinished,
     ToolStarted,
     TurnStarted,
+    WorkingChanged,
 )
 from complex_edit.server.session.request import EditRequest
 from complex_edit.server.session.validation import ResultValidator
-from complex_edit.server.text.diff import compute_edits
+from complex_edit.server.text.diff import TextChange, compute_edits
 from complex_edit.server.text.hunks import make_hunks
 
 MAX_EMPTY_TURNS_IN_A_ROW = 2
@@ -205,10 +206,18 @@ class _Loop:
         added = removed = 0
         if self.toolbox.changed:
             text = self.request.text
-            for hunk in make_hunks(text, compute_edits(text, self.toolbox.text)):
-                removed += line_count(hunk.old_text)
-                added += line_count(hunk.new_text)
+            added, removed = _lines_changed(text, compute_edits(text, self.toolbox.text))
         return TurnStarted(self.turns, self.max_turns, added, removed, self.last_calls)
+
+    def _working_changed(self, before: str) -> None:
+        """A `WorkingChanged` when the call just run left a working text other than `before`
+        (the live preview follows these)."""
+        working = self.toolbox.text
+        if working is before or working == before:
+            return
+        changes = tuple(compute_edits(self.request.text, working))
+        added, removed = _lines_changed(self.request.text, changes)
+        self.on_event(WorkingChanged(self.turns, self.max_turns, changes, added, removed))
 
     async def _ask(self, conversation: Conversation, started: TurnStarted) -> ModelTurn:
         """The model's next turn; while it is outstanding, a `ModelWaiting` every few seconds."""
@@ -266,6 +275,7 @@ class _Loop:
                     Toolbox.summarize_call(call.name, call.args),
                 )
             )
+            before = self.toolbox.text
             outcome = self._run_call(call)
             self.integrity.update(outcome.adjustments)
             if outcome.refusal is not None:
@@ -284,6 +294,7 @@ class _Loop:
                     outcome.adjustments,
                 )
             )
+            self._working_changed(before)
         return _settle_completion(outcomes)
 
     def _run_call(self, call: ToolCall) -> ToolOutcome:
@@ -295,6 +306,15 @@ class _Loop:
                 summary=f"{call.name}: error: unreadable arguments",
             )
         return self.toolbox.execute(call.name, call.args)
+
+
+def _lines_changed(text: str, changes: Sequence[TextChange]) -> tuple[int, int]:
+    """(added, removed): the lines of the hunks `changes` make in `text`."""
+    added = removed = 0
+    for hunk in make_hunks(text, changes):
+        removed += line_count(hunk.old_text)
+        added += line_count(hunk.new_text)
+    return added, removed
 
 
 def _settle_completion(

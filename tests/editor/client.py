@@ -20,7 +20,7 @@ COMMAND = "performComplexEdit"
 # Generous bounds for waiting on the server; tests wait on conditions, never fixed sleeps.
 RESPONSE_TIMEOUT = 20.0
 
-ClientKind = Literal["vscode", "neovim", "utf-32", "bare", "no-config"]
+ClientKind = Literal["vscode", "neovim", "utf-32", "bare", "no-config", "vscode-preview"]
 
 
 class ProtocolViolation(AssertionError):

@@ -33,6 +33,11 @@ START_TIMEOUT = 30.0
 def capabilities_for(kind: ClientKind) -> types.ClientCapabilities:
     if kind == "vscode":
         return client_capabilities("visual-studio-code")
+    if kind == "vscode-preview":
+        # VS Code's, opting in to the live preview (`complexEdit/preview`).
+        caps = client_capabilities("visual-studio-code")
+        caps.experimental = {"complexEditPreview": True}
+        return caps
     if kind == "neovim":
         return client_capabilities("neovim@v0.11")
     if kind == "utf-32":

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from complex_edit.server.session.events import TurnStarted, describe
+from complex_edit.server.session.events import TurnStarted, WorkingChanged, describe
+from complex_edit.server.text.diff import TextChange
 
 
 def test_the_first_turn_only_waits() -> None:
@@ -20,3 +21,8 @@ def test_a_later_turn_shows_the_change_so_far_and_the_last_calls() -> None:
 def test_no_change_yet_shows_only_the_calls() -> None:
     event = TurnStarted(2, 8, last_calls=("get_document",))
     assert describe(event) == "Turn 2/8 · last turn: get_document · waiting for the model…"
+
+
+def test_a_working_change_shows_the_lines_so_far() -> None:
+    event = WorkingChanged(2, 8, (TextChange(0, 1, "x"),), 3, 1)
+    assert describe(event) == "Turn 2/8 · +3 −1 lines so far"

@@ -5,9 +5,11 @@ from __future__ import annotations
 import pytest
 
 from complex_edit.server.providers.base import ModelTurn, ToolCall
+from complex_edit.server.session.events import SessionEvent, WorkingChanged
 from complex_edit.server.session.loop import run_tool_loop
 from complex_edit.server.session.request import EditRequest
 from complex_edit.server.settings import Settings
+from complex_edit.server.text.diff import TextChange
 from tests.fakes.scripted import ScriptedConversation, ScriptedProvider, call, done
 
 TEXT = "total = 0\nprint(total)\n"
@@ -53,3 +55,25 @@ async def test_asking_past_the_script_fails_the_test() -> None:
     provider = ScriptedProvider([[call("get_document")]])
     with pytest.raises(AssertionError, match="turn 2; the script has 1"):
         await run_tool_loop(request(), provider)
+
+
+async def test_each_call_that_changes_the_working_text_reports_the_change_so_far() -> None:
+    provider = ScriptedProvider(
+        [
+            [
+                call("replace_text", old_text="total = 0", new_text="total = 1"),
+                call("get_document"),
+                call("replace_text", old_text="nowhere", new_text="x"),
+            ],
+            [call("undo")],
+            [done()],
+        ]
+    )
+    events: list[SessionEvent] = []
+    outcome = await run_tool_loop(request(), provider, events.append)
+    assert outcome.success, outcome
+    changed = [event for event in events if isinstance(event, WorkingChanged)]
+    assert changed == [
+        WorkingChanged(1, 8, (TextChange(8, 9, "1"),), 1, 1),
+        WorkingChanged(2, 8, (), 0, 0),
+    ]

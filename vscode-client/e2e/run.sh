@@ -112,6 +112,7 @@ cat > "$WORK/workspace/.vscode/settings.json" <<JSON
   "complexEdit.server.path": "$SERVER_EXE",
   "complexEdit.server.logLevel": "DEBUG",
   "complexEdit.maxTurns": 3,
+  "complexEdit.model": "gemini-3.5-flash-lite",
   "complexEdit.temperature": 0.25
 }
 JSON
@@ -121,6 +122,8 @@ printf "def welcome(name):\n    return f'Hello, {name}!'\n\n\nprint(welcome('wor
 printf "def welcome(name):\n    \"\"\"Return a greeting for name.\"\"\"\n    return f'Hello, {name}!'\n\n\nprint(welcome('world'))\n" > "$WORK/expected-tool.py"
 # Edit with Review proposes two changes (the signature, the printed name); the test keeps the first.
 printf "def welcome(name: str) -> str:\n    \"\"\"Return a greeting for name.\"\"\"\n    return f'HELLO, {name}!'\n\n\nprint(welcome('world'))\n" > "$WORK/expected-review.py"
+# The live preview: turn 1 changes the greeting, turn 2 (8 s later) the printed name.
+printf "def welcome(name: str) -> str:\n    \"\"\"Return a greeting for name.\"\"\"\n    return f'Good day, {name}!'\n\n\nprint(welcome('everyone'))\n" > "$WORK/expected-live.py"
 
 export XDG_CONFIG_HOME="$WORK/xdg-config" XDG_DATA_HOME="$WORK/xdg-data"
 # A test-only extension that calls the language-model tool as an outer agent would.
@@ -166,6 +169,8 @@ E2E_EXPECTED_PREVIEW="$WORK/expected-preview.py" \
 E2E_EXPECTED_TOOL="$WORK/expected-tool.py" \
 E2E_EXPECTED_REVIEW="$WORK/expected-review.py" \
 E2E_REVIEW_SCREENSHOT="$REPO/docs/images/vscode-review.png" \
+E2E_EXPECTED_LIVE="$WORK/expected-live.py" \
+E2E_LIVE_PREVIEW_SCREENSHOT="$REPO/docs/images/vscode-live-preview.png" \
 E2E_TOOL_RESULT="$WORK/tool-result.json" \
 E2E_SCREENSHOT="$ARTIFACTS/vscode-e2e.png" \
 E2E_REQUESTS="$WORK/requests.jsonl" \

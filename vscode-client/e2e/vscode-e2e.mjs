@@ -20,6 +20,8 @@ const expectedAfterPreview = readFileSync(env("E2E_EXPECTED_PREVIEW"), "utf8");
 const expectedAfterTool = readFileSync(env("E2E_EXPECTED_TOOL"), "utf8");
 const expectedAfterReview = readFileSync(env("E2E_EXPECTED_REVIEW"), "utf8");
 const reviewScreenshot = env("E2E_REVIEW_SCREENSHOT");
+const expectedAfterLive = readFileSync(env("E2E_EXPECTED_LIVE"), "utf8");
+const livePreviewScreenshot = env("E2E_LIVE_PREVIEW_SCREENSHOT");
 const toolResultFile = env("E2E_TOOL_RESULT");
 const userData = env("E2E_USER_DATA");
 const workspace = env("E2E_WORKSPACE");
@@ -31,6 +33,7 @@ const INSTRUCTION = "use an f-string in greet";
 const PREVIEW_INSTRUCTION = "rename greet to welcome";
 const CANCEL_INSTRUCTION = "make the greeting louder";
 const REVIEW_INSTRUCTION = "type welcome and print a different name";
+const LIVE_INSTRUCTION = "greet everyone politely";
 const started = Date.now();
 const log = (message) => console.log(`   [${((Date.now() - started) / 1000).toFixed(1)}s] ${message}`);
 
@@ -291,15 +294,61 @@ try {
   }
   log("only the kept change landed");
 
+  // The live preview: while the model's second turn is slow, the first turn's change is drawn
+  // (decorations only: the text and the file stay as they are), then the edit lands and the
+  // preview goes.
+  await runCommand(page, "Notifications: Clear All Notifications"); // the earlier answers' toasts
+  await editor.click();
+  await runCommand(page, "Complex Edit: Edit with Instruction…");
+  await page.locator(".quick-input-widget", { hasText: "Complex Edit: Edit with Instruction" }).waitFor({ timeout: 15000 });
+  await page.fill(QUICK_INPUT, LIVE_INSTRUCTION);
+  await page.locator(".quick-input-list .monaco-list-row", { hasText: LIVE_INSTRUCTION }).first().waitFor({ timeout: 5000 });
+  await page.press(QUICK_INPUT, "Enter");
+  await page.locator(".notification-toast", { hasText: "Turn 2/3" }).first().waitFor({ timeout: 30000 });
+  const previewShown = () => page.evaluate((wanted) => {
+    const lines = document.querySelector(".editor-instance .monaco-editor .view-lines");
+    if (!lines) return false;
+    if (lines.textContent.replace(/\u00a0/g, " ").includes(wanted)) return true; // drawn as injected text
+    return [...lines.querySelectorAll("span")].some((span) => getComputedStyle(span, "::after").content.includes(wanted));
+  }, "Good day");
+  const previewDeadline = Date.now() + 10000;
+  while (!(await previewShown()) && Date.now() < previewDeadline) await page.waitForTimeout(100);
+  if (!(await previewShown())) throw new Error("no live preview of the first turn's change in the editor");
+  if (readFileSync(file, "utf8") !== expectedAfterReview) throw new Error("the live preview changed the file");
+  if ((await page.locator(".tab.dirty", { hasText: "greet.py" }).count()) > 0) throw new Error("the live preview made the editor dirty");
+  await page.screenshot({ path: livePreviewScreenshot });
+  log("live preview drawn while the second turn runs; the document is untouched");
+  await page.locator(".notification-toast", { hasText: "greeted everyone politely" }).first().waitFor({ timeout: 60000 });
+  await page.locator(".monaco-editor .view-lines", { hasText: "welcome('everyone')" }).first().waitFor({ timeout: 10000 });
+  // Once the edit has landed, "Good day" is the line's own text, once: nothing drawn beside it.
+  const drawnAfter = await page.evaluate((wanted) => {
+    const lines = document.querySelector(".editor-instance .monaco-editor .view-lines");
+    const spans = [...(lines?.querySelectorAll("span") ?? [])];
+    const pseudo = spans.filter((span) => getComputedStyle(span, "::after").content.includes(wanted)).length;
+    // The editor renders spaces as no-break spaces.
+    return { pseudo, inText: (lines?.textContent ?? "").replace(/\u00a0/g, " ").split(wanted).length - 1 };
+  }, "Good day");
+  if (drawnAfter.pseudo !== 0 || drawnAfter.inText !== 1) {
+    throw new Error(`the live preview outlived its edit: ${JSON.stringify(drawnAfter)}`);
+  }
+  // (`editor` is the view holding "Hello", which this edit replaced.)
+  await page.locator(".monaco-editor .view-lines", { hasText: "welcome('everyone')" }).first().click();
+  await runCommand(page, "File: Save");
+  const savedAfterLive = await waitForFile((text) => text === expectedAfterLive, 15000);
+  if (savedAfterLive !== expectedAfterLive) {
+    throw new Error(`after the live-previewed edit, the file is not the expected text:\n--- saved\n${savedAfterLive}\n--- expected\n${expectedAfterLive}`);
+  }
+  log("the live-previewed edit landed and was saved");
+
   const requests = readFileSync(env("E2E_REQUESTS"), "utf8").trim().split("\n").filter(Boolean).map((line) => JSON.parse(line));
-  if (requests.length !== 6) throw new Error(`expected six model requests, the emulator saw ${requests.length}`);
+  if (requests.length !== 8) throw new Error(`expected eight model requests, the emulator saw ${requests.length}`);
   const keys = requests.map((request) => request.headers["x-goog-api-key"]);
-  if (JSON.stringify(keys) !== JSON.stringify(["test-key", "test-key", "test-key", "test-key", STORED_KEY, STORED_KEY])) {
+  if (JSON.stringify(keys) !== JSON.stringify(["test-key", "test-key", "test-key", "test-key", STORED_KEY, STORED_KEY, STORED_KEY, STORED_KEY])) {
     throw new Error(`unexpected API keys on the model requests: ${JSON.stringify(keys)}`);
   }
   const temperatures = requests.map((request) => request.body?.generationConfig?.temperature);
   if (temperatures.some((t) => t !== 0.25)) throw new Error(`complexEdit.temperature did not reach the model requests: ${JSON.stringify(temperatures)}`);
-  log("six model requests: the environment's key, then the stored key; complexEdit.temperature on all");
+  log("eight model requests: the environment's key, then the stored key; complexEdit.temperature on all");
   await page.waitForTimeout(1000); // let the output channel's log file flush
   const leaks = [...filesContaining(userData, STORED_KEY), ...filesContaining(workspace, STORED_KEY)];
   if (leaks.length > 0) throw new Error(`the stored key appears in files: ${leaks.join(", ")}`);
@@ -310,4 +359,4 @@ try {
   console.log(`   screenshot: ${screenshot}${failed ? " (failure)" : ""}`);
   await browser.close();
 }
-console.log("vscode e2e: 6 passed, 0 failed");
+console.log("vscode e2e: 7 passed, 0 failed");
