@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 from complex_edit.edit_tools import errors as tool_errors
@@ -33,7 +33,9 @@ from complex_edit.server.providers.base import (
     ModelTurn,
     ToolCall,
     ToolResult,
+    TurnItem,
     effective_model,
+    replay,
 )
 
 if TYPE_CHECKING:
@@ -127,7 +129,10 @@ class AnthropicConversation:
             for tool in request.tools
         ]
 
-    async def next_turn(self) -> ModelTurn:
+    def stream_turn(self) -> AsyncIterator[TurnItem]:
+        return replay(self._whole_turn())
+
+    async def _whole_turn(self) -> ModelTurn:
         message = await self._budget.call(self._send, self._classify)
         turn, content = _read_message(message)
         if content is not None:

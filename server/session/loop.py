@@ -1,8 +1,10 @@
 """The provider-agnostic tool loop: one instruction, one document, a capped number of turns.
 
-Termination follows the contract: `complete_task(success=true)` ends the run only when no other
-call in the same turn failed; `complete_task(success=false)` fails it; the turn cap fails it with
-`max_turns`. Only a success carries a final text.
+Each model turn is streamed: a call runs as soon as it has arrived, in order, while the model is
+still writing the rest of its turn. Termination is judged on the whole turn, as the contract
+says: `complete_task(success=true)` ends the run only when no other call in the same turn
+failed; `complete_task(success=false)` fails it; the turn cap fails it with `max_turns`. Only a
+success carries a final text.
 """
 
 from __future__ import annotations
@@ -23,22 +25,26 @@ from complex_edit.server.providers.base import (
     ConversationRequest,
     ModelTurn,
     Provider,
+    Thought,
     ToolCall,
     ToolResult,
 )
+from complex_edit.server.providers.streaming import aclose
 from complex_edit.server.session.events import (
     EventSink,
     ModelRetrying,
+    ModelThinking,
     ModelWaiting,
     SessionEvent,
     SessionFinished,
     ToolFinished,
     ToolStarted,
     TurnStarted,
+    WorkingChanged,
 )
 from complex_edit.server.session.request import EditRequest
 from complex_edit.server.session.validation import ResultValidator
-from complex_edit.server.text.diff import compute_edits
+from complex_edit.server.text.diff import TextChange, compute_edits
 from complex_edit.server.text.hunks import make_hunks
 
 MAX_EMPTY_TURNS_IN_A_ROW = 2
@@ -106,6 +112,8 @@ class _Loop:
         self.integrity: Counter[str] = Counter()
         self.validation: Validation | None = None
         self.completions: list[tuple[ToolCall, ToolOutcome]] = []
+        self.outcomes: list[tuple[ToolCall, ToolOutcome]] = []
+        self.thought = ""
         self.last_calls: tuple[str, ...] = ()
         self.turns = 0
         self.tool_calls = 0
@@ -150,7 +158,8 @@ class _Loop:
             self.on_event(started)
             turn = await self._ask(conversation, started)
             self.usage = self.usage + turn.usage
-            if not turn.calls:
+            self.last_calls = tuple(call.name for call, _ in self.outcomes)
+            if not self.outcomes:
                 empty_in_a_row += 1
                 if empty_in_a_row >= MAX_EMPTY_TURNS_IN_A_ROW:
                     raise RunError(
@@ -161,7 +170,7 @@ class _Loop:
                 continue
             empty_in_a_row = 0
             refused_for_syntax = ""
-            results, completion = self._execute(turn)
+            results, completion = _settle_completion(self.outcomes)
             if completion is not None:
                 if not completion.success:
                     self._report_completions(results)
@@ -205,18 +214,33 @@ class _Loop:
         added = removed = 0
         if self.toolbox.changed:
             text = self.request.text
-            for hunk in make_hunks(text, compute_edits(text, self.toolbox.text)):
-                removed += line_count(hunk.old_text)
-                added += line_count(hunk.new_text)
+            added, removed = _line_counts(text, compute_edits(text, self.toolbox.text))
         return TurnStarted(self.turns, self.max_turns, added, removed, self.last_calls)
 
     async def _ask(self, conversation: Conversation, started: TurnStarted) -> ModelTurn:
-        """The model's next turn; while it is outstanding, a `ModelWaiting` every few seconds."""
+        """Stream the model's next turn, running each call as it arrives; while nothing has
+        arrived yet, a `ModelWaiting` every few seconds."""
+        self.outcomes = []
         ticker = asyncio.ensure_future(self._tick(started))
+        stream = conversation.stream_turn()
         try:
-            return await conversation.next_turn()
+            async for item in stream:
+                if isinstance(item, ModelTurn):
+                    return item
+                ticker.cancel()
+                if isinstance(item, Thought):
+                    self._thinking(item.summary)
+                else:
+                    self._execute(item)
         finally:
             ticker.cancel()
+            await aclose(stream)
+        raise RunError("model_error", "The model's answer ended without a turn.")
+
+    def _thinking(self, summary: str) -> None:
+        if summary and summary != self.thought:
+            self.thought = summary
+            self.on_event(ModelThinking(self.turns, self.max_turns, summary))
 
     async def _tick(self, started: TurnStarted) -> None:
         low, high = WAITING_EVENT_SECONDS
@@ -253,38 +277,42 @@ class _Loop:
             )
         )
 
-    def _execute(self, turn: ModelTurn) -> tuple[list[ToolResult], Completion | None]:
-        outcomes: list[tuple[ToolCall, ToolOutcome]] = []
-        self.last_calls = tuple(call.name for call in turn.calls)
-        for call in turn.calls:
-            self.tool_calls += 1
-            self.on_event(
-                ToolStarted(
-                    self.turns,
-                    self.max_turns,
-                    call.name,
-                    Toolbox.summarize_call(call.name, call.args),
-                )
+    def _execute(self, call: ToolCall) -> None:
+        """Run one call as it arrives; its outcome counts when the turn is settled."""
+        self.tool_calls += 1
+        self.on_event(
+            ToolStarted(
+                self.turns, self.max_turns, call.name, Toolbox.summarize_call(call.name, call.args)
             )
-            outcome = self._run_call(call)
-            self.integrity.update(outcome.adjustments)
-            if outcome.refusal is not None:
-                self.integrity[outcome.refusal] += 1
-            outcomes.append((call, outcome))
-            if outcome.completion is not None:
-                self.completions.append((call, outcome))
-                continue
-            self.on_event(
-                ToolFinished(
-                    self.turns,
-                    self.max_turns,
-                    call.name,
-                    outcome.ok,
-                    outcome.summary,
-                    outcome.adjustments,
-                )
+        )
+        before = self.toolbox.text
+        outcome = self._run_call(call)
+        self.integrity.update(outcome.adjustments)
+        if outcome.refusal is not None:
+            self.integrity[outcome.refusal] += 1
+        self.outcomes.append((call, outcome))
+        if outcome.completion is not None:
+            self.completions.append((call, outcome))
+            return
+        self.on_event(
+            ToolFinished(
+                self.turns,
+                self.max_turns,
+                call.name,
+                outcome.ok,
+                outcome.summary,
+                outcome.adjustments,
             )
-        return _settle_completion(outcomes)
+        )
+        if self.toolbox.text != before:
+            self._working_changed()
+
+    def _working_changed(self) -> None:
+        """The change so far, after a call that changed the working text (live preview)."""
+        snapshot = self.request.text
+        changes = compute_edits(snapshot, self.toolbox.text)
+        added, removed = _line_counts(snapshot, changes)
+        self.on_event(WorkingChanged(self.turns, self.max_turns, tuple(changes), added, removed))
 
     def _run_call(self, call: ToolCall) -> ToolOutcome:
         if call.args_error is not None:
@@ -295,6 +323,15 @@ class _Loop:
                 summary=f"{call.name}: error: unreadable arguments",
             )
         return self.toolbox.execute(call.name, call.args)
+
+
+def _line_counts(snapshot: str, changes: Sequence[TextChange]) -> tuple[int, int]:
+    """Lines added and removed by `changes` to `snapshot`, counted on whole-line hunks."""
+    added = removed = 0
+    for hunk in make_hunks(snapshot, changes):
+        removed += line_count(hunk.old_text)
+        added += line_count(hunk.new_text)
+    return added, removed
 
 
 def _settle_completion(
