@@ -193,6 +193,10 @@ def transport_failure(
 
 
 def is_timeout(exc: BaseException) -> bool:
+    """A request that got no answer in time. An HTTP status the service answered (the
+    Anthropic SDK's `RequestTimeoutError` for 408, `GatewayTimeoutError` for 504) is not one."""
+    if isinstance(getattr(exc, "status_code", None), int):
+        return False
     return isinstance(exc, TimeoutError) or any(
         "Timeout" in cls.__name__ for cls in type(exc).__mro__
     )

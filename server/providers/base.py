@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator, Awaitable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeAlias, TypeVar
 
+from complex_edit.edit_tools import errors as tool_errors
 from complex_edit.edit_tools.registry import ToolDeclaration
 from complex_edit.server.outcome import Usage
 from complex_edit.server.providers._retry import RetryListener
@@ -122,6 +123,28 @@ async def replay(turn: Awaitable[ModelTurn]) -> AsyncIterator[TurnItem]:
     for call in whole.calls:
         yield call
     yield whole
+
+
+def parse_arguments(name: str, raw: str | None) -> tuple[dict[str, Any], str | None]:
+    """The arguments of a call from their JSON string, or `({}, message for the model)`.
+
+    An empty string means no arguments; a JSON string holding a JSON object (double-encoded,
+    as some models send) is unwrapped once."""
+    if raw is None or not raw.strip():
+        return {}, None
+    try:
+        value = json.loads(raw)
+        if isinstance(value, str) and value.lstrip().startswith("{"):
+            value = json.loads(value)
+    except json.JSONDecodeError as exc:
+        return {}, (
+            f"The arguments of {name} are not valid JSON ({exc.msg} at character {exc.pos}). "
+            "Call it again with the arguments as one JSON object, every string escaped "
+            '(\\" for quotes, \\\\ for backslashes, \\n for line breaks). Nothing was changed.'
+        )
+    if not isinstance(value, dict):
+        return {}, tool_errors.arguments_not_object(name, value).message
+    return value, None
 
 
 THOUGHT_LINE_CHARS = 80

@@ -9,14 +9,12 @@ the assistant message echoed into the history, are the ones the whole completion
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from complex_edit.edit_tools import errors as tool_errors
 from complex_edit.server.outcome import RunError, Usage
-from complex_edit.server.providers.base import ModelTurn, ToolCall
+from complex_edit.server.providers.base import ModelTurn, ToolCall, parse_arguments
 
 
 @dataclass
@@ -140,28 +138,6 @@ class TurnAssembly:
         if self._content:
             assistant["content"] = "".join(self._content)
         return ModelTurn(calls=list(self._calls), usage=usage), assistant
-
-
-def parse_arguments(name: str, raw: str | None) -> tuple[dict[str, Any], str | None]:
-    """The arguments of a call from their JSON string, or `({}, message for the model)`.
-
-    An empty string means no arguments; a JSON string holding a JSON object (double-encoded,
-    as some models send) is unwrapped once."""
-    if raw is None or not raw.strip():
-        return {}, None
-    try:
-        value = json.loads(raw)
-        if isinstance(value, str) and value.lstrip().startswith("{"):
-            value = json.loads(value)
-    except json.JSONDecodeError as exc:
-        return {}, (
-            f"The arguments of {name} are not valid JSON ({exc.msg} at character {exc.pos}). "
-            "Call it again with the arguments as one JSON object, every string escaped "
-            '(\\" for quotes, \\\\ for backslashes, \\n for line breaks). Nothing was changed.'
-        )
-    if not isinstance(value, dict):
-        return {}, tool_errors.arguments_not_object(name, value).message
-    return value, None
 
 
 def _usage(usage: Any) -> Usage:

@@ -457,8 +457,9 @@ class HttpEmulator(Generic[Rec, Rep]):
     def send_events(
         self, h: Handler, rec: RecordedRequest, reply: Reply, events: Sequence[str]
     ) -> None:
-        """Answer a streamed request: each of `events` as ``data: <event>``, ``chunk_delay``
-        apart, then the end of the chunked body; ``fault`` ``stall`` holds the stream after
+        """Answer a streamed request: each of `events` (the lines of one server-sent event,
+        ``data: ...`` or ``event: ...\ndata: ...``), ``chunk_delay`` apart, then the end of
+        the chunked body; ``fault`` ``stall`` holds the stream after
         ``stall_after`` events (until ``release``), ``break`` drops it there."""
         headers = [
             ("Content-Type", "text/event-stream"),
@@ -475,7 +476,7 @@ class HttpEmulator(Generic[Rec, Rep]):
             if reply.fault == "break" and i == reply.stall_after:
                 h.close_connection = True  # a chunk_delay after the last event sent
                 return
-            write_chunk(h, f"data: {event}\r\n\r\n".encode())
+            write_chunk(h, f"{event}\r\n\r\n".encode())
         if (
             reply.fault == "stall"
             and len(events) <= reply.stall_after

@@ -22,6 +22,13 @@ JSON: TypeAlias = Any
 Fault: TypeAlias = Literal["hang", "close", "reset", "stall", "short_body", "break"]
 
 
+def thirds(text: str) -> list[str]:
+    """`text` in three pieces, as a stream sends it (cut mid-string, even mid-escape), empty
+    pieces left out."""
+    third = max(len(text) // 3, 1)
+    return [piece for piece in (text[:third], text[third : 2 * third], text[2 * third :]) if piece]
+
+
 # --------------------------------------------------------------------------------------------
 # Recorded requests
 # --------------------------------------------------------------------------------------------

@@ -696,7 +696,9 @@ class GeminiEmulator(core.HttpEmulator[RecordedRequest, Reply]):
 
     def _send_sse(self, h: Handler, rec: RecordedRequest, reply: Reply) -> None:
         chunks = reply.chunks if reply.chunks is not None else (reply.body,)
-        events = [chunk if isinstance(chunk, str) else _one_line(chunk) for chunk in chunks]
+        events = [
+            f"data: {chunk if isinstance(chunk, str) else _one_line(chunk)}" for chunk in chunks
+        ]
         self.send_events(h, rec, reply, events)
 
 

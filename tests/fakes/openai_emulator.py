@@ -312,25 +312,19 @@ def stream_events(body: Mapping[str, Any]) -> list[str]:
         for key in ("content", "refusal"):
             text = message.get(key)
             if text:
-                events.extend(chunk({key: piece}) for piece in _thirds(text))
+                events.extend(chunk({key: piece}) for piece in exchange.thirds(text))
         for index, call in enumerate(message.get("tool_calls") or []):
             function = call.get("function") or {}
             head = {"index": index, "id": call.get("id"), "type": call.get("type", "function")}
             head["function"] = {"name": function.get("name"), "arguments": ""}
             events.append(chunk({"tool_calls": [head]}))
-            for piece in _thirds(function.get("arguments") or ""):
+            for piece in exchange.thirds(function.get("arguments") or ""):
                 fragment = {"index": index, "function": {"arguments": piece}}
                 events.append(chunk({"tool_calls": [fragment]}))
         events.append(chunk({}, choice.get("finish_reason")))
     if body.get("usage") is not None:
         events.append({**base, "choices": [], "usage": body["usage"]})
-    return [json.dumps(event, ensure_ascii=False) for event in events] + ["[DONE]"]
-
-
-def _thirds(text: str) -> list[str]:
-    """`text` in three pieces (cut mid-string, mid-escape even), empty pieces left out."""
-    third = max(len(text) // 3, 1)
-    return [piece for piece in (text[:third], text[third : 2 * third], text[2 * third :]) if piece]
+    return [f"data: {json.dumps(event, ensure_ascii=False)}" for event in events] + ["data: [DONE]"]
 
 
 class ChatRequest(RecordedRequest):
@@ -395,7 +389,7 @@ class OpenAIEmulator(HttpEmulator[ChatRequest, Reply]):
                 self.send_events(h, rec, reply, stream_events(reply.body))
                 return
             if reply.raw is not None and reply.content_type.startswith("application/json"):
-                self.send_events(h, rec, reply, [reply.raw.decode("utf-8", "replace")])
+                self.send_events(h, rec, reply, ["data: " + reply.raw.decode("utf-8", "replace")])
                 return
         super()._write_reply(h, rec, reply)
 
