@@ -44,8 +44,8 @@ from complex_edit.server.session.events import (
 )
 from complex_edit.server.session.request import EditRequest
 from complex_edit.server.session.validation import ResultValidator
-from complex_edit.server.text.diff import TextChange, compute_edits
-from complex_edit.server.text.hunks import make_hunks
+from complex_edit.server.text.diff import compute_edits
+from complex_edit.server.text.hunks import changed_lines
 
 MAX_EMPTY_TURNS_IN_A_ROW = 2
 # While a model request is outstanding, a `ModelWaiting` every requestTimeoutSeconds / 8,
@@ -214,7 +214,7 @@ class _Loop:
         added = removed = 0
         if self.toolbox.changed:
             text = self.request.text
-            added, removed = _line_counts(text, compute_edits(text, self.toolbox.text))
+            added, removed = changed_lines(text, compute_edits(text, self.toolbox.text))
         return TurnStarted(self.turns, self.max_turns, added, removed, self.last_calls)
 
     async def _ask(self, conversation: Conversation, started: TurnStarted) -> ModelTurn:
@@ -311,7 +311,7 @@ class _Loop:
         """The change so far, after a call that changed the working text (live preview)."""
         snapshot = self.request.text
         changes = compute_edits(snapshot, self.toolbox.text)
-        added, removed = _line_counts(snapshot, changes)
+        added, removed = changed_lines(snapshot, changes)
         self.on_event(WorkingChanged(self.turns, self.max_turns, tuple(changes), added, removed))
 
     def _run_call(self, call: ToolCall) -> ToolOutcome:
@@ -323,15 +323,6 @@ class _Loop:
                 summary=f"{call.name}: error: unreadable arguments",
             )
         return self.toolbox.execute(call.name, call.args)
-
-
-def _line_counts(snapshot: str, changes: Sequence[TextChange]) -> tuple[int, int]:
-    """Lines added and removed by `changes` to `snapshot`, counted on whole-line hunks."""
-    added = removed = 0
-    for hunk in make_hunks(snapshot, changes):
-        removed += line_count(hunk.old_text)
-        added += line_count(hunk.new_text)
-    return added, removed
 
 
 def _settle_completion(
