@@ -5,8 +5,11 @@ thoughts show in progress only, and a stream that breaks or stalls ends cleanly.
 from __future__ import annotations
 
 import base64
+import logging
 import time
 from typing import Any
+
+import pytest
 
 from complex_edit.server.outcome import Usage
 from complex_edit.server.providers.gemini import GeminiProvider
@@ -142,7 +145,10 @@ async def test_usage_comes_from_the_last_chunk(run: RunFn, emulator: GeminiEmula
     assert outcome.usage == Usage(input_tokens=321, output_tokens=45)
 
 
-async def test_thoughts_show_in_progress_only(run: RunFn, emulator: GeminiEmulator) -> None:
+async def test_thoughts_show_in_progress_only(
+    run: RunFn, emulator: GeminiEmulator, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
     secret = "The user's key is hunter2-and-more-words-to-be-long-enough."
     long_heading = "Weighing " + "very " * 30 + "carefully"
     emulator.enqueue(
@@ -160,6 +166,7 @@ async def test_thoughts_show_in_progress_only(run: RunFn, emulator: GeminiEmulat
     assert thinking[1].summary.endswith("…")
     assert describe(thinking[0]) == "Turn 1/8 · thinking: Finding the loop."
     assert "hunter2" not in repr(outcome)
+    assert not [r for r in caplog.records if r.levelno > logging.DEBUG and "hunter2" in r.message]
     assert "hunter2" not in (outcome.final_text or "")
 
 
