@@ -44,8 +44,9 @@ from complex_edit.server.session.events import (
 )
 from complex_edit.server.session.request import EditRequest
 from complex_edit.server.session.validation import ResultValidator
-from complex_edit.server.text.diff import compute_edits
+from complex_edit.server.text.diff import TextChange, compute_edits
 from complex_edit.server.text.hunks import changed_lines
+from complex_edit.server.text.rebase import compose_changes
 
 MAX_EMPTY_TURNS_IN_A_ROW = 2
 # While a model request is outstanding, a `ModelWaiting` every requestTimeoutSeconds / 8,
@@ -113,6 +114,7 @@ class _Loop:
         self.validation: Validation | None = None
         self.completions: list[tuple[ToolCall, ToolOutcome]] = []
         self.outcomes: list[tuple[ToolCall, ToolOutcome]] = []
+        self.so_far = ChangesSoFar()
         self.thought = ""
         self.last_calls: tuple[str, ...] = ()
         self.turns = 0
@@ -305,12 +307,12 @@ class _Loop:
             )
         )
         if self.toolbox.text != before:
-            self._working_changed()
+            self._working_changed(before)
 
-    def _working_changed(self) -> None:
+    def _working_changed(self, before: str) -> None:
         """The change so far, after a call that changed the working text (live preview)."""
         snapshot = self.request.text
-        changes = compute_edits(snapshot, self.toolbox.text)
+        changes = self.so_far.add(snapshot, before, self.toolbox.text)
         added, removed = changed_lines(snapshot, changes)
         self.on_event(WorkingChanged(self.turns, self.max_turns, tuple(changes), added, removed))
 
@@ -323,6 +325,36 @@ class _Loop:
                 summary=f"{call.name}: error: unreadable arguments",
             )
         return self.toolbox.execute(call.name, call.args)
+
+
+class ChangesSoFar:
+    """The working text's change against the snapshot, kept up to date call by call: each
+    call's own change (cheap: one place) is composed with the earlier ones, and each composed
+    region is refined to its minimal changes. Equal to `compute_edits(snapshot, working)` in
+    what it applies, at a cost that does not grow with the number of changes so far."""
+
+    def __init__(self) -> None:
+        self._steps: list[TextChange] = []  # applied one after another, from the snapshot
+        self._refined: dict[TextChange, list[TextChange]] = {}  # by region, last call's
+
+    def add(self, snapshot: str, before: str, after: str) -> list[TextChange]:
+        # Simultaneous changes, applied last first, are sequential ones with the same offsets.
+        self._steps.extend(reversed(compute_edits(before, after)))
+        refined = {
+            region: self._refined.get(region) or _refine(snapshot, region)
+            for region in compose_changes(self._steps)
+        }
+        self._refined = refined
+        return [change for changes in refined.values() for change in changes]
+
+
+def _refine(snapshot: str, region: TextChange) -> list[TextChange]:
+    """`region`'s minimal changes, as offsets into `snapshot`."""
+    start = region.start
+    return [
+        TextChange(start + change.start, start + change.end, change.new_text)
+        for change in compute_edits(snapshot[start : region.end], region.new_text)
+    ]
 
 
 def _settle_completion(
