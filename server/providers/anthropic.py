@@ -133,7 +133,7 @@ class AnthropicConversation:
     async def _attempt(self) -> AsyncIterator[TurnItem]:
         """One streamed request: its calls as their blocks close, then the whole turn."""
         stream = await self._send()
-        assembly = TurnAssembly(self._host)
+        assembly = TurnAssembly(self._host, lambda text: scrub(text, self._env))
         try:
             async for event in stream:
                 for item in assembly.add(event):

@@ -11,6 +11,7 @@ whole turn, and the content echoed into the history, are the ones the whole mess
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from complex_edit.server.outcome import RunError, Usage
@@ -26,10 +27,12 @@ REFUSING_STOP = frozenset({"refusal", "max_tokens", "model_context_window_exceed
 
 
 class TurnAssembly:
-    """The events of one streamed message so far; `host` is where it came from."""
+    """The events of one streamed message so far; `host` is where it came from; `scrub`
+    removes credentials from thought lines."""
 
-    def __init__(self, host: str) -> None:
+    def __init__(self, host: str, scrub: Callable[[str], str]) -> None:
         self._host = host
+        self._scrub = scrub
         self._blocks: dict[int, dict[str, Any]] = {}
         self._json: dict[int, list[str]] = {}
         self._calls: list[ToolCall] = []
@@ -84,7 +87,7 @@ class TurnAssembly:
     def _close(self, index: int) -> list[ToolCall | Thought]:
         block = self._blocks.get(index, {})
         if block.get("type") == "thinking":
-            line = thought_line(str(block.get("thinking", "")))
+            line = thought_line(self._scrub(str(block.get("thinking", ""))))
             return [Thought(line)] if line else []
         if block.get("type") != "tool_use":
             return []

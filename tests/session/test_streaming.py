@@ -10,12 +10,14 @@ import time
 
 from complex_edit.server.session.events import (
     ModelRetrying,
+    ModelThinking,
     SessionEvent,
     ToolFinished,
     WorkingChanged,
 )
+from tests.fakes.anthropic_emulator import AnthropicEmulator
 from tests.reliability.sessions import run_model
-from tests.session.scripts import Harness, calls, done, replace, streamed
+from tests.session.scripts import AnthropicHarness, Harness, calls, done, replace, streamed
 
 DOC = "alpha = 'one \"quoted\" word'\nbeta = 2\n"
 TWO_EDITS = calls(
@@ -97,3 +99,25 @@ class _Sink(list[SessionEvent]):
     def append(self, event: SessionEvent) -> None:
         super().append(event)
         self._watch(event)  # type: ignore[operator]
+
+
+async def test_anthropic_thinking_shows_and_its_block_goes_back_whole(
+    anthropic_server: AnthropicEmulator,
+) -> None:
+    """A streamed thinking block (text and signature in deltas) shows as one progress line and
+    is echoed with its signature, as the whole message would have been."""
+    model = AnthropicHarness(anthropic_server)
+    model.reset()
+    thinking = ("**Planning the rename**\n\nThe key is sk-ant-should-not-show-up.", "sig-7")
+    model.script(streamed(calls(replace("beta = 2", "beta = 3"), thinking=thinking)), calls(done()))
+    events: list[SessionEvent] = []
+    outcome = await run_model("anthropic", model.base_url, DOC, events=events)
+    assert outcome.success, outcome
+    lines = [event.summary for event in events if isinstance(event, ModelThinking)]
+    assert lines == ["Planning the rename"]
+    (turn,) = model.model_turn_bodies(1)
+    block = turn["content"][0]
+    assert block["type"] == "thinking"
+    assert block["thinking"] == thinking[0]
+    assert block["signature"] == "sig-7"
+    model.reset()
