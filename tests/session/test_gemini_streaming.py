@@ -255,3 +255,22 @@ async def test_malformed_after_a_call_ran_keeps_what_ran(
     assert outcome.final_text == "A\nbeta\ngamma\n"
     contents = emulator.requests[1].contents
     assert [len(content["parts"]) for content in contents[1:]] == [1, 1]
+
+
+async def test_an_error_event_mid_stream_is_classified_and_retried(
+    run: RunFn, emulator: GeminiEmulator
+) -> None:
+    """The API reports a fault inside the stream (`{"error": …}` as an event): a 503 there is
+    retried like a 503 status, from scratch, since no call had run."""
+    error = {"error": {"code": 503, "message": "The model is overloaded.", "status": "UNAVAILABLE"}}
+    broken = streamed([thought("**Reading**")], [replace("alpha", "A")])
+    first_event = broken.chunks[0] if broken.chunks else {}
+    emulator.enqueue(
+        broken.in_chunks([first_event, error], chunk_delay=GAP),
+        streamed([replace("alpha", "A")], [done()]),
+    )
+    outcome, events = await run(DOC)
+    assert outcome.success, outcome
+    assert outcome.final_text == "A\nbeta\ngamma\n"
+    assert emulator.request_count == 2
+    assert [e.why for e in events if isinstance(e, ModelRetrying)] == ["the service answered 503"]
