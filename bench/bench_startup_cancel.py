@@ -7,7 +7,8 @@ command's extra cost (the SDK is imported lazily, on first use) is shown for inf
 small command right after ``initialize``, the first command after 3 s of idle time, and the
 same command once warm.
 
-Cancellation: the emulator holds the model request open; the client sends
+Cancellation: the emulator holds the model request open (before its answer begins, or, with
+``mid-stream``, after the first event of its streamed answer); the client sends
 ``$/cancelRequest`` (or cancels the work-done progress) and we time (a) the command's error
 answer (-32800) and (b) the moment the emulator sees the HTTP connection go away (it checks
 every 10 ms). Goal: p95 ≤ 100 ms for both.
@@ -91,7 +92,10 @@ async def cancellations(
     text = make_document(5_000)
     for index in range(count):
         release = threading.Event()
-        emu.enqueue(Reply.hang(release=release))
+        if how.endswith("mid-stream"):
+            emu.enqueue(Reply.stalled_stream(release=release))
+        else:
+            emu.enqueue(Reply.hang(release=release))
         uri = new_uri("cancel")
         client.open(uri, text)
         tokens_before = len(client.created_progress)
@@ -111,7 +115,7 @@ async def cancellations(
         )
         watcher.start()
         started = time.perf_counter()
-        if how == "request":
+        if how.startswith("request"):
             client.notify("$/cancelRequest", {"id": msg_id})
         else:
             token = client.created_progress[-1]
@@ -194,12 +198,16 @@ async def main(quick: bool) -> None:
                     "verdict",
                 ],
             )
-            for how in ("request", "progress"):
+            for how in ("request", "progress", "request mid-stream"):
                 answers, disconnects = await cancellations(client, emu, count, how)
                 emu.reset()
                 p95a, p95d = percentile(answers, 95), percentile(disconnects, 95)
                 table.add(
-                    "$/cancelRequest" if how == "request" else "progress cancel",
+                    {
+                        "request": "$/cancelRequest",
+                        "progress": "progress cancel",
+                        "request mid-stream": "$/cancelRequest, stream open",
+                    }[how],
                     count,
                     ms(median(answers)),
                     ms(p95a),

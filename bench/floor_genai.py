@@ -1,5 +1,6 @@
 """The second floor for the overhead benchmark: the bare pygls server of ``floor_server.py``
-plus one bare google-genai ``generate_content`` call carrying the request complex-edit sends.
+plus one bare google-genai ``generate_content_stream`` call carrying the request complex-edit
+sends (read to its end).
 
 Before it sends the edit it was given, the server builds the model request the way
 complex-edit's Gemini provider builds its first one (``server/providers/gemini.py``
@@ -55,7 +56,7 @@ if TYPE_CHECKING:
 
 
 class ModelCall:
-    """``ask`` for ``floor_server.build``: one ``generate_content`` per command."""
+    """``ask`` for ``floor_server.build``: one streamed ``generate_content`` per command."""
 
     def __init__(self) -> None:
         self._settings = Settings()
@@ -74,9 +75,11 @@ class ModelCall:
         contents = [
             types.Content(role="user", parts=[types.Part(text=build_first_message(request))])
         ]
-        await self.client().aio.models.generate_content(
+        stream = await self.client().aio.models.generate_content_stream(
             model=self._settings.model, contents=contents, config=self.config()
         )
+        async for _ in stream:
+            pass
 
     def config(self) -> types.GenerateContentConfig:
         from google.genai import types
@@ -85,6 +88,7 @@ class ModelCall:
         return types.GenerateContentConfig(
             system_instruction=load("system"),
             temperature=self._settings.temperature,
+            thinking_config=types.ThinkingConfig(include_thoughts=True),
             tools=[
                 types.Tool(
                     function_declarations=[

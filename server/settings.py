@@ -95,6 +95,7 @@ class Settings(BaseModel):
     model: str = Field(default=DEFAULT_MODEL, min_length=1)
     max_turns: int = Field(default=8, ge=1, le=100)
     thinking_level: ThinkingLevel | None = None
+    thought_summaries: bool = True
     temperature: float | None = Field(default=None, ge=0.0, le=2.0)
     request_timeout_seconds: float = Field(default=60.0, gt=0, le=3600)
     max_document_bytes: int = Field(default=10_000_000, ge=1)

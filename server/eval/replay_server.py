@@ -1,4 +1,5 @@
-"""Just enough of the Gemini REST API for `--replay`: `POST /{version}/models/{m}:generateContent`.
+"""Just enough of the Gemini REST API for `--replay`: `POST /{version}/models/{m}:generateContent`
+and `:streamGenerateContent` (the whole answer as one server-sent event).
 
 A standard-library HTTP/1.1 server on 127.0.0.1 (an ephemeral port) answering from a function
 of the request body; the real google-genai SDK talks to it through the `baseUrl` setting. It
@@ -19,7 +20,9 @@ from typing import Any
 
 Responder = Callable[[Any], tuple[int, dict[str, Any]]]
 
-_PATH = re.compile(r"^/v1[a-z0-9]*/models/[^/:]+:generateContent$")
+_PATH = re.compile(
+    r"^/v1[a-z0-9]*/models/[^/:]+:(?P<action>generateContent|streamGenerateContent)$"
+)
 MAX_BODY_BYTES = 64 * 1024 * 1024
 
 
@@ -57,7 +60,8 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
             return
         raw = self.rfile.read(length)
-        if not _PATH.match(path):
+        match = _PATH.match(path)
+        if match is None:
             self._send(404, _error(404, f"replay: only generateContent is served, not {path}"))
             return
         try:
@@ -69,15 +73,18 @@ class _Handler(BaseHTTPRequestHandler):
             status, answer = self.server.responder(body)
         except Exception as exc:  # a bug in the replay must show, not hang the client
             status, answer = 500, _error(500, f"replay: {type(exc).__name__}: {exc}")
-        self._send(status, answer)
+        self._send(status, answer, streamed=match["action"] == "streamGenerateContent")
 
     def do_GET(self) -> None:
         self._send(404, _error(404, "replay: only generateContent is served"))
 
-    def _send(self, status: int, body: dict[str, Any]) -> None:
+    def _send(self, status: int, body: dict[str, Any], *, streamed: bool = False) -> None:
         data = json.dumps(body, ensure_ascii=False).encode("utf-8")
+        kind = "application/json; charset=UTF-8"
+        if streamed and status == 200:
+            data, kind = b"data: " + data + b"\r\n\r\n", "text/event-stream"
         self.send_response(status)
-        self.send_header("Content-Type", "application/json; charset=UTF-8")
+        self.send_header("Content-Type", kind)
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)

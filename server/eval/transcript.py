@@ -6,7 +6,7 @@ provider had the conversation ready (its client built), where a task's latency s
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 
 from complex_edit.server.eval.record import CallRecord, TurnRecord
 from complex_edit.server.providers.base import (
@@ -14,7 +14,9 @@ from complex_edit.server.providers.base import (
     ConversationRequest,
     ModelTurn,
     Provider,
+    ToolCall,
     ToolResult,
+    TurnItem,
 )
 from complex_edit.server.session.events import SessionEvent, ToolFinished
 
@@ -24,17 +26,28 @@ class Transcript:
         self.turns: list[TurnRecord] = []
         self.tool_errors = 0
         self.opened_at: float | None = None
+        self._open: TurnRecord | None = None
+
+    def call(self, call: ToolCall) -> None:
+        """A call of the turn being streamed, as it arrives (before it runs)."""
+        if self._open is None:
+            self._open = TurnRecord(turn=len(self.turns) + 1, calls=[])
+            self.turns.append(self._open)
+        self._open.calls.append(CallRecord(name=call.name, args=dict(call.args)))
 
     def model_turn(self, turn: ModelTurn) -> None:
-        self.turns.append(
-            TurnRecord(
+        """The whole turn: completes the record its streamed calls opened, or adds one."""
+        record = self._open
+        self._open = None
+        if record is None:
+            record = TurnRecord(
                 turn=len(self.turns) + 1,
                 calls=[CallRecord(name=call.name, args=dict(call.args)) for call in turn.calls],
-                problem=turn.problem,
-                input_tokens=turn.usage.input_tokens,
-                output_tokens=turn.usage.output_tokens,
             )
-        )
+            self.turns.append(record)
+        record.problem = turn.problem
+        record.input_tokens = turn.usage.input_tokens
+        record.output_tokens = turn.usage.output_tokens
 
     def on_event(self, event: SessionEvent) -> None:
         """A call's result: the first call of the turn by that name still without one (a
@@ -69,10 +82,13 @@ class _RecordingConversation:
         self._inner = inner
         self._transcript = transcript
 
-    async def next_turn(self) -> ModelTurn:
-        turn = await self._inner.next_turn()
-        self._transcript.model_turn(turn)
-        return turn
+    async def stream_turn(self) -> AsyncIterator[TurnItem]:
+        async for item in self._inner.stream_turn():
+            if isinstance(item, ModelTurn):
+                self._transcript.model_turn(item)
+            elif isinstance(item, ToolCall):
+                self._transcript.call(item)
+            yield item
 
     def add_tool_results(self, results: Sequence[ToolResult]) -> None:
         self._inner.add_tool_results(results)

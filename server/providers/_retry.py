@@ -1,13 +1,13 @@
 """Bounded retries for model requests, shared by every provider adapter.
 
-An adapter sends one request through `RetryBudget.call` with a classifier that turns each
-exception into either a `Retry` (a transient fault: 408, 429, 5xx, connection) or a `RunError`
-that ends the run at once. A request that outlives its limit (`limits.request_limit`) ends the
-run with one error and is never sent again (see `limits`). Retries are capped by `maxRetries` and
-by the run's wall-time budget; a server-given retry delay is honoured, and one longer than the
-remaining budget fails fast with that delay in the message. Each retry is announced
-(`RetryNotice`) before its wait, so the user sees why the model is slow. The SDKs' own retries
-are always switched off.
+An adapter streams one turn through `streaming.stream_with_retries` with a classifier that
+turns each exception into either a `Retry` (a transient fault: 408, 429, 5xx, connection) or a
+`RunError` that ends the run at once. A request that outlives its limit
+(`limits.request_limit`) ends the run with one error and is never sent again (see `limits`).
+Retries are capped by `maxRetries` and by the run's wall-time budget; a server-given retry
+delay is honoured, and one longer than the remaining budget fails fast with that delay in the
+message. Each retry is announced (`RetryNotice`) before its wait, so the user sees why the
+model is slow. The SDKs' own retries are always switched off.
 """
 
 from __future__ import annotations
@@ -18,20 +18,17 @@ import random
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import TypeVar
 from urllib.parse import urlsplit
 
 from complex_edit.server.outcome import RunError, redact
 from complex_edit.server.providers.limits import timed_out
 from complex_edit.server.settings import Settings
 
-T = TypeVar("T")
-
 RETRYABLE_STATUS = frozenset({408, 429, 500, 502, 503, 504, 529})
 MAX_BACKOFF_SECONDS = 8.0
 FIRST_BACKOFF_SECONDS = 0.5
-# Slack on top of a request's limit before it is abandoned from the outside (the SDK's own
-# timeout should fire first).
+# Slack on top of a request's limit before a wait for its stream is abandoned from the outside
+# (the SDK's own timeout should fire first).
 HARD_TIMEOUT_SLACK_SECONDS = 5.0
 
 # Exception class names (anywhere in the MRO) that mean "the request did not get through".
@@ -103,26 +100,6 @@ class RetryBudget:
         self.limit = settings.request_timeout_seconds if limit is None else limit
         self.deadline = clock() + settings.wall_time_seconds
 
-    async def call(self, send: Callable[[], Awaitable[T]], classify: Classifier) -> T:
-        """`await send()` until it succeeds, `classify` says the failure is final, or the
-        retries or the time budget run out. A timeout is final. Cancellation passes straight
-        through."""
-        attempt = 0
-        while True:
-            attempt += 1
-            try:
-                async with asyncio.timeout(self.limit + HARD_TIMEOUT_SLACK_SECONDS):
-                    return await send()
-            except RunError:
-                raise
-            except Exception as exc:
-                if is_timeout(exc):
-                    raise timed_out(self.settings, self.limit) from None
-                verdict = classify(exc)
-            if isinstance(verdict, RunError):
-                raise verdict
-            await self.wait(attempt, verdict)
-
     async def wait(self, attempt: int, retry: Retry) -> None:
         """Announce retry `attempt` and sleep before it, or raise the failure when none is
         allowed. The sleep is cancellable."""
@@ -193,9 +170,8 @@ def transport_failure(
 
 
 def is_timeout(exc: BaseException) -> bool:
-    """Did the request run out of time here? An HTTP answer is never that, even one whose
-    class says timeout (the Anthropic SDK's 408 `RequestTimeoutError`, 504
-    `GatewayTimeoutError`): the service answered, and its status decides."""
+    """A request that got no answer in time. An HTTP status the service answered (the
+    Anthropic SDK's `RequestTimeoutError` for 408, `GatewayTimeoutError` for 504) is not one."""
     if isinstance(getattr(exc, "status_code", None), int):
         return False
     return isinstance(exc, TimeoutError) or any(

@@ -1,20 +1,19 @@
 """Anthropic's Messages API through the official `anthropic` SDK: the only module that imports
 `anthropic` (lazily: importing this module does not import the SDK).
 
-The model's turns (thinking blocks and their signatures included) are appended to the history
-unchanged; each turn's tool results go back as one user message of `tool_result` blocks, with
-`is_error` on the failed ones.
+Turns are streamed (`anthropic_turn`); the model's turns (thinking blocks and their signatures
+included) are appended to the history as they came; each turn's tool results go back as one
+user message of `tool_result` blocks, with `is_error` on the failed ones.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
-from complex_edit.edit_tools import errors as tool_errors
-from complex_edit.server.outcome import CREDENTIALS, RunError, Usage, scrub
+from complex_edit.server.outcome import CREDENTIALS, RunError, scrub
 from complex_edit.server.providers._retry import (
     RETRYABLE_STATUS,
     Retry,
@@ -27,18 +26,19 @@ from complex_edit.server.providers._retry import (
     status_retry,
     transport_failure,
 )
+from complex_edit.server.providers.anthropic_turn import TurnAssembly
 from complex_edit.server.providers.base import (
     ConversationRequest,
     FullViews,
-    ModelTurn,
-    ToolCall,
     ToolResult,
+    TurnItem,
     effective_model,
 )
+from complex_edit.server.providers.streaming import aclose, stream_with_retries
 
 if TYPE_CHECKING:
-    from anthropic import AsyncAnthropic
-    from anthropic.types import Message
+    from anthropic import AsyncAnthropic, AsyncStream
+    from anthropic.types import RawMessageStreamEvent
 
 KEY_VARIABLES = CREDENTIALS["anthropic"]
 BASE_URL_VARIABLE = "ANTHROPIC_BASE_URL"
@@ -127,12 +127,25 @@ class AnthropicConversation:
             for tool in request.tools
         ]
 
-    async def next_turn(self) -> ModelTurn:
-        message = await self._budget.call(self._send, self._classify)
-        turn, content = _read_message(message)
+    def stream_turn(self) -> AsyncIterator[TurnItem]:
+        return stream_with_retries(self._budget, self._attempt, self._classify)
+
+    async def _attempt(self) -> AsyncIterator[TurnItem]:
+        """One streamed request: its calls as their blocks close, then the whole turn."""
+        stream = await self._send()
+        assembly = TurnAssembly(self._host, lambda text: scrub(text, self._env))
+        try:
+            async for event in stream:
+                for item in assembly.add(event):
+                    yield item
+        finally:
+            await aclose(stream)
+        for item in assembly.end():
+            yield item
+        turn, content = assembly.finish()
         if content is not None:
             self._messages.append({"role": "assistant", "content": content})
-        return turn
+        yield turn
 
     def add_tool_results(self, results: Sequence[ToolResult]) -> None:
         at = len(self._messages)
@@ -143,11 +156,11 @@ class AnthropicConversation:
         for (message, block), stub in self._views.outdated(placed):
             self._messages[message]["content"][block] = _tool_result_block(stub)
 
-    async def _send(self) -> Message:
+    async def _send(self) -> AsyncStream[RawMessageStreamEvent]:
         extra: dict[str, Any] = {}
         if self._settings.temperature is not None:
             extra["temperature"] = min(self._settings.temperature, 1.0)
-        message = await self._client.messages.create(
+        stream: Any = await self._client.messages.create(
             model=self._model,
             max_tokens=MAX_OUTPUT_TOKENS,
             system=self._system,
@@ -155,15 +168,10 @@ class AnthropicConversation:
             tools=cast(Any, self._tools),
             tool_choice={"type": "any"},
             timeout=self._limit,
+            stream=True,
             extra_body=extra or None,
         )
-        if not hasattr(message, "content"):  # an HTML page or plain text answered 200
-            raise RunError(
-                "model_error",
-                f"The server at {self._host} did not answer with a message "
-                f"(got {type(message).__name__}). Check the 'baseUrl' setting.",
-            )
-        return message
+        return cast("AsyncStream[RawMessageStreamEvent]", stream)
 
     def _classify(self, exc: Exception) -> Retry | RunError:
         anthropic = _sdk()
@@ -217,56 +225,6 @@ def _tool_result_block(result: ToolResult) -> dict[str, Any]:
     if not result.ok:
         block["is_error"] = True
     return block
-
-
-def _read_message(message: Message) -> tuple[ModelTurn, list[dict[str, Any]] | None]:
-    usage = _usage(message)
-    stop = str(message.stop_reason or "")
-    if stop == "refusal":
-        raise RunError("blocked", "The model refused the request (stop reason refusal).")
-    if stop == "max_tokens":
-        raise RunError(
-            "model_error",
-            "The model's reply was cut off (stop reason max_tokens); nothing was applied. "
-            "Try a smaller instruction or selection.",
-        )
-    if stop == "model_context_window_exceeded":
-        raise RunError(
-            "too_large",
-            "The conversation no longer fits the model's context window "
-            "(stop reason model_context_window_exceeded); nothing was applied.",
-        )
-    blocks = list(message.content or [])
-    calls = [
-        ToolCall(
-            name=str(block.name or ""),
-            args=dict(block.input) if isinstance(block.input, dict) else {},
-            id=block.id,
-            args_error=None
-            if isinstance(block.input, dict)
-            else tool_errors.arguments_not_object(str(block.name), block.input).message,
-        )
-        for block in blocks
-        if block.type == "tool_use"
-    ]
-    if not calls:
-        problem = f"reply without a tool call (stop reason {stop or 'none'})"
-        return ModelTurn(calls=[], usage=usage, problem=problem), None
-    content = [block.to_dict(mode="json") for block in blocks]
-    return ModelTurn(calls=calls, usage=usage), content
-
-
-def _usage(message: Any) -> Usage:
-    usage = getattr(message, "usage", None)
-    if usage is None:
-        return Usage()
-    cached = usage.cache_read_input_tokens or 0
-    written = usage.cache_creation_input_tokens or 0
-    return Usage(
-        input_tokens=(usage.input_tokens or 0) + cached + written,
-        output_tokens=usage.output_tokens or 0,
-        cached_tokens=cached,
-    )
 
 
 def _detail(exc: Any) -> str:

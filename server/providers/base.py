@@ -7,10 +7,11 @@ format (model turns appended unchanged), sends it, and turns each reply into too
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Awaitable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeAlias, TypeVar
 
+from complex_edit.edit_tools import errors as tool_errors
 from complex_edit.edit_tools.registry import ToolDeclaration
 from complex_edit.server.outcome import Usage
 from complex_edit.server.providers._retry import RetryListener
@@ -59,6 +60,19 @@ class ModelTurn:
 
 
 @dataclass(frozen=True)
+class Thought:
+    """What the model is thinking about, as one short scrubbed line (`thought_line`): shown
+    in progress only, never in the document, the result or the logs above DEBUG."""
+
+    summary: str
+
+
+TurnItem: TypeAlias = ToolCall | Thought | ModelTurn
+"""What a streamed turn yields: each complete call as it arrives, in order (the loop runs it at
+once), thought lines, and last the whole `ModelTurn` (all its calls, usage, problem)."""
+
+
+@dataclass(frozen=True)
 class ConversationRequest:
     """`on_retry` is told of each retry of a model request before its wait. `answer_bytes`:
     the size of the largest answer the model may legitimately write (the whole document, for a
@@ -78,8 +92,11 @@ class ConversationRequest:
 
 
 class Conversation(Protocol):
-    async def next_turn(self) -> ModelTurn:
-        """Send the history, append the model's turn, return its calls.
+    def stream_turn(self) -> AsyncIterator[TurnItem]:
+        """Send the history and stream the model's turn: each call as soon as it is complete,
+        then the whole turn, which is appended to the history. A stream that fails before any
+        call was yielded is retried from scratch; once a call was yielded (and so ran), the
+        turn is never asked for again: the failure ends the run as `model_error`.
 
         Raises `RunError` for faults that end the run (auth, quota, blocked, …).
         """
@@ -97,6 +114,57 @@ class Provider(Protocol):
         """Start a conversation. Raises `RunError('config', …)` before any request when the
         provider cannot be used (no API key, unknown provider)."""
         ...
+
+
+async def replay(turn: Awaitable[ModelTurn]) -> AsyncIterator[TurnItem]:
+    """A turn known whole, streamed as `Conversation.stream_turn` does (for in-process
+    conversations: scripted tests, the evaluation's replays)."""
+    whole = await turn
+    for call in whole.calls:
+        yield call
+    yield whole
+
+
+def parse_arguments(name: str, raw: str | None) -> tuple[dict[str, Any], str | None]:
+    """The arguments of a call from their JSON string, or `({}, message for the model)`.
+
+    An empty string means no arguments; a JSON string holding a JSON object (double-encoded,
+    as some models send) is unwrapped once."""
+    if raw is None or not raw.strip():
+        return {}, None
+    try:
+        value = json.loads(raw)
+        if isinstance(value, str) and value.lstrip().startswith("{"):
+            value = json.loads(value)
+    except json.JSONDecodeError as exc:
+        return {}, (
+            f"The arguments of {name} are not valid JSON ({exc.msg} at character {exc.pos}). "
+            "Call it again with the arguments as one JSON object, every string escaped "
+            '(\\" for quotes, \\\\ for backslashes, \\n for line breaks). Nothing was changed.'
+        )
+    if not isinstance(value, dict):
+        return {}, tool_errors.arguments_not_object(name, value).message
+    return value, None
+
+
+THOUGHT_LINE_CHARS = 80
+
+
+def thought_line(text: str) -> str:
+    """The first heading or sentence of a thought summary, on one line, at most 80 chars
+    (`**Locating the loop**\n\nI will…` → `Locating the loop`)."""
+    for raw in text.splitlines():
+        line = raw.replace("**", "").replace("__", "").strip().strip("#*_` ").strip()
+        if line:
+            break
+    else:
+        return ""
+    end = next(
+        (i + 1 for i, ch in enumerate(line) if ch in ".!?" and line[i + 1 : i + 2] in ("", " ")),
+        len(line),
+    )
+    line = " ".join(line[:end].split())
+    return line if len(line) <= THOUGHT_LINE_CHARS else line[: THOUGHT_LINE_CHARS - 1] + "…"
 
 
 STALE_VIEW = (

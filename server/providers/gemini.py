@@ -9,10 +9,10 @@ from __future__ import annotations
 import logging
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from complex_edit.server.outcome import CREDENTIALS, RunError, Usage, scrub
+from complex_edit.server.outcome import CREDENTIALS, RunError, scrub
 from complex_edit.server.providers._retry import (
     RETRYABLE_STATUS,
     Retry,
@@ -26,11 +26,12 @@ from complex_edit.server.providers._retry import (
 from complex_edit.server.providers.base import (
     ConversationRequest,
     FullViews,
-    ModelTurn,
-    ToolCall,
     ToolResult,
+    TurnItem,
 )
+from complex_edit.server.providers.gemini_turn import TurnAssembly
 from complex_edit.server.providers.models import ModelParameters, parameters_for
+from complex_edit.server.providers.streaming import aclose, stream_with_retries
 from complex_edit.server.settings import DEFAULT_MODEL
 
 if TYPE_CHECKING:
@@ -41,24 +42,6 @@ log = logging.getLogger("complex_edit.providers.gemini")
 
 KEY_VARIABLES = CREDENTIALS["gemini"]
 DEFAULT_HOST = "generativelanguage.googleapis.com"
-BLOCKED_FINISH = frozenset(
-    {
-        "SAFETY",
-        "RECITATION",
-        "BLOCKLIST",
-        "PROHIBITED_CONTENT",
-        "SPII",
-        "IMAGE_SAFETY",
-        "IMAGE_PROHIBITED_CONTENT",
-        "IMAGE_RECITATION",
-        "MODEL_ARMOR",
-        "LANGUAGE",
-    }
-)
-RETRY_IN_TURN_FINISH = frozenset(
-    {"MALFORMED_FUNCTION_CALL", "UNEXPECTED_TOOL_CALL", "MALFORMED_RESPONSE", "TOO_MANY_TOOL_CALLS"}
-)
-OK_FINISH = frozenset({"STOP", "FINISH_REASON_UNSPECIFIED", ""})
 
 
 def api_key_configured(env: Mapping[str, str]) -> bool:
@@ -148,13 +131,7 @@ class GeminiConversation:
         self._config = types.GenerateContentConfig(
             system_instruction=request.system_instruction,
             temperature=parameters.temperature,
-            thinking_config=(
-                types.ThinkingConfig(
-                    thinking_level=types.ThinkingLevel(parameters.thinking_level.upper())
-                )
-                if parameters.thinking_level is not None
-                else None
-            ),
+            thinking_config=_thinking(parameters),
             tools=[
                 types.Tool(
                     function_declarations=[
@@ -180,12 +157,8 @@ class GeminiConversation:
             ),
         )
 
-    async def next_turn(self) -> ModelTurn:
-        response = await self._generate()
-        turn, content = _read_response(response)
-        if content is not None:
-            self._history.append(content)
-        return turn
+    def stream_turn(self) -> AsyncIterator[TurnItem]:
+        return stream_with_retries(self._budget, self._attempt, self._classify)
 
     def add_tool_results(self, results: Sequence[ToolResult]) -> None:
         from google.genai import types
@@ -200,13 +173,22 @@ class GeminiConversation:
             assert parts is not None  # a content of our own function responses
             parts[part] = _function_response(stub)
 
-    async def _generate(self) -> types.GenerateContentResponse:
-        return await self._budget.call(
-            lambda: self._client.aio.models.generate_content(
-                model=self._settings.model, contents=self._history, config=self._config
-            ),
-            self._classify,
+    async def _attempt(self) -> AsyncIterator[TurnItem]:
+        """One streamed request: its calls and thoughts as they arrive, then the whole turn."""
+        stream = await self._client.aio.models.generate_content_stream(
+            model=self._settings.model, contents=self._history, config=self._config
         )
+        assembly = TurnAssembly(lambda text: scrub(text, self._env))
+        try:
+            async for chunk in stream:
+                for item in assembly.add(chunk):
+                    yield item
+        finally:
+            await aclose(stream)
+        turn, content = assembly.finish()
+        if content is not None:
+            self._history.append(content)
+        yield turn
 
     def _classify(self, exc: Exception) -> Retry | RunError:
         from google.genai import errors
@@ -258,6 +240,21 @@ class GeminiConversation:
         return RunError("model_error", sentence(f"The Gemini API answered {label}: {detail}"))
 
 
+def _thinking(parameters: ModelParameters) -> types.ThinkingConfig | None:
+    from google.genai import types
+
+    if parameters.thinking_level is None and not parameters.include_thoughts:
+        return None
+    return types.ThinkingConfig(
+        thinking_level=(
+            types.ThinkingLevel(parameters.thinking_level.upper())
+            if parameters.thinking_level is not None
+            else None
+        ),
+        include_thoughts=parameters.include_thoughts or None,
+    )
+
+
 def _function_response(result: ToolResult) -> types.Part:
     from google.genai import types
 
@@ -266,66 +263,6 @@ def _function_response(result: ToolResult) -> types.Part:
             id=result.call.id, name=result.call.name, response=result.response
         )
     )
-
-
-def _read_response(
-    response: types.GenerateContentResponse,
-) -> tuple[ModelTurn, types.Content | None]:
-    usage = _usage(response)
-    if not response.candidates:
-        feedback = response.prompt_feedback
-        reason = feedback.block_reason if feedback is not None else None
-        if reason is not None:
-            raise RunError(
-                "blocked", f"The model refused the request (prompt blocked: {_name(reason)})."
-            )
-        return ModelTurn(calls=[], usage=usage, problem="no candidates"), None
-    candidate = response.candidates[0]
-    finish = _name(candidate.finish_reason)
-    if finish in BLOCKED_FINISH:
-        raise RunError("blocked", f"The model stopped its reply (finish reason {finish}).")
-    if finish == "MAX_TOKENS":
-        raise RunError(
-            "model_error",
-            "The model's reply was cut off (finish reason MAX_TOKENS); nothing was applied. "
-            "Try a smaller instruction or selection.",
-        )
-    if finish in RETRY_IN_TURN_FINISH:
-        return ModelTurn(calls=[], usage=usage, problem=f"finish reason {finish}"), None
-    if finish not in OK_FINISH:
-        raise RunError("model_error", f"The model ended its reply with finish reason {finish}.")
-    content = candidate.content
-    parts = content.parts if content is not None and content.parts else []
-    calls = [
-        ToolCall(
-            name=part.function_call.name or "",
-            args=dict(part.function_call.args or {}),
-            id=part.function_call.id,
-        )
-        for part in parts
-        if part.function_call is not None
-    ]
-    if not calls:
-        return ModelTurn(calls=[], usage=usage, problem="reply without a function call"), None
-    return ModelTurn(calls=calls, usage=usage), content
-
-
-def _usage(response: types.GenerateContentResponse) -> Usage:
-    meta = response.usage_metadata
-    if meta is None:
-        return Usage()
-    return Usage(
-        input_tokens=meta.prompt_token_count or 0,
-        output_tokens=(meta.candidates_token_count or 0) + (meta.thoughts_token_count or 0),
-        cached_tokens=meta.cached_content_token_count or 0,
-    )
-
-
-def _name(value: object) -> str:
-    if value is None:
-        return ""
-    name = getattr(value, "value", value)
-    return str(name)
 
 
 def _retry_delay(details: object) -> float | None:

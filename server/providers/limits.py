@@ -51,3 +51,14 @@ def seconds(value: float) -> str:
     if value >= 9.5:
         return f"{value:.0f} s"
     return f"{value:.1f}".removesuffix(".0") + " s"
+
+
+def stalled(settings: Settings, limit: float) -> RunError:
+    """The one error of a streamed answer that began and then sent nothing for `limit`."""
+    failure = timed_out(settings, limit)
+    return RunError(
+        "model_error",
+        failure.message.replace(
+            "The model did not answer within", "The model's answer stalled: nothing more came for"
+        ),
+    )

@@ -50,12 +50,23 @@ FAMILIES: tuple[Family, ...] = (
 @dataclass(frozen=True)
 class ModelParameters:
     """What a request for `model` carries: `thinking_level` (None: not sent, the model's own
-    default) and `temperature` (None: not sent); `notes` say what was left out and why."""
+    default) and `temperature` (None: not sent); `include_thoughts`: ask for thought summaries
+    (setting `thoughtSummaries`, for models that think: Gemini 2.5 and 3.x); `notes` say what
+    was left out and why."""
 
     model: str
     thinking_level: ThinkingLevel | None
     temperature: float | None
     notes: tuple[str, ...] = ()
+    include_thoughts: bool = False
+
+
+# Models that think and can summarise their thoughts: Gemini 2.5 and every 3.x and later.
+_THINKING_MODELS = r"gemini-(2\.5|[3-9]\.\d+)-[-\w.]+"
+
+
+def thinks(model: str) -> bool:
+    return re.fullmatch(_THINKING_MODELS, model.removeprefix("models/").strip().lower()) is not None
 
 
 def family_of(model: str) -> Family | None:
@@ -83,4 +94,5 @@ def parameters_for(settings: Settings, model: str) -> ModelParameters:
             f"{family.name} ({model})"
         )
         temperature = None
-    return ModelParameters(model, level, temperature, tuple(notes))
+    include_thoughts = settings.thought_summaries and thinks(model)
+    return ModelParameters(model, level, temperature, tuple(notes), include_thoughts)

@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
-from complex_edit.edit_tools import errors as tool_errors
-from complex_edit.server.outcome import CREDENTIALS, RunError, Usage, scrub
+from complex_edit.server.outcome import CREDENTIALS, RunError, scrub
 from complex_edit.server.providers._retry import (
     RETRYABLE_STATUS,
     Retry,
@@ -30,15 +29,16 @@ from complex_edit.server.providers._retry import (
 from complex_edit.server.providers.base import (
     ConversationRequest,
     FullViews,
-    ModelTurn,
-    ToolCall,
     ToolResult,
+    TurnItem,
     effective_model,
 )
+from complex_edit.server.providers.openai_turn import TurnAssembly
+from complex_edit.server.providers.streaming import aclose, stream_with_retries
 
 if TYPE_CHECKING:
-    from openai import AsyncOpenAI
-    from openai.types.chat import ChatCompletion
+    from openai import AsyncOpenAI, AsyncStream
+    from openai.types.chat import ChatCompletionChunk
 
 KEY_VARIABLES = CREDENTIALS["openai"]
 BASE_URL_VARIABLE = "OPENAI_BASE_URL"
@@ -145,12 +145,25 @@ class OpenAIConversation:
             for tool in request.tools
         ]
 
-    async def next_turn(self) -> ModelTurn:
-        completion = await self._budget.call(self._create, self._classify)
-        turn, message = self._read(completion)
+    def stream_turn(self) -> AsyncIterator[TurnItem]:
+        return stream_with_retries(self._budget, self._attempt, self._classify)
+
+    async def _attempt(self) -> AsyncIterator[TurnItem]:
+        """One streamed request: its calls as they are completed, then the whole turn."""
+        stream = await self._create()
+        assembly = TurnAssembly(self._new_id, self._host)
+        try:
+            async for chunk in stream:
+                for call in assembly.add(chunk):
+                    yield call
+        finally:
+            await aclose(stream)
+        for call in assembly.end():
+            yield call
+        turn, message = assembly.finish()
         if message is not None:
             self._messages.append(message)
-        return turn
+        yield turn
 
     def add_tool_results(self, results: Sequence[ToolResult]) -> None:
         start = len(self._messages)
@@ -158,7 +171,7 @@ class OpenAIConversation:
         for index, stub in self._views.outdated(list(enumerate(results, start))):
             self._messages[index] = _tool_message(stub)
 
-    async def _create(self) -> ChatCompletion:
+    async def _create(self) -> AsyncStream[ChatCompletionChunk]:
         openai = _sdk()
         try:
             return await self._send()
@@ -169,7 +182,7 @@ class OpenAIConversation:
                 return await self._send()
             raise
 
-    async def _send(self) -> ChatCompletion:
+    async def _send(self) -> AsyncStream[ChatCompletionChunk]:
         extra: dict[str, Any] = {}
         if self._settings.temperature is not None:
             extra["temperature"] = self._settings.temperature
@@ -181,65 +194,11 @@ class OpenAIConversation:
             tools=cast(Any, self._tools),
             tool_choice=cast(Any, self._tool_choice),
             timeout=self._limit,
+            stream=True,
+            stream_options={"include_usage": True},
             **extra,
         )
-        if not hasattr(completion, "choices"):  # an HTML page or plain text answered 200
-            raise RunError(
-                "model_error",
-                f"The server at {self._host} did not answer with a chat completion "
-                f"(got {type(completion).__name__}). Check the 'baseUrl' setting.",
-            )
-        return cast("ChatCompletion", completion)
-
-    def _read(self, completion: ChatCompletion) -> tuple[ModelTurn, dict[str, Any] | None]:
-        usage = _usage(completion)
-        if not completion.choices:
-            return ModelTurn(calls=[], usage=usage, problem="no choices"), None
-        choice = completion.choices[0]
-        finish = str(choice.finish_reason or "")
-        message = choice.message
-        if finish == "content_filter":
-            raise RunError(
-                "blocked", "The model's reply was withheld (finish reason content_filter)."
-            )
-        if finish == "length":
-            raise RunError(
-                "model_error",
-                "The model's reply was cut off (finish reason length); nothing was applied. "
-                "Try a smaller instruction or selection.",
-            )
-        tool_calls = list(message.tool_calls or [])
-        if not tool_calls:
-            refusal = getattr(message, "refusal", None)
-            if refusal:
-                raise RunError("blocked", f"The model refused the request: {str(refusal)[:300]}")
-            empty = f"reply without a tool call (finish reason {finish or 'none'})"
-            return ModelTurn(calls=[], usage=usage, problem=empty), None
-        calls: list[ToolCall] = []
-        echoed: list[dict[str, Any]] = []
-        for tool_call in tool_calls:
-            call_id = getattr(tool_call, "id", None) or self._new_id()
-            function = getattr(tool_call, "function", None)
-            if function is None:  # a non-function (custom) tool call: never declared
-                custom = str(getattr(getattr(tool_call, "custom", None), "name", "") or "")
-                calls.append(ToolCall(name=custom, args={}, id=call_id))
-                echoed.append(tool_call.model_dump(exclude_none=True) | {"id": call_id})
-                continue
-            name = function.name or ""
-            raw = function.arguments
-            args, problem = parse_arguments(name, raw)
-            calls.append(ToolCall(name=name, args=args, id=call_id, args_error=problem))
-            echoed.append(
-                {
-                    "id": call_id,
-                    "type": "function",
-                    "function": {"name": name, "arguments": raw or ""},
-                }
-            )
-        assistant: dict[str, Any] = {"role": "assistant", "tool_calls": echoed}
-        if message.content is not None:
-            assistant["content"] = message.content
-        return ModelTurn(calls=calls, usage=usage), assistant
+        return cast("AsyncStream[ChatCompletionChunk]", completion)
 
     def _new_id(self) -> str:
         self._made_ids += 1
@@ -289,40 +248,6 @@ class OpenAIConversation:
 
 def _tool_message(result: ToolResult) -> dict[str, Any]:
     return {"role": "tool", "tool_call_id": result.call.id or "", "content": result.text}
-
-
-def parse_arguments(name: str, raw: str | None) -> tuple[dict[str, Any], str | None]:
-    """The arguments of a call from their JSON string, or `({}, message for the model)`.
-
-    An empty string means no arguments; a JSON string holding a JSON object (double-encoded,
-    as some models send) is unwrapped once."""
-    if raw is None or not raw.strip():
-        return {}, None
-    try:
-        value = json.loads(raw)
-        if isinstance(value, str) and value.lstrip().startswith("{"):
-            value = json.loads(value)
-    except json.JSONDecodeError as exc:
-        return {}, (
-            f"The arguments of {name} are not valid JSON ({exc.msg} at character {exc.pos}). "
-            "Call it again with the arguments as one JSON object, every string escaped "
-            '(\\" for quotes, \\\\ for backslashes, \\n for line breaks). Nothing was changed.'
-        )
-    if not isinstance(value, dict):
-        return {}, tool_errors.arguments_not_object(name, value).message
-    return value, None
-
-
-def _usage(completion: Any) -> Usage:
-    usage = getattr(completion, "usage", None)
-    if usage is None:
-        return Usage()
-    details = getattr(usage, "prompt_tokens_details", None)
-    return Usage(
-        input_tokens=usage.prompt_tokens or 0,
-        output_tokens=usage.completion_tokens or 0,
-        cached_tokens=(getattr(details, "cached_tokens", None) or 0) if details else 0,
-    )
 
 
 def _detail(exc: Any) -> str:

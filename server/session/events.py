@@ -64,6 +64,17 @@ class ModelWaiting:
 
 
 @dataclass(frozen=True)
+class ModelThinking:
+    """What the model of `turn` is thinking about: a short scrubbed line of its latest thought
+    summary (setting `thoughtSummaries`). Progress only: never in the document, the result,
+    or the logs above DEBUG."""
+
+    turn: int
+    max_turns: int
+    summary: str
+
+
+@dataclass(frozen=True)
 class WorkingChanged:
     """After a call that changed the working text: the change so far against the snapshot,
     as minimal changes (offsets into the snapshot's text, `compute_edits(snapshot, working)`),
@@ -85,6 +96,7 @@ SessionEvent = (
     TurnStarted
     | ModelWaiting
     | ModelRetrying
+    | ModelThinking
     | ToolStarted
     | ToolFinished
     | WorkingChanged
@@ -105,6 +117,10 @@ def describe(event: SessionEvent) -> str:
         case ModelRetrying(turn, max_turns, why, retry, max_retries, delay):
             wait = seconds(delay)
             return f"Turn {turn}/{max_turns} · {why}; retry {retry}/{max_retries} in {wait}"
+        case ModelThinking(turn, max_turns, summary):
+            return f"Turn {turn}/{max_turns} · thinking: {summary}"
+        case WorkingChanged(turn, max_turns, _, added, removed):
+            return f"Turn {turn}/{max_turns} · +{added} −{removed} lines so far"
         case ToolStarted(turn, max_turns, _, summary):
             return f"Turn {turn}/{max_turns} · {summary}"
         case ToolFinished(turn, max_turns, _, ok, summary):

@@ -1,8 +1,10 @@
 """The provider-agnostic tool loop: one instruction, one document, a capped number of turns.
 
-Termination follows the contract: `complete_task(success=true)` ends the run only when no other
-call in the same turn failed; `complete_task(success=false)` fails it; the turn cap fails it with
-`max_turns`. Only a success carries a final text.
+Each model turn is streamed: a call runs as soon as it has arrived, in order, while the model is
+still writing the rest of its turn. Termination is judged on the whole turn, as the contract
+says: `complete_task(success=true)` ends the run only when no other call in the same turn
+failed; `complete_task(success=false)` fails it; the turn cap fails it with `max_turns`. Only a
+success carries a final text.
 """
 
 from __future__ import annotations
@@ -23,12 +25,15 @@ from complex_edit.server.providers.base import (
     ConversationRequest,
     ModelTurn,
     Provider,
+    Thought,
     ToolCall,
     ToolResult,
 )
+from complex_edit.server.providers.streaming import aclose
 from complex_edit.server.session.events import (
     EventSink,
     ModelRetrying,
+    ModelThinking,
     ModelWaiting,
     SessionEvent,
     SessionFinished,
@@ -40,7 +45,8 @@ from complex_edit.server.session.events import (
 from complex_edit.server.session.request import EditRequest
 from complex_edit.server.session.validation import ResultValidator
 from complex_edit.server.text.diff import TextChange, compute_edits
-from complex_edit.server.text.hunks import make_hunks
+from complex_edit.server.text.hunks import changed_lines
+from complex_edit.server.text.rebase import compose_changes
 
 MAX_EMPTY_TURNS_IN_A_ROW = 2
 # While a model request is outstanding, a `ModelWaiting` every requestTimeoutSeconds / 8,
@@ -107,6 +113,9 @@ class _Loop:
         self.integrity: Counter[str] = Counter()
         self.validation: Validation | None = None
         self.completions: list[tuple[ToolCall, ToolOutcome]] = []
+        self.outcomes: list[tuple[ToolCall, ToolOutcome]] = []
+        self.so_far = ChangesSoFar()
+        self.thought = ""
         self.last_calls: tuple[str, ...] = ()
         self.turns = 0
         self.tool_calls = 0
@@ -151,7 +160,8 @@ class _Loop:
             self.on_event(started)
             turn = await self._ask(conversation, started)
             self.usage = self.usage + turn.usage
-            if not turn.calls:
+            self.last_calls = tuple(call.name for call, _ in self.outcomes)
+            if not self.outcomes:
                 empty_in_a_row += 1
                 if empty_in_a_row >= MAX_EMPTY_TURNS_IN_A_ROW:
                     raise RunError(
@@ -162,7 +172,7 @@ class _Loop:
                 continue
             empty_in_a_row = 0
             refused_for_syntax = ""
-            results, completion = self._execute(turn)
+            results, completion = _settle_completion(self.outcomes)
             if completion is not None:
                 if not completion.success:
                     self._report_completions(results)
@@ -206,26 +216,33 @@ class _Loop:
         added = removed = 0
         if self.toolbox.changed:
             text = self.request.text
-            added, removed = _lines_changed(text, compute_edits(text, self.toolbox.text))
+            added, removed = changed_lines(text, compute_edits(text, self.toolbox.text))
         return TurnStarted(self.turns, self.max_turns, added, removed, self.last_calls)
 
-    def _working_changed(self, before: str) -> None:
-        """A `WorkingChanged` when the call just run left a working text other than `before`
-        (the live preview follows these)."""
-        working = self.toolbox.text
-        if working is before or working == before:
-            return
-        changes = tuple(compute_edits(self.request.text, working))
-        added, removed = _lines_changed(self.request.text, changes)
-        self.on_event(WorkingChanged(self.turns, self.max_turns, changes, added, removed))
-
     async def _ask(self, conversation: Conversation, started: TurnStarted) -> ModelTurn:
-        """The model's next turn; while it is outstanding, a `ModelWaiting` every few seconds."""
+        """Stream the model's next turn, running each call as it arrives; while nothing has
+        arrived yet, a `ModelWaiting` every few seconds."""
+        self.outcomes = []
         ticker = asyncio.ensure_future(self._tick(started))
+        stream = conversation.stream_turn()
         try:
-            return await conversation.next_turn()
+            async for item in stream:
+                if isinstance(item, ModelTurn):
+                    return item
+                ticker.cancel()
+                if isinstance(item, Thought):
+                    self._thinking(item.summary)
+                else:
+                    self._execute(item)
         finally:
             ticker.cancel()
+            await aclose(stream)
+        raise RunError("model_error", "The model's answer ended without a turn.")
+
+    def _thinking(self, summary: str) -> None:
+        if summary and summary != self.thought:
+            self.thought = summary
+            self.on_event(ModelThinking(self.turns, self.max_turns, summary))
 
     async def _tick(self, started: TurnStarted) -> None:
         low, high = WAITING_EVENT_SECONDS
@@ -262,40 +279,42 @@ class _Loop:
             )
         )
 
-    def _execute(self, turn: ModelTurn) -> tuple[list[ToolResult], Completion | None]:
-        outcomes: list[tuple[ToolCall, ToolOutcome]] = []
-        self.last_calls = tuple(call.name for call in turn.calls)
-        for call in turn.calls:
-            self.tool_calls += 1
-            self.on_event(
-                ToolStarted(
-                    self.turns,
-                    self.max_turns,
-                    call.name,
-                    Toolbox.summarize_call(call.name, call.args),
-                )
+    def _execute(self, call: ToolCall) -> None:
+        """Run one call as it arrives; its outcome counts when the turn is settled."""
+        self.tool_calls += 1
+        self.on_event(
+            ToolStarted(
+                self.turns, self.max_turns, call.name, Toolbox.summarize_call(call.name, call.args)
             )
-            before = self.toolbox.text
-            outcome = self._run_call(call)
-            self.integrity.update(outcome.adjustments)
-            if outcome.refusal is not None:
-                self.integrity[outcome.refusal] += 1
-            outcomes.append((call, outcome))
-            if outcome.completion is not None:
-                self.completions.append((call, outcome))
-                continue
-            self.on_event(
-                ToolFinished(
-                    self.turns,
-                    self.max_turns,
-                    call.name,
-                    outcome.ok,
-                    outcome.summary,
-                    outcome.adjustments,
-                )
+        )
+        before = self.toolbox.text
+        outcome = self._run_call(call)
+        self.integrity.update(outcome.adjustments)
+        if outcome.refusal is not None:
+            self.integrity[outcome.refusal] += 1
+        self.outcomes.append((call, outcome))
+        if outcome.completion is not None:
+            self.completions.append((call, outcome))
+            return
+        self.on_event(
+            ToolFinished(
+                self.turns,
+                self.max_turns,
+                call.name,
+                outcome.ok,
+                outcome.summary,
+                outcome.adjustments,
             )
+        )
+        if self.toolbox.text != before:
             self._working_changed(before)
-        return _settle_completion(outcomes)
+
+    def _working_changed(self, before: str) -> None:
+        """The change so far, after a call that changed the working text (live preview)."""
+        snapshot = self.request.text
+        changes = self.so_far.add(snapshot, before, self.toolbox.text)
+        added, removed = changed_lines(snapshot, changes)
+        self.on_event(WorkingChanged(self.turns, self.max_turns, tuple(changes), added, removed))
 
     def _run_call(self, call: ToolCall) -> ToolOutcome:
         if call.args_error is not None:
@@ -308,13 +327,34 @@ class _Loop:
         return self.toolbox.execute(call.name, call.args)
 
 
-def _lines_changed(text: str, changes: Sequence[TextChange]) -> tuple[int, int]:
-    """(added, removed): the lines of the hunks `changes` make in `text`."""
-    added = removed = 0
-    for hunk in make_hunks(text, changes):
-        removed += line_count(hunk.old_text)
-        added += line_count(hunk.new_text)
-    return added, removed
+class ChangesSoFar:
+    """The working text's change against the snapshot, kept up to date call by call: each
+    call's own change (cheap: one place) is composed with the earlier ones, and each composed
+    region is refined to its minimal changes. Equal to `compute_edits(snapshot, working)` in
+    what it applies, at a cost that does not grow with the number of changes so far."""
+
+    def __init__(self) -> None:
+        self._steps: list[TextChange] = []  # applied one after another, from the snapshot
+        self._refined: dict[TextChange, list[TextChange]] = {}  # by region, last call's
+
+    def add(self, snapshot: str, before: str, after: str) -> list[TextChange]:
+        # Simultaneous changes, applied last first, are sequential ones with the same offsets.
+        self._steps.extend(reversed(compute_edits(before, after)))
+        refined = {
+            region: self._refined.get(region) or _refine(snapshot, region)
+            for region in compose_changes(self._steps)
+        }
+        self._refined = refined
+        return [change for changes in refined.values() for change in changes]
+
+
+def _refine(snapshot: str, region: TextChange) -> list[TextChange]:
+    """`region`'s minimal changes, as offsets into `snapshot`."""
+    start = region.start
+    return [
+        TextChange(start + change.start, start + change.end, change.new_text)
+        for change in compute_edits(snapshot[start : region.end], region.new_text)
+    ]
 
 
 def _settle_completion(

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from complex_edit.edit_tools.lines import count_breaks
+from complex_edit.edit_tools.lines import count_breaks, line_count
 from complex_edit.server.text.diff import TextChange, apply_changes, next_line_end, prev_line_start
 from complex_edit.server.text.rebase import edit_landed
 from complex_edit.server.text.unified import unified_diff
@@ -49,6 +49,17 @@ def make_hunks(text: str, changes: Sequence[TextChange], path_label: str = "") -
         position = start
         hunks.append(_hunk(text, start, end, members, line, path_label))
     return hunks
+
+
+def changed_lines(text: str, changes: Sequence[TextChange]) -> tuple[int, int]:
+    """Lines (added, removed) by sorted, non-overlapping `changes` to `text`, counted on the
+    hunks' whole lines as `make_hunks` groups them (without building the hunks)."""
+    added = removed = 0
+    for start, end, members in _groups(text, changes):
+        old_text = text[start:end]
+        removed += line_count(old_text)
+        added += line_count(apply_changes(old_text, [_shift(c, -start) for c in members]))
+    return added, removed
 
 
 def apply_hunks(text: str, hunks: Iterable[Hunk]) -> str:

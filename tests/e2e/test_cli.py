@@ -307,6 +307,15 @@ def test_success_writes_the_result_and_prints_the_summary(runs: dict[str, Run]) 
     assert_no_secret(run)
 
 
+def test_progress_shows_each_call_and_the_change_so_far(runs: dict[str, Run]) -> None:
+    """Issue 21 item 4: a line per call as it lands, and the running +N −M after each call
+    that changed the text."""
+    lines = runs["plain.py"].stderr.splitlines()
+    first = lines.index("complex-edit: Turn 1/8 · ✓ replace_text: 1 replacement at line 1")
+    assert lines[first + 1] == "complex-edit: Turn 1/8 · +1 −1 lines so far"
+    assert "complex-edit: Turn 1/8 · +2 −2 lines so far" in lines[first + 2 :]
+
+
 def test_json_output_is_the_contract_result(runs: dict[str, Run]) -> None:
     run = runs["as_json.py"]
     assert run.returncode == 0, run.stderr

@@ -204,6 +204,9 @@ async def test_success_writes_the_file_and_reports_progress(
     assert values == sorted(values)
     assert len(set(values)) == len(values)
     assert "`app.py`" in first_message(emulator.requests[0])
+    # issue 21 item 4: the running +N −M after each call that changed the text
+    so_far = [m for m in messages if m and m.endswith("lines so far")]
+    assert so_far == ["Turn 1/8 · +1 −1 lines so far", "Turn 1/8 · +2 −2 lines so far"]
 
 
 async def test_dry_run_returns_the_diff_and_writes_nothing(

@@ -1,5 +1,11 @@
-"""A local HTTP emulator of Anthropic's Messages API (``POST /v1/messages``, non-streamed), for
-driving the real ``anthropic`` SDK.
+"""A local HTTP emulator of Anthropic's Messages API (``POST /v1/messages``, whole or
+streamed), for driving the real ``anthropic`` SDK.
+
+A request with ``"stream": true`` gets a scripted message as its events (`stream_events`):
+``message_start`` (the usage's input tokens), per block ``content_block_start``, its text,
+thinking or ``input_json_delta`` in three fragments cut mid-string, ``content_block_stop``;
+then ``message_delta`` (stop reason, output tokens) and ``message_stop``; ``chunk_delay``
+apart (``Reply.streamed``). A cut JSON body goes as one broken event; raw bytes as they are.
 
 Point the SDK at ``emu.base_url`` (no ``/v1``: the SDK adds it) and script the replies::
 
@@ -19,6 +25,7 @@ Standalone: ``python -m tests.fakes.anthropic_emulator --port 0 [--script f.json
 from __future__ import annotations
 
 import itertools
+import json
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -28,6 +35,7 @@ from tests.fakes import emulator_core as core
 from tests.fakes import exchange
 from tests.fakes.emulator_core import HttpEmulator
 from tests.fakes.exchange import RecordedRequest
+from tests.fakes.http_server import Handler
 
 __all__ = ["AnthropicEmulator", "Call", "MessagesRequest", "Reply"]
 
@@ -256,6 +264,52 @@ class MessagesRequest(RecordedRequest):
         return [b for b in content if isinstance(b, dict) and b.get("type") == "tool_result"]
 
 
+def stream_events(body: Mapping[str, Any]) -> list[str]:
+    """A whole ``message`` as the events of its stream (see the module docstring)."""
+    usage = dict(body.get("usage") or {})
+    start = {key: value for key, value in body.items() if key != "content"}
+    start |= {"content": [], "stop_reason": None, "usage": usage | {"output_tokens": 1}}
+    events: list[tuple[str, dict[str, Any]]] = [
+        ("message_start", {"type": "message_start", "message": start})
+    ]
+    for index, block in enumerate(body.get("content") or []):
+        kind = block.get("type")
+        opening = dict(block)
+        deltas: list[dict[str, Any]] = []
+        if kind == "text":
+            opening["text"] = ""
+            deltas = [
+                {"type": "text_delta", "text": piece} for piece in exchange.thirds(block["text"])
+            ]
+        elif kind == "tool_use":
+            opening["input"] = {}
+            raw = json.dumps(block.get("input", {}), ensure_ascii=False)
+            deltas = [{"type": "input_json_delta", "partial_json": p} for p in exchange.thirds(raw)]
+        elif kind == "thinking":
+            opening |= {"thinking": "", "signature": ""}
+            deltas = [
+                {"type": "thinking_delta", "thinking": p}
+                for p in exchange.thirds(block["thinking"])
+            ]
+            deltas.append({"type": "signature_delta", "signature": block.get("signature", "")})
+        events.append(
+            (
+                "content_block_start",
+                {"type": "content_block_start", "index": index, "content_block": opening},
+            )
+        )
+        events.extend(
+            ("content_block_delta", {"type": "content_block_delta", "index": index, "delta": d})
+            for d in deltas
+        )
+        events.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
+    stop = {"stop_reason": body.get("stop_reason"), "stop_sequence": None}
+    output = {"output_tokens": usage.get("output_tokens", 0)}
+    events.append(("message_delta", {"type": "message_delta", "delta": stop, "usage": output}))
+    events.append(("message_stop", {"type": "message_stop"}))
+    return [f"event: {name}\ndata: {json.dumps(data, ensure_ascii=False)}" for name, data in events]
+
+
 class AnthropicEmulator(HttpEmulator[MessagesRequest, Reply]):
     """A scripted ``/v1/messages`` endpoint; ``base_url`` is the bare origin."""
 
@@ -263,6 +317,17 @@ class AnthropicEmulator(HttpEmulator[MessagesRequest, Reply]):
     record_class: ClassVar[type[RecordedRequest]] = MessagesRequest
     reply_class: ClassVar[type[exchange.Reply]] = Reply
     routes: ClassVar[Mapping[tuple[str, str], str]] = {("POST", "/v1/messages"): "messages"}
+
+    def _write_reply(self, h: Handler, rec: MessagesRequest, reply: exchange.Reply) -> None:
+        if rec.field("stream") is True and reply.status == 200 and reply.fault != "short_body":
+            if reply.raw is None and isinstance(reply.body, dict) and "content" in reply.body:
+                self.send_events(h, rec, reply, stream_events(reply.body))
+                return
+            if reply.raw is not None and reply.content_type.startswith("application/json"):
+                text = reply.raw.decode("utf-8", "replace")
+                self.send_events(h, rec, reply, [f"event: message_start\ndata: {text}"])
+                return
+        super()._write_reply(h, rec, reply)
 
     def error_reply(self, status: int, message: str) -> Reply:
         return Reply.error(status, message)

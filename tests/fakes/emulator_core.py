@@ -41,6 +41,7 @@ from tests.fakes.http_server import (
     hold,
     read_body,
     reset_connection,
+    write_chunk,
 )
 
 __all__ = ["HttpEmulator", "main"]
@@ -453,6 +454,37 @@ class HttpEmulator(Generic[Rec, Rep]):
         h.close_connection = True
         return False
 
+    def send_events(
+        self, h: Handler, rec: RecordedRequest, reply: Reply, events: Sequence[str]
+    ) -> None:
+        """Answer a streamed request: each of `events` (the lines of one server-sent event,
+        ``data: ...`` or ``event: ...\ndata: ...``), ``chunk_delay`` apart, then the end of
+        the chunked body; ``fault`` ``stall`` holds the stream after
+        ``stall_after`` events (until ``release``), ``break`` drops it there."""
+        headers = [
+            ("Content-Type", "text/event-stream"),
+            ("Transfer-Encoding", "chunked"),
+            ("Cache-Control", "no-cache"),
+        ]
+        h.wfile.write(head_bytes(h, 200, headers, reply.headers))
+        for i, event in enumerate(events):
+            if reply.fault == "stall" and i == reply.stall_after:
+                if not self._hold_released(h, rec, reply):
+                    return
+            elif i > 0 and reply.chunk_delay > 0 and not self._waited(h, rec, reply.chunk_delay):
+                return
+            if reply.fault == "break" and i == reply.stall_after:
+                h.close_connection = True  # a chunk_delay after the last event sent
+                return
+            write_chunk(h, f"{event}\r\n\r\n".encode())
+        if (
+            reply.fault == "stall"
+            and len(events) <= reply.stall_after
+            and not self._hold_released(h, rec, reply)
+        ):
+            return
+        h.wfile.write(b"0\r\n\r\n")
+
     def _execute(self, h: Handler, rec: Rec, reply: Reply) -> None:
         if reply.delay > 0 and not self._waited(h, rec, reply.delay):
             return
@@ -480,6 +512,9 @@ class HttpEmulator(Generic[Rec, Rep]):
             h.wfile.write(
                 head_bytes(h, reply.status, headers, reply.headers, close=True) + body[:keep]
             )
+            h.close_connection = True
+            return
+        if reply.fault == "break":  # a streamed reply breaks mid-stream; unary: no answer
             h.close_connection = True
             return
         if reply.fault == "stall":

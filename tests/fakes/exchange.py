@@ -19,7 +19,14 @@ __all__ = ["JSON", "Fault", "RecordedRequest", "Reply", "Served", "load_script"]
 JSON: TypeAlias = Any
 """A JSON-serialisable value (dict, list, str, int, float, bool or None)."""
 
-Fault: TypeAlias = Literal["hang", "close", "reset", "stall", "short_body"]
+Fault: TypeAlias = Literal["hang", "close", "reset", "stall", "short_body", "break"]
+
+
+def thirds(text: str) -> list[str]:
+    """`text` in three pieces, as a stream sends it (cut mid-string, even mid-escape), empty
+    pieces left out."""
+    third = max(len(text) // 3, 1)
+    return [piece for piece in (text[:third], text[third : 2 * third], text[2 * third :]) if piece]
 
 
 # --------------------------------------------------------------------------------------------
@@ -116,8 +123,23 @@ class Reply:
     release: threading.Event | None = dataclasses.field(default=None, compare=False)
     """``hang``/``stall``: stop holding once set. ``hang`` then serves ``then`` or closes."""
     then: Reply | None = None
+    chunk_delay: float = 0.0
+    """Streamed requests: seconds between server-sent events."""
+    stall_after: int = 1
+    """``fault="stall"``: server-sent events sent before stalling (non-streamed: body bytes /
+    2); ``fault="break"``: events sent before the connection drops mid-stream."""
 
     # ---------------------------------------------------------------- generic builders
+
+    def streamed(self, *, chunk_delay: float) -> Self:
+        """Streamed requests get this reply's events ``chunk_delay`` seconds apart."""
+        return dataclasses.replace(self, chunk_delay=chunk_delay)
+
+    def broken_stream(self, *, events_before_break: int = 1) -> Self:
+        """Send the first ``events_before_break`` server-sent events of this reply, wait its
+        ``chunk_delay``, then drop the connection without ending the chunked body (a stream
+        that breaks in the middle). A non-streamed request gets no answer."""
+        return dataclasses.replace(self, fault="break", stall_after=events_before_break)
 
     @classmethod
     def json(

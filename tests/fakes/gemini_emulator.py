@@ -35,7 +35,7 @@ from typing import Any, ClassVar, Literal, Self, TypeAlias
 from tests.fakes import emulator_core as core
 from tests.fakes import exchange
 from tests.fakes.exchange import JSON
-from tests.fakes.http_server import Handler, head_bytes, write_chunk
+from tests.fakes.http_server import Handler
 
 __all__ = [
     "FINISH_REASONS",
@@ -303,10 +303,6 @@ class Reply(exchange.Reply):
     content_type: str = "application/json; charset=UTF-8"
     chunks: tuple[JSON, ...] | None = None
     """SSE events for streamed requests (whole GenerateContentResponse objects, or str)."""
-    chunk_delay: float = 0.0
-    """Seconds between SSE events."""
-    stall_after: int = 1
-    """``fault="stall"``: SSE events sent before stalling (non-streamed: body bytes / 2)."""
 
     # ---------------------------------------------------------------- model output
 
@@ -700,27 +696,10 @@ class GeminiEmulator(core.HttpEmulator[RecordedRequest, Reply]):
 
     def _send_sse(self, h: Handler, rec: RecordedRequest, reply: Reply) -> None:
         chunks = reply.chunks if reply.chunks is not None else (reply.body,)
-        headers = [
-            ("Content-Type", "text/event-stream"),
-            ("Transfer-Encoding", "chunked"),
-            ("Cache-Control", "no-cache"),
+        events = [
+            f"data: {chunk if isinstance(chunk, str) else _one_line(chunk)}" for chunk in chunks
         ]
-        h.wfile.write(head_bytes(h, 200, headers, reply.headers))
-        for i, chunk in enumerate(chunks):
-            if reply.fault == "stall" and i == reply.stall_after:
-                if not self._hold_released(h, rec, reply):
-                    return
-            elif i > 0 and reply.chunk_delay > 0 and not self._waited(h, rec, reply.chunk_delay):
-                return
-            data = chunk if isinstance(chunk, str) else _one_line(chunk)
-            write_chunk(h, f"data: {data}\r\n\r\n".encode())
-        if (
-            reply.fault == "stall"
-            and len(chunks) <= reply.stall_after
-            and not self._hold_released(h, rec, reply)
-        ):
-            return
-        h.wfile.write(b"0\r\n\r\n")
+        self.send_events(h, rec, reply, events)
 
 
 # --------------------------------------------------------------------------------------------

@@ -1,5 +1,11 @@
 """A local HTTP emulator of OpenAI's Chat Completions API (``POST /v1/chat/completions``,
-non-streamed), for driving the real ``openai`` SDK (and any OpenAI-compatible client).
+whole or streamed), for driving the real ``openai`` SDK (and any OpenAI-compatible client).
+
+A request with ``"stream": true`` gets a scripted completion as ``chat.completion.chunk``
+events (`stream_events`): the role, the content, each tool call's id and name, then its
+arguments in three fragments cut mid-string, the finish reason, the usage in a last chunk
+without choices, and ``[DONE]``; ``chunk_delay`` apart (``Reply.streamed``). A cut JSON body
+(``Reply.truncated_json``) goes as one broken event; raw bytes (an HTML page) as they are.
 
 Point the SDK at ``emu.base_url`` (it ends in ``/v1``) and script the replies::
 
@@ -29,6 +35,7 @@ from tests.fakes import emulator_core as core
 from tests.fakes import exchange
 from tests.fakes.emulator_core import HttpEmulator
 from tests.fakes.exchange import RecordedRequest
+from tests.fakes.http_server import Handler
 
 __all__ = ["Call", "ChatRequest", "OpenAIEmulator", "Reply"]
 
@@ -285,6 +292,41 @@ class Reply(exchange.Reply):
         return cls.truncated(completion_body({"role": "assistant", "content": "cut"}, "stop"))
 
 
+def stream_events(body: Mapping[str, Any]) -> list[str]:
+    """A whole ``chat.completion`` as the events of its stream (see the module docstring)."""
+    base = {
+        "id": body.get("id", "chatcmpl-emu"),
+        "object": "chat.completion.chunk",
+        "created": body.get("created", 1_700_000_000),
+        "model": body.get("model", DEFAULT_MODEL),
+    }
+
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+        choice = {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}
+        return {**base, "choices": [choice]}
+
+    events: list[dict[str, Any]] = []
+    for choice in body.get("choices") or []:
+        message = choice.get("message") or {}
+        events.append(chunk({"role": "assistant", "content": None}))
+        for key in ("content", "refusal"):
+            text = message.get(key)
+            if text:
+                events.extend(chunk({key: piece}) for piece in exchange.thirds(text))
+        for index, call in enumerate(message.get("tool_calls") or []):
+            function = call.get("function") or {}
+            head = {"index": index, "id": call.get("id"), "type": call.get("type", "function")}
+            head["function"] = {"name": function.get("name"), "arguments": ""}
+            events.append(chunk({"tool_calls": [head]}))
+            for piece in exchange.thirds(function.get("arguments") or ""):
+                fragment = {"index": index, "function": {"arguments": piece}}
+                events.append(chunk({"tool_calls": [fragment]}))
+        events.append(chunk({}, choice.get("finish_reason")))
+    if body.get("usage") is not None:
+        events.append({**base, "choices": [], "usage": body["usage"]})
+    return [f"data: {json.dumps(event, ensure_ascii=False)}" for event in events] + ["data: [DONE]"]
+
+
 class ChatRequest(RecordedRequest):
     """A recorded request with Chat Completions accessors."""
 
@@ -340,6 +382,16 @@ class OpenAIEmulator(HttpEmulator[ChatRequest, Reply]):
         ("POST", "/v1/chat/completions"): "chat.completions"
     }
     url_suffix: ClassVar[str] = "/v1"
+
+    def _write_reply(self, h: Handler, rec: ChatRequest, reply: exchange.Reply) -> None:
+        if rec.field("stream") is True and reply.status == 200 and reply.fault != "short_body":
+            if reply.raw is None and isinstance(reply.body, dict) and "choices" in reply.body:
+                self.send_events(h, rec, reply, stream_events(reply.body))
+                return
+            if reply.raw is not None and reply.content_type.startswith("application/json"):
+                self.send_events(h, rec, reply, ["data: " + reply.raw.decode("utf-8", "replace")])
+                return
+        super()._write_reply(h, rec, reply)
 
     def error_reply(self, status: int, message: str) -> Reply:
         kind = "server_error" if status >= 500 else "invalid_request_error"

@@ -1,7 +1,7 @@
 """An in-process scripted model for loop tests where the wire is not the point.
 
 `ScriptedProvider` implements the `Provider` protocol of `server/providers/base.py`: every
-conversation it opens plays the same script, one step per `next_turn`, and records what the loop
+conversation it opens plays the same script, one step per `stream_turn`, and records what the loop
 sent it (the request, and the tool results of each turn). A step is a `ModelTurn`, a list of
 `ToolCall`s, or a function of the conversation returning either (sync or async): the place for a
 side effect "while the model thinks" (the user types, a test cancels) or for an answer that
@@ -14,11 +14,18 @@ No SDK, no HTTP, no retries: for those, point the real provider at an emulator o
 from __future__ import annotations
 
 import inspect
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
-from complex_edit.server.providers.base import ConversationRequest, ModelTurn, ToolCall, ToolResult
+from complex_edit.server.providers.base import (
+    ConversationRequest,
+    ModelTurn,
+    ToolCall,
+    ToolResult,
+    TurnItem,
+    replay,
+)
 
 __all__ = ["ScriptedConversation", "ScriptedProvider", "Step", "call", "done"]
 
@@ -45,7 +52,11 @@ class ScriptedConversation:
     turns: int = 0
     """How many turns the loop asked for."""
 
-    async def next_turn(self) -> ModelTurn:
+    def stream_turn(self) -> AsyncIterator[TurnItem]:
+        """The step's calls one by one, then the whole turn (as a streamed turn arrives)."""
+        return replay(self._next_turn())
+
+    async def _next_turn(self) -> ModelTurn:
         if self.turns >= len(self.script):
             raise AssertionError(
                 f"the loop asked for turn {self.turns + 1}; the script has {len(self.script)}"

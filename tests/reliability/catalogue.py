@@ -454,10 +454,21 @@ CATALOGUE: tuple[Fault, ...] = (
             REL + "test_transport_faults.py::test_connection_dropped_without_an_answer_is_retried",
             REL + "test_transport_faults.py::test_body_shorter_than_announced_is_retried",
             SES + "test_providers.py::test_silent_server_times_out",
+            SES + "test_gemini_streaming.py::test_a_stalled_stream_times_out_naming_the_setting",
             E2E + "test_lsp_config.py::test_request_timeout_setting",
         ),
-        note="The adapters call the unary generateContent; a stalled stream is tested in its "
-        "unary form (headers and half the body, then nothing).",
+        note="Every adapter streams its turns; a stream stalls after its first event.",
+    ),
+    Fault(
+        "transport-broken-stream",
+        "Transport",
+        "a streamed answer that breaks in the middle → retried from scratch while none of its calls ran; once one ran, `model_error` and nothing applied (no call runs twice)",
+        _t(
+            SES
+            + "test_gemini_streaming.py::test_a_stream_broken_before_any_call_is_retried_cleanly",
+            SES
+            + "test_gemini_streaming.py::test_a_stream_broken_after_a_call_ran_is_not_asked_again",
+        ),
     ),
     Fault(
         "transport-unreadable",

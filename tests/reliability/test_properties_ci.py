@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,7 +33,16 @@ from complex_edit.server.edit.flow import EditOrder, perform
 from complex_edit.server.edit.port import Landing
 from complex_edit.server.lsp.bridge import content_changes, offset_at, position_at, to_text_edits
 from complex_edit.server.outcome import EditRefused, Usage
-from complex_edit.server.providers.base import ConversationRequest, ModelTurn, ToolCall, ToolResult
+from complex_edit.server.providers.base import (
+    ConversationRequest,
+    ModelTurn,
+    ToolCall,
+    ToolResult,
+    TurnItem,
+)
+from complex_edit.server.providers.base import (
+    replay as replay_turn,
+)
 from complex_edit.server.session.result import InProcess
 from complex_edit.server.settings import Settings
 from complex_edit.server.text.diff import TextChange, apply_changes, compute_edits
@@ -281,7 +290,10 @@ class ScriptedConversation:
         self._during = during
         self._turn = 0
 
-    async def next_turn(self) -> ModelTurn:
+    def stream_turn(self) -> AsyncIterator[TurnItem]:
+        return replay_turn(self._next_turn())
+
+    async def _next_turn(self) -> ModelTurn:
         self._turn += 1
         if self._turn == 1:
             self._during()  # the user types while the model thinks

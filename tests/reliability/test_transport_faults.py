@@ -125,8 +125,8 @@ async def test_accepted_connection_that_never_answers_times_out(model: Harness) 
 
 
 async def test_reply_that_stalls_halfway_times_out(emulator: GeminiEmulator) -> None:
-    """Headers and half the body, then nothing (Gemini's emulator; the adapter does not
-    stream, so this is the unary form of a stalled stream)."""
+    """The whole turn in the stream's first event, then nothing: the stream never ends, so the
+    turn is never accepted (Gemini's emulator)."""
     emulator.enqueue(gemini.Reply.stalled_stream(gemini.Reply.function_calls([done()])))
     outcome = await run_model(
         "gemini", emulator.base_url, DOC, requestTimeoutSeconds=0.5, maxRetries=0

@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, Self
+from typing import Any, Protocol, Self, TypeVar
 
 from tests.fakes import anthropic_emulator as anthropic
 from tests.fakes import gemini_emulator as gemini
@@ -36,6 +36,7 @@ DEFAULT_MODEL = {
     "anthropic": "claude-sonnet-4-6",
 }
 
+R = TypeVar("R", gemini.Reply, openai.Reply, anthropic.Reply)
 Args = Mapping[str, Any]
 CallSpec = tuple[str, Args]
 
@@ -134,6 +135,54 @@ class TruncatedJson(Step):
     """HTTP 200 whose JSON stops half-way."""
 
 
+@dataclass(frozen=True)
+class Streamed(Step):
+    """`inner` streamed in many events `gap` seconds apart (Gemini: one part per chunk; OpenAI
+    and Anthropic: arguments in three fragments cut mid-string). `break_after_calls`: the
+    connection drops once that many calls are complete and the next has begun;
+    `stall_after_calls`: the stream stalls there instead."""
+
+    inner: Calls = Calls()
+    gap: float = 0.05
+    break_after_calls: int | None = None
+    stall_after_calls: int | None = None
+
+
+def streamed(
+    inner: Calls,
+    *,
+    gap: float = 0.05,
+    break_after_calls: int | None = None,
+    stall_after_calls: int | None = None,
+) -> Streamed:
+    return Streamed(
+        inner=inner,
+        gap=gap,
+        break_after_calls=break_after_calls,
+        stall_after_calls=stall_after_calls,
+    )
+
+
+# Server-sent events before call k of a streamed turn has begun (calls before it complete):
+# Gemini, one part per chunk; OpenAI, a role chunk then a head and three argument fragments
+# per call; Anthropic, message_start then start, three deltas and stop per block.
+EVENTS_BEFORE_CALL = {
+    "gemini": lambda k: k,
+    "openai": lambda k: 1 + 4 * k + 1,
+    "anthropic": lambda k: 1 + 5 * k + 1,
+}
+
+
+def stream_reply(provider: str, step: Streamed, reply: R) -> R:
+    """`reply` (the rendering of `step.inner`) with `step`'s stream shape."""
+    reply = reply.streamed(chunk_delay=step.gap)
+    for count, fault in ((step.break_after_calls, "break"), (step.stall_after_calls, "stall")):
+        if count is not None:
+            events = EVENTS_BEFORE_CALL[provider](count)
+            reply = dataclasses.replace(reply, fault=fault, stall_after=events)
+    return reply
+
+
 def calls(
     *items: CallSpec,
     ids: Sequence[str | None] | None = None,
@@ -217,6 +266,8 @@ def replace(old: str, new: str) -> CallSpec:
 def render_gemini(step: Step) -> gemini.Reply:
     reply: gemini.Reply
     match step:
+        case Streamed():
+            reply = stream_reply("gemini", step, render_gemini(step.inner).in_chunks())
         case Calls():
             reply = gemini.Reply.function_calls(
                 list(step.calls),
@@ -256,6 +307,8 @@ def render_gemini(step: Step) -> gemini.Reply:
 def render_openai(step: Step) -> openai.Reply:
     reply: openai.Reply
     match step:
+        case Streamed():
+            reply = stream_reply("openai", step, render_openai(step.inner))
         case Calls():
             reply = openai.Reply.tool_calls(
                 list(step.calls),
@@ -299,6 +352,8 @@ def render_openai(step: Step) -> openai.Reply:
 def render_anthropic(step: Step) -> anthropic.Reply:
     reply: anthropic.Reply
     match step:
+        case Streamed():
+            reply = stream_reply("anthropic", step, render_anthropic(step.inner))
         case Calls():
             reply = anthropic.Reply.tool_use(
                 list(step.calls),
@@ -399,6 +454,9 @@ class Harness(Protocol):
 
     async def wait_for_requests(self, n: int) -> None: ...
 
+    @property
+    def in_flight(self) -> int: ...
+
     async def wait_for_disconnect(self) -> bool: ...
 
     @property
@@ -423,6 +481,11 @@ class _Base:
     @property
     def request_count(self) -> int:
         return len(self.emulator.requests)
+
+    @property
+    def in_flight(self) -> int:
+        """Requests being answered right now."""
+        return int(self.emulator.in_flight)
 
     def model(self, index: int) -> str | None:
         return self.emulator.requests[index].model  # type: ignore[no-any-return]

@@ -28,10 +28,18 @@ def config_of(emulator: GeminiEmulator) -> dict[str, Any]:
 
 
 def thinking_of(emulator: GeminiEmulator) -> dict[str, Any]:
-    """The thinking config with camelCase keys (the SDK sends `thinking_level` as is, which the
-    API reads like `thinkingLevel`)."""
-    config = config_of(emulator)["thinkingConfig"]
+    """The thinking config's level and budget with camelCase keys (the SDK sends
+    `thinking_level` as is, which the API reads like `thinkingLevel`); the request for thought
+    summaries (setting thoughtSummaries, issue 21) is checked on its own."""
+    config = dict(config_of(emulator).get("thinkingConfig", {}))
+    config.pop("include_thoughts", None)
+    config.pop("includeThoughts", None)
     return {key.replace("_l", "L").replace("_b", "B"): value for key, value in config.items()}
+
+
+def include_thoughts_of(emulator: GeminiEmulator) -> object:
+    config = config_of(emulator).get("thinkingConfig", {})
+    return config.get("include_thoughts", config.get("includeThoughts"))
 
 
 async def test_the_default_model_gets_no_budget_no_level_no_temperature(
@@ -42,8 +50,26 @@ async def test_the_default_model_gets_no_budget_no_level_no_temperature(
     assert outcome.success, outcome
     assert emulator.requests[0].model == DEFAULT_MODEL == "gemini-3.8-flash"
     config = config_of(emulator)
-    assert "thinkingConfig" not in config
+    assert thinking_of(emulator) == {}
     assert "temperature" not in config
+
+
+@pytest.mark.parametrize(
+    ("model", "summaries", "sent"),
+    [
+        (DEFAULT_MODEL, None, True),
+        ("gemini-2.5-flash", None, True),
+        (DEFAULT_MODEL, False, None),
+        ("gemini-2.0-flash", None, None),
+    ],
+)
+async def test_thought_summaries_are_asked_for_when_the_model_thinks(
+    run: RunFn, emulator: GeminiEmulator, model: str, summaries: bool | None, sent: object
+) -> None:
+    emulator.enqueue(DONE)
+    outcome, _ = await run(DOC, model=model, thoughtSummaries=summaries)
+    assert outcome.success, outcome
+    assert include_thoughts_of(emulator) is sent
 
 
 async def test_a_thinking_level_is_sent_alone(run: RunFn, emulator: GeminiEmulator) -> None:

@@ -325,7 +325,9 @@ async def test_truncated_output_applies_nothing(run: RunFn, model: Harness) -> N
     assert outcome.reason == "model_error"
     assert "cut off" in (outcome.error or "")
     assert outcome.final_text is None
-    assert outcome.tool_calls == 0
+    # Streamed (issue 21): OpenAI and Anthropic finish the first call before the cut, and it
+    # ran; Gemini's calls and its finish reason come in one chunk, so none ran.
+    assert outcome.tool_calls == (0 if model.provider == "gemini" else 1)
 
 
 async def test_no_key_is_config_before_any_request(run: RunFn, model: Harness) -> None:

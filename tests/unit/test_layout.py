@@ -83,7 +83,7 @@ ALLOWED: dict[str, set[str]] = {
 ONLY_IN: dict[str, set[str]] = {
     "pygls": {"lsp"},
     "lsprotocol": {"lsp"},
-    "google": {"providers/gemini.py"},
+    "google": {"providers/gemini.py", "providers/gemini_turn.py"},
     "openai": {"providers/openai.py"},
     "anthropic": {"providers/anthropic.py"},
     "mcp": {"mcp.py"},

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import UTC, datetime
 from email.utils import format_datetime
+from typing import Any
 
 import pytest
 
 from complex_edit.server.outcome import RunError, redact
 from complex_edit.server.providers._retry import (
+    Classifier,
     Retry,
     RetryBudget,
     RetryNotice,
@@ -21,6 +23,7 @@ from complex_edit.server.providers._retry import (
     status_retry,
     transport_failure,
 )
+from complex_edit.server.providers.streaming import stream_with_retries
 from complex_edit.server.session.events import ModelRetrying, ModelWaiting, TurnStarted, describe
 from complex_edit.server.settings import Settings
 
@@ -56,6 +59,18 @@ def failing(*outcomes: Exception | str) -> tuple[list[int], Callable[[], Awaitab
     return calls, send
 
 
+async def call(
+    run: RetryBudget, send: Callable[[], Awaitable[str]], classify: Classifier
+) -> object:
+    """`send`'s answer, as the one item of a streamed turn (`stream_with_retries`)."""
+
+    async def attempt() -> AsyncIterator[Any]:
+        yield await send()
+
+    items = [item async for item in stream_with_retries(run, attempt, classify)]
+    return items[0]
+
+
 def transient(exc: Exception) -> Retry | RunError:
     if isinstance(exc, ConnectionError):
         return Retry(RunError("model_error", "Could not reach the service."))
@@ -67,7 +82,7 @@ def transient(exc: Exception) -> Retry | RunError:
 async def test_success_after_transient_failures() -> None:
     fake = FakeTime()
     calls, send = failing(ConnectionError(), ConnectionError(), "ok")
-    assert await budget(fake).call(send, transient) == "ok"
+    assert await call(budget(fake), send, transient) == "ok"
     assert len(calls) == 3
     assert len(fake.sleeps) == 2
     assert 0.25 <= fake.sleeps[0] <= 0.5
@@ -78,7 +93,7 @@ async def test_gives_up_after_max_retries() -> None:
     fake = FakeTime()
     calls, send = failing(*[ConnectionError()] * 5)
     with pytest.raises(RunError) as caught:
-        await budget(fake, maxRetries=2).call(send, transient)
+        await call(budget(fake, maxRetries=2), send, transient)
     assert caught.value.reason == "model_error"
     assert "Gave up after 3 attempts" in caught.value.message
     assert len(calls) == 3
@@ -88,7 +103,7 @@ async def test_a_final_failure_is_not_retried() -> None:
     fake = FakeTime()
     calls, send = failing(ValueError("bad key"))
     with pytest.raises(RunError) as caught:
-        await budget(fake).call(send, transient)
+        await call(budget(fake), send, transient)
     assert caught.value.reason == "auth"
     assert len(calls) == 1
     assert fake.sleeps == []
@@ -97,7 +112,7 @@ async def test_a_final_failure_is_not_retried() -> None:
 async def test_the_server_delay_is_honoured() -> None:
     fake = FakeTime()
     _, send = failing(LookupError("7"), "ok")
-    assert await budget(fake).call(send, transient) == "ok"
+    assert await call(budget(fake), send, transient) == "ok"
     assert fake.sleeps == [7.0]
 
 
@@ -105,7 +120,7 @@ async def test_a_server_delay_beyond_the_budget_fails_fast() -> None:
     fake = FakeTime()
     calls, send = failing(LookupError("3600"), "ok")
     with pytest.raises(RunError) as caught:
-        await budget(fake, wallTimeSeconds=60).call(send, transient)
+        await call(budget(fake, wallTimeSeconds=60), send, transient)
     assert caught.value.reason == "quota"
     assert "3600" in caught.value.message
     assert len(calls) == 1
@@ -117,7 +132,7 @@ async def test_out_of_time_for_the_backoff() -> None:
     _, send = failing(ConnectionError(), "ok")
     run = budget(fake, wallTimeSeconds=0.1)
     with pytest.raises(RunError) as caught:
-        await run.call(send, transient)
+        await call(run, send, transient)
     assert "Out of time" in caught.value.message
 
 
@@ -125,14 +140,14 @@ async def test_run_errors_and_cancellation_pass_through() -> None:
     fake = FakeTime()
     _, send = failing(RunError("blocked", "no"))
     with pytest.raises(RunError) as caught:
-        await budget(fake).call(send, transient)
+        await call(budget(fake), send, transient)
     assert caught.value.reason == "blocked"
 
     async def cancelled() -> str:
         raise asyncio.CancelledError
 
     with pytest.raises(asyncio.CancelledError):
-        await budget(fake).call(cancelled, transient)
+        await call(budget(fake), cancelled, transient)
 
 
 async def test_a_hung_send_is_abandoned_after_the_hard_timeout() -> None:
@@ -148,7 +163,7 @@ async def test_a_hung_send_is_abandoned_after_the_hard_timeout() -> None:
         return transport_failure(exc, settings, {}, ())
 
     with pytest.raises(RunError) as caught:
-        await run.call(forever, classify)
+        await call(run, forever, classify)
     assert "requestTimeoutSeconds" in caught.value.message
 
 
@@ -225,7 +240,7 @@ async def test_each_retry_is_announced_before_its_wait() -> None:
     run = RetryBudget(
         Settings(max_retries=4), on_retry=on_retry, clock=fake.clock, sleep=fake.sleep
     )
-    assert await run.call(send, transient) == "ok"
+    assert await call(run, send, transient) == "ok"
     assert [(n.retry, n.max_retries, n.delay, before) for n, before in notices] == [
         (1, 4, 3.0, 0),
         (2, 4, fake.sleeps[1], 1),
@@ -241,7 +256,7 @@ async def test_no_announcement_when_the_run_gives_up() -> None:
         Settings(wall_time_seconds=60), on_retry=notices.append, clock=fake.clock, sleep=fake.sleep
     )
     with pytest.raises(RunError):
-        await run.call(send, transient)
+        await call(run, send, transient)
     assert notices == []
 
 

@@ -19,6 +19,7 @@ SAMPLES = {
     "validate_result": "off",
     "review": "true",
     "thinking_level": "high",
+    "thought_summaries": "false",
 }
 
 
