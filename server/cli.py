@@ -98,6 +98,14 @@ _SETTING_FLAGS: tuple[tuple[str, str, type, str, str], ...] = (
         "budget for one edit, every turn and retry included, default 600 (setting wallTimeSeconds)",
     ),
     (
+        "--thought-summaries",
+        "thoughtSummaries",
+        str,
+        "true|false",
+        "show a line of what the model is thinking about in the progress (setting "
+        "thoughtSummaries, default true; models that can summarise their thoughts)",
+    ),
+    (
         "--validate",
         "validate",
         str,

@@ -194,3 +194,18 @@ def test_the_thinking_level_from_every_layer(command: list[str]) -> None:
     assert "setting 'thinkingLevel' (COMPLEX_EDIT_THINKING_LEVEL)" in error_of(
         {"COMPLEX_EDIT_THINKING_LEVEL": "max"}
     )
+
+
+@pytest.mark.parametrize("command", [["edit", "f.py", "--prompt", "p"], ["mcp"]])
+def test_thought_summaries_from_every_layer(command: list[str]) -> None:
+    from complex_edit.server.cli import _parser, setting_overrides
+
+    assert Settings().thought_summaries is True
+    env = {"COMPLEX_EDIT_THOUGHT_SUMMARIES": "false"}
+    assert Settings.from_layers(env).thought_summaries is False
+    args = _parser().parse_args([*command, "--thought-summaries", "true"])
+    assert Settings.from_layers(env, setting_overrides(args)).thought_summaries is True
+    bad = _parser().parse_args([*command, "--thought-summaries", "sometimes"])
+    assert "setting 'thoughtSummaries' (--thought-summaries)" in error_of(
+        {}, setting_overrides(bad)
+    )

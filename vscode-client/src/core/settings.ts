@@ -11,6 +11,7 @@ export const SERVER_SETTINGS = [
   "provider",
   "model",
   "thinkingLevel",
+  "thoughtSummaries",
   "maxTurns",
   "temperature",
   "requestTimeoutSeconds",

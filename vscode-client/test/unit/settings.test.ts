@@ -64,7 +64,7 @@ describe("toServerSettings", () => {
     for (const name of SERVER_SETTINGS) {
       expect(properties[`complexEdit.${name}`]?.markdownDescription, name).toBeTruthy();
     }
-    for (const name of ["model", "thinkingLevel", "maxTurns", "temperature", "requestTimeoutSeconds", "maxDocumentBytes", "baseUrl"]) {
+    for (const name of ["model", "thinkingLevel", "thoughtSummaries", "maxTurns", "temperature", "requestTimeoutSeconds", "maxDocumentBytes", "baseUrl"]) {
       expect(SERVER_SETTINGS as readonly string[]).toContain(name);
     }
   });
