@@ -405,16 +405,14 @@ async def wait_until(condition: Callable[[], bool], limit: float, what: str) -> 
 
 
 def server_command() -> list[str]:
-    """``complex-edit lsp``, or with ``--server-root DIR`` the server of another checkout
-    (e.g. ``git worktree add /tmp/before <commit>``), for before/after figures."""
+    """``complex-edit lsp``, or with ``--server-root DIR`` the server of another checkout with
+    its own venv (e.g. ``git worktree add /tmp/before <commit>`` and ``pip install -e .`` there),
+    for before/after figures: the package and its session child are the installed
+    ``complex_edit``, so each side runs from its own venv."""
     args = sys.argv[1:]
     if "--server-root" in args:
-        root = args[args.index("--server-root") + 1]
-        start = (
-            f"import sys, runpy; sys.path.insert(0, {root!r}); "
-            "runpy.run_module('server', run_name='__main__')"
-        )
-        return [PYTHON, "-c", start, "lsp"]
+        root = Path(args[args.index("--server-root") + 1])
+        return [str(root / ".venv" / "bin" / "complex-edit"), "lsp"]
     return list(OUR_COMMAND)
 
 
