@@ -11,7 +11,6 @@ edits the document.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Sequence
 from typing import Any
@@ -21,6 +20,7 @@ from lsprotocol.types import Range
 from complex_edit.server.edit.flow import onto_live
 from complex_edit.server.edit.port import EditorPort
 from complex_edit.server.lsp.bridge import range_of
+from complex_edit.server.lsp.pacing import Latest
 from complex_edit.server.lsp.server import ComplexEditServer
 from complex_edit.server.session.events import WorkingChanged
 from complex_edit.server.text.diff import TextChange
@@ -46,12 +46,9 @@ class LivePreview:
         self._ls = ls
         self._editor = editor
         self._uri = uri
-        self._interval = interval
         self._on = ls.abilities.live_preview
         self._snapshot: Snapshot | None = None
-        self._pending: tuple[TextChange, ...] | None = None
-        self._timer: asyncio.TimerHandle | None = None
-        self._last_sent = float("-inf")
+        self._previews = Latest(self._send_changes, interval)
         self._ended = False
 
     def begin(self) -> None:
@@ -64,37 +61,24 @@ class LivePreview:
         """The change so far is `event.changes`: send it now, or when the interval is up."""
         if self._snapshot is None or self._ended:
             return
-        self._pending = event.changes
-        if self._timer is not None:
-            return
-        loop = asyncio.get_running_loop()
-        wait = self._last_sent + self._interval - loop.time()
-        if wait <= 0:
-            self._flush()
-        else:
-            self._timer = loop.call_later(wait, self._flush)
+        self._previews.offer(event.changes)
 
     def end(self) -> None:
         """The command is over (whatever its end): the latest state if it is still waiting,
         then the clearing notification. Once only."""
         if self._snapshot is None or self._ended:
             return
-        if self._timer is not None:
-            self._timer.cancel()
-            self._flush()
+        self._previews.flush()
         self._ended = True
         live = self._ls.documents.get(self._uri)
         document = {"uri": self._uri, "version": (live or self._snapshot).version}
         self._send({"textDocument": document, "hunks": [], "done": True})
 
-    def _flush(self) -> None:
-        self._timer = None
-        changes, self._pending = self._pending, None
+    def _send_changes(self, changes: tuple[TextChange, ...]) -> None:
         snapshot = self._snapshot
         live = self._ls.documents.get(self._uri)
-        if changes is None or snapshot is None or live is None or self._ended:
+        if snapshot is None or live is None or self._ended:
             return
-        self._last_sent = asyncio.get_running_loop().time()
         document = {"uri": self._uri, "version": live.version}
         self._send({"textDocument": document, "hunks": self._hunks(snapshot, live, changes)})
 

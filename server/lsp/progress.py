@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
+from complex_edit.server.lsp.pacing import Latest
 from complex_edit.server.outcome import scrub
 from complex_edit.server.session.events import SessionEvent, SessionFinished, describe
 
@@ -34,11 +35,8 @@ class Progress:
     ) -> None:
         self._ls = ls
         self.token = token
-        self._interval = interval
         self._ended = False
-        self._pending: str | None = None
-        self._timer: asyncio.TimerHandle | None = None
-        self._last_sent = float("-inf")
+        self._reports = Latest(self._send_report, interval)
 
     @classmethod
     async def start(cls, ls: ComplexEditServer, title_message: str) -> Progress:
@@ -67,30 +65,17 @@ class Progress:
     def report(self, event: SessionEvent) -> None:
         if self.token is None or self._ended or isinstance(event, SessionFinished):
             return
-        self._pending = describe(event)
-        if self._timer is not None:
-            return
-        loop = asyncio.get_running_loop()
-        wait = self._last_sent + self._interval - loop.time()
-        if wait <= 0:
-            self._flush()
-        else:
-            self._timer = loop.call_later(wait, self._flush)
+        self._reports.offer(describe(event))
 
-    def _flush(self) -> None:
-        self._timer = None
-        if self._pending is None or self._ended or self.token is None:
+    def _send_report(self, message: str) -> None:
+        if self._ended or self.token is None:
             return
-        message, self._pending = scrub(self._pending, self._ls.env), None
-        self._last_sent = asyncio.get_running_loop().time()
         self._ls.work_done_progress.report(
-            self.token, types.WorkDoneProgressReport(message=message)
+            self.token, types.WorkDoneProgressReport(message=scrub(message, self._ls.env))
         )
 
     def end(self, message: str) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
+        self._reports.drop()
         if self.token is None or self._ended:
             return
         self._ended = True
