@@ -98,3 +98,8 @@ def content_changes(events: Iterable[TextDocumentContentChangeEvent]) -> list[Co
         else:
             raise TypeError(f"not a TextDocumentContentChangeEvent: {type(event).__name__}")
     return changes
+
+
+def label_for_uri(uri: str) -> str:
+    """The last path segment of a URI, for labels and logs."""
+    return uri.rsplit("/", 1)[-1] or uri

@@ -17,6 +17,7 @@ from pygls.exceptions import JsonRpcInternalError, JsonRpcInvalidParams, JsonRpc
 
 from complex_edit.server.edit.flow import EditOrder, check, one_line, perform
 from complex_edit.server.lsp.arguments import InvalidArguments, PerformArgs, parse_arguments
+from complex_edit.server.lsp.bridge import label_for_uri
 from complex_edit.server.lsp.editor import LspEditor
 from complex_edit.server.lsp.preview import LivePreview
 from complex_edit.server.lsp.progress import Progress
@@ -261,8 +262,3 @@ def _refusal(refused: EditRefused) -> EditResult:
     if refused.argument is not None:
         raise JsonRpcInvalidParams(f"'{refused.argument}': {refused.message}") from None
     return refused.result()
-
-
-def label_for_uri(uri: str) -> str:
-    """The last path segment of a URI, for labels and logs."""
-    return uri.rsplit("/", 1)[-1] or uri

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
+from complex_edit.server.lsp.bridge import label_for_uri
 from complex_edit.server.text.documents import Snapshot
 from complex_edit.server.text.hunks import Hunk
 
@@ -48,7 +49,7 @@ async def _confirm(
     echo: asyncio.Future[bool],
     what_landed: WhatLanded,
 ) -> None:
-    name = base.uri.rsplit("/", 1)[-1] or base.uri
+    name = label_for_uri(base.uri)
     heard = False
     try:
         async with asyncio.timeout(LATE_ECHO_SECONDS) as scope:
