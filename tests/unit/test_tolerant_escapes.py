@@ -139,7 +139,10 @@ def test_text_that_matches_as_written_is_never_read_back(
     """Whenever old_text occurs once as written, it is what gets replaced, and new_text is
     written byte for byte (its line breaks aside, which take the document's)."""
     text = before + middle + after
-    assume(text.count(middle) == 1 and middle.strip() and middle != new)
+    # Once, overlapping places counted too: the tool, like str.count, takes the leftmost of
+    # two overlapping ones, which need not be the one at len(before).
+    places = sum(text.startswith(middle, i) for i in range(len(text)))
+    assume(places == 1 and middle.strip() and middle != new)
     assume("\r" not in new)
     toolbox = Toolbox(text)
     outcome = toolbox.execute("replace_text", {"old_text": middle, "new_text": new})
