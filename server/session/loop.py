@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from complex_edit.edit_tools.lines import line_count, line_endings
-from complex_edit.edit_tools.registry import Completion, Toolbox, ToolOutcome, render_document
+from complex_edit.edit_tools.registry import Toolbox, ToolOutcome, render_document
 from complex_edit.edit_tools.syntax import Validation, render_problems
 from complex_edit.prompts.loader import load
 from complex_edit.server.outcome import Reason, RunError, SessionOutcome, Usage
@@ -43,6 +43,11 @@ from complex_edit.server.session.events import (
     WorkingChanged,
 )
 from complex_edit.server.session.request import EditRequest
+from complex_edit.server.session.termination import (
+    refusal_line,
+    refuse_completion,
+    settle_completion,
+)
 from complex_edit.server.session.validation import ResultValidator
 from complex_edit.server.text.diff import TextChange, compute_edits
 from complex_edit.server.text.hunks import changed_lines
@@ -172,7 +177,7 @@ class _Loop:
                 continue
             empty_in_a_row = 0
             refused_for_syntax = ""
-            results, completion = _settle_completion(self.outcomes)
+            results, completion = settle_completion(self.outcomes)
             if completion is not None:
                 if not completion.success:
                     self._report_completions(results)
@@ -196,7 +201,7 @@ class _Loop:
                     )
                 self.integrity["syntax_refused"] += 1
                 refused_for_syntax = render_problems(validation)
-                results = _refuse_completion(results, refused_for_syntax)
+                results = refuse_completion(results, refused_for_syntax)
             self._report_completions(results)
             conversation.add_tool_results(results)
         refused = (
@@ -259,7 +264,7 @@ class _Loop:
         for call, outcome in self.completions:
             result = next((r for r in results if r.call is call), None)
             ok = result.ok if result is not None else outcome.ok
-            summary = outcome.summary if ok or result is None else _refusal(result)
+            summary = outcome.summary if ok or result is None else refusal_line(result)
             self.on_event(
                 ToolFinished(
                     self.turns, self.max_turns, call.name, ok, summary, outcome.adjustments
@@ -355,63 +360,6 @@ def _refine(snapshot: str, region: TextChange) -> list[TextChange]:
         TextChange(start + change.start, start + change.end, change.new_text)
         for change in compute_edits(snapshot[start : region.end], region.new_text)
     ]
-
-
-def _settle_completion(
-    outcomes: Sequence[tuple[ToolCall, ToolOutcome]],
-) -> tuple[list[ToolResult], Completion | None]:
-    """Apply the turn-level termination rule; returns the results to send and, when the run
-    ends in this turn, the accepted completion."""
-    failed = [call.name for call, outcome in outcomes if not outcome.ok]
-    completion: Completion | None = None
-    results: list[ToolResult] = []
-    for call, outcome in outcomes:
-        response = outcome.response
-        ok = outcome.ok
-        if outcome.completion is not None:
-            if completion is not None:
-                ok = False
-                response = {"error": "complete_task was already called in this turn."}
-            elif outcome.completion.success and failed:
-                ok = False
-                response = {
-                    "error": (
-                        "The task is NOT complete: "
-                        f"{len(failed)} other call(s) in this turn failed "
-                        f"({', '.join(failed)}). Fix them, then call complete_task again."
-                    )
-                }
-            else:
-                completion = outcome.completion
-        results.append(ToolResult(call=call, ok=ok, response=response, full_view=outcome.full_view))
-    return results, completion
-
-
-def _refuse_completion(results: Sequence[ToolResult], problems: str) -> list[ToolResult]:
-    """`results` with the accepted complete_task turned into an error listing `problems`."""
-    error = {
-        "error": (
-            f"The task is NOT complete: {problems}\nFix them (errors the original already had "
-            "do not count), then call complete_task again."
-        )
-    }
-    return [
-        ToolResult(call=result.call, ok=False, response=error, full_view=result.full_view)
-        if result.call.name == "complete_task" and result.ok
-        else result
-        for result in results
-    ]
-
-
-def _refusal(result: ToolResult) -> str:
-    """`complete_task: refused: 1 other call(s) in this turn failed (replace_text)`."""
-    error = str(result.response.get("error", "")).removeprefix("The task is NOT complete: ")
-    lines = error.splitlines() or ["refused"]
-    why = lines[0].split(". Fix them")[0].rstrip(":. ")
-    where = (
-        f" {lines[1].removeprefix('- ')}" if len(lines) > 1 and lines[1].startswith("- ") else ""
-    )
-    return f"{result.call.name}: refused: {why}{':' if where else ''}{where}"
 
 
 def _unchecked(request: EditRequest) -> Validation:
