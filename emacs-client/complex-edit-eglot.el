@@ -57,22 +57,12 @@ Eglot runs one server per buffer: in these modes it replaces any other."
   "Show the server's progress VALUE in the mode line."
   (complex-edit-progress server value))
 
-(defun complex-edit-eglot--buffers (edit)
-  "The live buffers a WorkspaceEdit EDIT touches."
-  (delq nil
-        (mapcar (lambda (uri) (find-buffer-visiting (eglot--uri-to-path uri)))
-                (append (cl-loop for (uri _edits) on (plist-get edit :changes) by #'cddr
-                                 collect (substring (symbol-name uri) 1))
-                        (mapcar (lambda (change)
-                                  (plist-get (plist-get change :textDocument) :uri))
-                                (plist-get edit :documentChanges))))))
-
 (defvar eglot-confirm-server-edits)     ; eglot 1.16+
 
 (cl-defmethod eglot-handle-request :around
   ((_server complex-edit-eglot-server) (_method (eql workspace/applyEdit)) &key _label edit)
   "Apply EDIT as one undo step, without a prompt; report the change at once."
-  (let ((buffers (complex-edit-eglot--buffers edit))
+  (let ((buffers (complex-edit--edit-buffers edit #'eglot--uri-to-path))
         (eglot-confirm-server-initiated-edits nil)
         (eglot-confirm-server-edits nil))
     (dolist (buffer buffers)

@@ -30,20 +30,10 @@ It runs beside the other servers of those buffers."
   "Non-nil when the major mode is one of `complex-edit-lsp-mode-modes'."
   (apply #'derived-mode-p complex-edit-lsp-mode-modes))
 
-(defun complex-edit-lsp-mode--buffers (edit)
-  "The live buffers the WorkspaceEdit EDIT (a plist) touches."
-  (delq nil
-        (mapcar (lambda (uri) (find-buffer-visiting (lsp--uri-to-path uri)))
-                (append (cl-loop for (uri _edits) on (plist-get edit :changes) by #'cddr
-                                 collect (substring (symbol-name uri) 1))
-                        (mapcar (lambda (change)
-                                  (plist-get (plist-get change :textDocument) :uri))
-                                (plist-get edit :documentChanges))))))
-
 (defun complex-edit-lsp-mode--apply-edit (_workspace params)
   "Apply the server's edit PARAMS as one undo step."
-  (let ((buffers (complex-edit-lsp-mode--buffers
-                  (plist-get (complex-edit--plist params) :edit))))
+  (let ((buffers (complex-edit--edit-buffers
+                  (plist-get (complex-edit--plist params) :edit) #'lsp--uri-to-path)))
     (dolist (buffer buffers)
       (with-current-buffer buffer (undo-boundary)))
     (prog1 (condition-case err

@@ -82,6 +82,17 @@ handle), :cancel (HANDLE, returns non-nil when no answer will follow), :to-lsp
   "Non-nil when the JSON VALUE is true."
   (and value (not (eq value :json-false))))
 
+(defun complex-edit--edit-buffers (edit uri-to-path)
+  "The live buffers the WorkspaceEdit EDIT (a plist) touches.
+URI-TO-PATH turns a URI into a file name (each backend has its own)."
+  (delq nil
+        (mapcar (lambda (uri) (find-buffer-visiting (funcall uri-to-path uri)))
+                (append (cl-loop for (uri _edits) on (plist-get edit :changes) by #'cddr
+                                 collect (substring (symbol-name uri) 1))
+                        (mapcar (lambda (change)
+                                  (plist-get (plist-get change :textDocument) :uri))
+                                (plist-get edit :documentChanges))))))
+
 (defun complex-edit--plist (value)
   "VALUE with hash tables turned into plists with keyword keys, recursively."
   (cond ((hash-table-p value)
