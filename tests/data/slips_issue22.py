@@ -201,10 +201,11 @@ def edits_one_line(edited: str, original: str, lines: list[str]) -> bool:
     return [line for line in lines if line.strip() and close(edited, line)] == [original]
 
 
-def elision_pinned(source: Source, rng: random.Random) -> Case | None:
-    """x, blank, a group of 1-6 lines, blank, y: x and y edited, the group elided."""
-    lines = source.lines
-    document = "\n".join(lines)
+def _blank_separated_groups(
+    lines: list[str], rng: random.Random
+) -> Iterator[tuple[int, int, list[str]]]:
+    """(x, y, group) in a random order: line x, a blank line, a group of 1-6 lines, a blank
+    line, line y, none of x, the group and y blank."""
     starts = list(range(len(lines) - 4))
     rng.shuffle(starts)
     for x in starts:
@@ -216,7 +217,14 @@ def elision_pinned(source: Source, rng: random.Random) -> Case | None:
         y = end + 1
         if end - (x + 2) > 6 or y >= len(lines) or blank(lines[y]) or lines[end] != "":
             continue
-        group = lines[x + 2 : end]
+        yield x, y, lines[x + 2 : end]
+
+
+def elision_pinned(source: Source, rng: random.Random) -> Case | None:
+    """x, blank, a group of 1-6 lines, blank, y: x and y edited, the group elided."""
+    lines = source.lines
+    document = "\n".join(lines)
+    for x, y, group in _blank_separated_groups(lines, rng):
         if any(line.strip().startswith(('"""', "'''", "@")) for line in group):
             continue
         new_x, new_y = rename(lines[x], rng), rename(lines[y], rng)
@@ -273,18 +281,7 @@ def ambiguous_elision(source: Source, rng: random.Random) -> Case | None:
     the group reads as an edit of several lines of the document (or of a line it has twice),
     so which lines the placeholder stands for is unclear: must be refused."""
     lines = source.lines
-    starts = list(range(len(lines) - 4))
-    rng.shuffle(starts)
-    for x in starts:
-        if blank(lines[x]) or lines[x + 1] != "" or blank(lines[x + 2]):
-            continue
-        end = x + 2
-        while end < len(lines) and not blank(lines[end]):
-            end += 1
-        y = end + 1
-        if end - (x + 2) > 6 or y >= len(lines) or blank(lines[y]) or lines[end] != "":
-            continue
-        group = lines[x + 2 : end]
+    for x, y, group in _blank_separated_groups(lines, rng):
         new_x, new_y = rename(lines[x], rng), rename(lines[y], rng)
         if new_x is None or new_y is None or edits_one_line(new_x, lines[x], lines):
             continue
