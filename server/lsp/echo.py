@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Coroutine
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
+from complex_edit.server.edit.port import Landing
 from complex_edit.server.lsp.bridge import label_for_uri
-from complex_edit.server.text.documents import Snapshot
-from complex_edit.server.text.hunks import Hunk
 
 if TYPE_CHECKING:
     from complex_edit.server.lsp.server import ComplexEditServer
@@ -21,53 +20,29 @@ if TYPE_CHECKING:
 log = logging.getLogger("complex_edit.editor")
 # How long the report is awaited after the answer (eglot sends it once Emacs is idle).
 LATE_ECHO_SECONDS = 30.0
-# Once a report has come: how long the rest of the edit may take to be reported.
-REST_SECONDS = 0.5
-
-WhatLanded = Callable[[Sequence[Hunk]], "list[int] | None"]
 
 
 def confirm_later(
-    ls: ComplexEditServer,
-    base: Snapshot,
-    hunks: Sequence[Hunk],
-    echo: asyncio.Future[bool],
-    what_landed: WhatLanded,
+    ls: ComplexEditServer, uri: str, hunks: int, reading: Coroutine[Any, Any, Landing]
 ) -> None:
-    """Watch, after the answer, for the report of the edit of `hunks` sent against `base`
-    (`echo`: the next change of the document after it was sent; `what_landed` reads the
-    reports)."""
-    task = asyncio.create_task(_confirm(ls, base, hunks, echo, what_landed))
+    """After the answer, finish `reading` the editor's reports of the edit of `hunks` hunks
+    on `uri` (the delivery's own wait for them), and say what they showed."""
+    task = asyncio.create_task(_confirm(ls, uri, hunks, reading))
     ls.late_echoes.add(task)
     task.add_done_callback(ls.late_echoes.discard)
 
 
 async def _confirm(
-    ls: ComplexEditServer,
-    base: Snapshot,
-    hunks: Sequence[Hunk],
-    echo: asyncio.Future[bool],
-    what_landed: WhatLanded,
+    ls: ComplexEditServer, uri: str, hunks: int, reading: Coroutine[Any, Any, Landing]
 ) -> None:
-    name = label_for_uri(base.uri)
-    heard = False
-    try:
-        async with asyncio.timeout(LATE_ECHO_SECONDS) as scope:
-            while await echo:
-                found = what_landed(hunks)
-                if found is not None and len(found) == len(hunks):
-                    log.info(
-                        "The editor reported the edit of %s after the answer: confirmed.", name
-                    )
-                    return
-                if not heard:
-                    heard = True
-                    scope.reschedule(asyncio.get_running_loop().time() + REST_SECONDS)
-                echo = ls.commands.next_change(base.uri)
-            return  # the document was closed: nothing left to compare
-    except TimeoutError:
-        echo.cancel()
-    if heard:
+    landing = await reading
+    name = label_for_uri(uri)
+    if landing.kept is not None and len(landing.kept) == hunks and landing.heard:
+        log.info("The editor reported the edit of %s after the answer: confirmed.", name)
+        return
+    if landing.closed:
+        return  # the document was closed: nothing left to compare
+    if landing.heard:
         problem = (
             f"complex-edit: the editor reported a different change than the edit of {name} "
             "it had answered as applied (not yet confirmed then); check the document."

@@ -13,7 +13,7 @@ from lsprotocol import types
 
 from complex_edit.server.edit.port import Landing, Review, StaleEdit
 from complex_edit.server.lsp.bridge import annotated, to_text_edits
-from complex_edit.server.lsp.echo import confirm_later
+from complex_edit.server.lsp.echo import LATE_ECHO_SECONDS, confirm_later
 from complex_edit.server.outcome import EditRefused
 from complex_edit.server.settings import SECTION, SettingsLayer
 from complex_edit.server.text.diff import TextChange
@@ -73,24 +73,39 @@ class Sent:
         """Read each change the editor reports until all of `hunks` show landing. The rest
         may follow in later didChanges (Neovim sends a multi-range edit's first range at once
         and the others after its debounce)."""
-        base, echo = self._base, self._echo
+        if self._late and not settle:
+            found = self._what_landed(hunks)
+            if found is None or len(found) < len(hunks):
+                # Nothing more can arrive before the answer: answer now, confirm later.
+                reading = self._read(hunks, LATE_ECHO_SECONDS, lambda _, first: first)
+                confirm_later(self._ls, self._base.uri, len(hunks), reading)
+                return Landing(found, pending=True)
+        # Some landed: the rest may still be on their way, or declined.
+        return await self._read(hunks, limit_seconds, lambda kept, _: bool(kept) and settle)
+
+    async def _read(
+        self,
+        hunks: Sequence[Hunk],
+        limit_seconds: float,
+        settles: Callable[[list[int] | None, bool], bool],
+    ) -> Landing:
+        """The one wait for the editor's reports of the edit: until all of `hunks` show
+        landing, the document closes or `limit_seconds` pass. When `settles(kept, first)` says
+        so after a report (`first`: the first one heard), the rest may take only
+        SETTLE_SECONDS more."""
+        echo = self._echo
         found = self._what_landed(hunks)
-        if self._late and not settle and (found is None or len(found) < len(hunks)):
-            # Nothing more can arrive before the answer: answer now, confirm later.
-            confirm_later(self._ls, base, hunks, echo, self._what_landed)
-            return Landing(found, pending=True)
         heard = False
         try:
             async with asyncio.timeout(limit_seconds) as scope:
                 while await echo:
-                    heard = True
+                    first, heard = not heard, True
                     found = self._what_landed(hunks)
                     if found is not None and len(found) == len(hunks):
                         return Landing(found, heard=True)
-                    if found and settle:
-                        # Some landed: the rest may still be on their way, or declined.
+                    if settles(found, first):
                         scope.reschedule(asyncio.get_running_loop().time() + SETTLE_SECONDS)
-                    echo = self._ls.commands.next_change(base.uri)
+                    echo = self._ls.commands.next_change(self._base.uri)
         except TimeoutError:
             echo.cancel()
             return Landing(found, heard=heard)
