@@ -20,6 +20,7 @@ from complex_edit.server.providers.base import ConversationRequest, ToolResult, 
 from complex_edit.server.providers.conversation import (
     StatusAnswer,
     StreamedConversation,
+    about_a_url,
     hints_in,
     import_sdk,
     label,
@@ -92,6 +93,7 @@ class AnthropicProvider:
 class AnthropicConversation(StreamedConversation[dict[str, Any], dict[str, Any]]):
     API_NAME = "Anthropic API"
     KEY_VARIABLES = KEY_VARIABLES
+    BASE_URL_VARIABLE = BASE_URL_VARIABLE
 
     def __init__(
         self,
@@ -159,6 +161,7 @@ class AnthropicConversation(StreamedConversation[dict[str, Any], dict[str, Any]]
             detail=readable(scrub(_detail(exc), self._env)),
             kind=kind,
             delay=retry_after_seconds(exc.response.headers),
+            raw=exc,
         )
 
     def _is_connection_error(self, exc: Exception) -> bool:
@@ -166,6 +169,12 @@ class AnthropicConversation(StreamedConversation[dict[str, Any], dict[str, Any]]
 
     def _reason(self, answer: StatusAnswer) -> Reason:
         return REASON_BY_KIND.get(answer.kind) or super()._reason(answer)
+
+    def _about_the_model(self, answer: StatusAnswer) -> bool:
+        in_api_format = isinstance(answer.raw.body, dict)
+        return answer.kind == "not_found_error" and (
+            in_api_format and "model" in answer.detail.lower() and not about_a_url(answer.detail)
+        )
 
     def _too_large(self, answer: StatusAnswer) -> bool:
         return hints_in(answer.detail, TOO_LARGE_HINTS)
@@ -180,4 +189,4 @@ def _detail(exc: Any) -> str:
         return json.dumps(body, ensure_ascii=False)
     if isinstance(body, str) and body:
         return body
-    return str(getattr(exc, "message", "") or exc)
+    return ""  # no body: the status says all there is

@@ -55,7 +55,8 @@ class StatusAnswer:
     """An HTTP error answer, as the adapter read it from its SDK's exception. `label`: the
     status and the API's own error code (`404 NOT_FOUND`); `detail`: the service's message,
     one line, credentials removed; `delay`: the retry delay the service asked for; `final`:
-    never retried, whatever the status (an exhausted quota)."""
+    never retried, whatever the status (an exhausted quota); `raw`: the SDK's exception, for
+    what an adapter reads beyond these."""
 
     code: int
     label: str
@@ -85,6 +86,8 @@ class StreamedConversation(Generic[Entry, Block]):
     """How messages name the API ("The OpenAI API quota …")."""
     KEY_VARIABLES: tuple[str, ...] = ()
     """The credential variables, removed from every message; the first is the one to set."""
+    BASE_URL_VARIABLE = ""
+    """The environment variable that sets the base URL when the setting does not."""
 
     def __init__(
         self,
@@ -196,7 +199,7 @@ class StreamedConversation(Generic[Entry, Block]):
             case "quota":
                 return self._quota_message(answer)
             case "too_large":
-                return f"The request is too large for the model ({answer.detail})."
+                return f"The request is too large for the model{said(answer.detail)}"
             case "config":
                 return self._not_found_message(answer)
             case _:
@@ -210,21 +213,46 @@ class StreamedConversation(Generic[Entry, Block]):
             else f"Check {key}."
         )
         return (
-            f"The server at {self._host} refused the credentials ({answer.label}): "
-            f"{sentence(mask_key_echo(answer.detail))} {hint}"
+            f"The server at {self._host} refused the credentials ({answer.label})"
+            f"{said(mask_key_echo(answer.detail))} {hint}"
         )
 
     def _quota_message(self, answer: StatusAnswer) -> str:
-        return f"The {self.API_NAME} quota or rate limit was hit ({answer.label}): {answer.detail}"
-
-    def _not_found_message(self, answer: StatusAnswer) -> str:
         return (
-            f"The model '{self._model}' was not found at {self._host} ({answer.label}): "
-            f"{answer.detail} Check the 'model' and 'baseUrl' settings."
+            f"The {self.API_NAME} quota or rate limit was hit ({answer.label}){said(answer.detail)}"
         )
 
+    def _not_found_message(self, answer: StatusAnswer) -> str:
+        """The API saying the model does not exist, or something else at the base URL."""
+        if self._about_the_model(answer):
+            return (
+                f"The model '{self._model}' was not found at {self._host} ({answer.label})"
+                f"{said(answer.detail)} Check the 'model' setting."
+            )
+        return (
+            f"The server at {self._host} answered {answer.label} to the model request, and not "
+            f"as the {self.API_NAME} answers about a model{said(answer.detail)} Check the "
+            f"baseUrl / {self.BASE_URL_VARIABLE}."
+        )
+
+    def _about_the_model(self, answer: StatusAnswer) -> bool:
+        """A 404 in the API's own error format about the model (not about a URL or route)."""
+        return False
+
     def _other_message(self, answer: StatusAnswer) -> str:
-        return f"The server at {self._host} answered {answer.label}: {answer.detail}"
+        return f"The server at {self._host} answered {answer.label}{said(answer.detail)}"
+
+
+def said(detail: str) -> str:
+    """What the service said, to end a sentence with: `: It said this.`, or `.` when it said
+    nothing. Never in parentheses, which its own text may hold."""
+    return f": {sentence(detail)}" if detail else "."
+
+
+def about_a_url(detail: str) -> bool:
+    """A not-found text that talks about the URL, route or path asked for."""
+    lowered = detail.lower()
+    return any(word in lowered for word in ("url", "route", "path"))
 
 
 def import_sdk(module: str, needs: str, install_hint: str) -> Any:

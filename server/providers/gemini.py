@@ -10,16 +10,18 @@ import logging
 import os
 import re
 from collections.abc import AsyncIterator, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from complex_edit.server.outcome import CREDENTIALS, Reason, RunError, scrub
-from complex_edit.server.providers._retry import readable, sentence, service_host
+from complex_edit.server.providers._retry import readable, service_host
 from complex_edit.server.providers.base import ConversationRequest, ToolResult
 from complex_edit.server.providers.conversation import (
     StatusAnswer,
     StreamedConversation,
+    about_a_url,
     hints_in,
     label,
+    said,
 )
 from complex_edit.server.providers.gemini_turn import TurnAssembly
 from complex_edit.server.providers.models import ModelParameters, parameters_for
@@ -104,6 +106,7 @@ class GeminiProvider:
 class GeminiConversation(StreamedConversation["types.Content", "types.Part"]):
     API_NAME = "Gemini API"
     KEY_VARIABLES = KEY_VARIABLES
+    BASE_URL_VARIABLE = "GOOGLE_GEMINI_BASE_URL"
 
     def __init__(
         self,
@@ -199,7 +202,7 @@ class GeminiConversation(StreamedConversation["types.Content", "types.Part"]):
 
     def _auth_message(self, answer: StatusAnswer) -> str:
         return (
-            f"The Gemini API refused the credentials ({answer.label}): {answer.detail} "
+            f"The Gemini API refused the credentials ({answer.label}){said(answer.detail)} "
             "Check GEMINI_API_KEY / GOOGLE_API_KEY."
         )
 
@@ -207,19 +210,24 @@ class GeminiConversation(StreamedConversation["types.Content", "types.Part"]):
         return f"The Gemini API quota or rate limit was hit ({answer.label})."
 
     def _not_found_message(self, answer: StatusAnswer) -> str:
-        if answer.code == 404 and not _about_the_model(answer.raw):
-            return (
-                f"The service at {self._host} answered {answer.label} for the model request's "
-                f"URL, and not as the Gemini API answers about a model ({answer.detail}). Check "
-                "baseUrl / GOOGLE_GEMINI_BASE_URL."
-            )
+        if answer.code == 404 and not self._about_the_model(answer):
+            return super()._not_found_message(answer)
         return (
             f"The model '{self._settings.model}' was not found or is no longer served "
             f"({answer.label}). Check the 'model' setting; the current default is {DEFAULT_MODEL}."
         )
 
+    def _about_the_model(self, answer: StatusAnswer) -> bool:
+        """In the API's own error format (`{"error": {"status": "NOT_FOUND", ...}}`); an HTML
+        or plain-text 404 comes from something else at the base URL."""
+        details = answer.raw.details
+        error = details.get("error") if isinstance(details, dict) else None
+        if not isinstance(error, dict) or str(error.get("status", "")) != "NOT_FOUND":
+            return False
+        return not about_a_url(str(error.get("message", "")))
+
     def _other_message(self, answer: StatusAnswer) -> str:
-        return sentence(f"The Gemini API answered {answer.label}: {answer.detail}")
+        return f"The Gemini API answered {answer.label}{said(answer.detail)}"
 
 
 def _host(settings: Settings, env: Mapping[str, str]) -> str:
@@ -262,18 +270,6 @@ def _is_invalid_key(details: object) -> bool:
         isinstance(item, dict) and str(item.get("reason", "")).startswith("API_KEY_")
         for item in (items if isinstance(items, list) else [])
     )
-
-
-def _about_the_model(exc: Any) -> bool:
-    """A 404 in the API's own error format (`{"error": {"status": "NOT_FOUND", ...}}`) that
-    does not talk about a URL or a route: the API saying the model does not exist. An HTML or
-    plain-text 404, or one about the path, comes from something else at the base URL."""
-    details = exc.details
-    error = details.get("error") if isinstance(details, dict) else None
-    if not isinstance(error, dict) or str(error.get("status", "")) != "NOT_FOUND":
-        return False
-    message = str(error.get("message", "")).lower()
-    return not any(word in message for word in ("url", "route", "path"))
 
 
 def _says_retired(message: str) -> bool:

@@ -19,6 +19,7 @@ from complex_edit.server.providers.base import ConversationRequest, ToolResult, 
 from complex_edit.server.providers.conversation import (
     StatusAnswer,
     StreamedConversation,
+    about_a_url,
     hints_in,
     import_sdk,
     label,
@@ -93,6 +94,7 @@ class OpenAIProvider:
 class OpenAIConversation(StreamedConversation[dict[str, Any], dict[str, Any]]):
     API_NAME = "OpenAI API"
     KEY_VARIABLES = KEY_VARIABLES
+    BASE_URL_VARIABLE = BASE_URL_VARIABLE
 
     def __init__(
         self,
@@ -178,11 +180,18 @@ class OpenAIConversation(StreamedConversation[dict[str, Any], dict[str, Any]]):
             detail=readable(scrub(_detail(exc), self._env)),
             kind=error_code or "",
             delay=retry_after_seconds(exc.response.headers),
+            raw=exc,
             final=error_code in QUOTA_EXHAUSTED_CODES,
         )
 
     def _is_connection_error(self, exc: Exception) -> bool:
         return isinstance(exc, _sdk().APIConnectionError)
+
+    def _about_the_model(self, answer: StatusAnswer) -> bool:
+        in_api_format = isinstance(answer.raw.body, dict)
+        return answer.kind == "model_not_found" or (
+            in_api_format and "model" in answer.detail.lower() and not about_a_url(answer.detail)
+        )
 
     def _too_large(self, answer: StatusAnswer) -> bool:
         return answer.kind in TOO_LARGE_CODES or hints_in(answer.detail, TOO_LARGE_HINTS)
@@ -202,7 +211,7 @@ def _detail(exc: Any) -> str:
         return json.dumps(body, ensure_ascii=False)
     if isinstance(body, str) and body:
         return body
-    return str(getattr(exc, "message", "") or exc)
+    return ""  # no body: the status says all there is
 
 
 def _error_code(exc: Any) -> str | None:

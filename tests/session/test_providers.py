@@ -30,6 +30,7 @@ from tests.conftest import TEST_KEY
 from tests.fakes.anthropic_emulator import AnthropicEmulator
 from tests.fakes.anthropic_emulator import Reply as AnthropicReply
 from tests.fakes.gemini_emulator import GeminiEmulator
+from tests.fakes.gemini_emulator import Reply as GeminiReply
 from tests.fakes.openai_emulator import OpenAIEmulator
 from tests.fakes.openai_emulator import Reply as OpenAIReply
 from tests.session.scripts import (
@@ -373,6 +374,59 @@ async def test_cancel_aborts_the_request(run: RunFn, model: Harness) -> None:
     with pytest.raises(asyncio.CancelledError):
         await task
     assert await model.wait_for_disconnect()
+
+
+REPLY_CLASS = {"gemini": GeminiReply, "openai": OpenAIReply, "anthropic": AnthropicReply}
+
+
+def flat_parentheses(text: str) -> bool:
+    """No empty pair and none inside another."""
+    depth = 0
+    for ch in text:
+        depth += (ch == "(") - (ch == ")")
+        if depth > 1 or depth < 0:
+            return False
+    return depth == 0 and "()" not in text
+
+
+async def test_a_model_the_api_does_not_know_is_named_plainly(run: RunFn, model: Harness) -> None:
+    model.script(model_not_found())
+    outcome, _ = await run(DOC, model="model-nope", maxRetries=0)
+    error = outcome.error or ""
+    assert outcome.reason == "config"
+    assert "'model-nope' was not found" in error
+    assert "'model' setting" in error
+    assert flat_parentheses(error), error
+
+
+@pytest.mark.parametrize(
+    "shape", ["html", "plain text", "empty", "json of another server", "json with parentheses"]
+)
+async def test_a_404_from_something_else_names_the_base_url_plainly(
+    run: RunFn, model: Harness, shape: str
+) -> None:
+    reply_class: Any = REPLY_CLASS[model.provider]
+    reply = {
+        "html": lambda: reply_class.html(status=404),
+        "plain text": lambda: reply_class.raw_bytes(
+            b"404 page not found\n", status=404, content_type="text/plain"
+        ),
+        "empty": lambda: reply_class.raw_bytes(b"", status=404),
+        "json of another server": lambda: reply_class.json({"detail": "Not Found"}, status=404),
+        "json with parentheses": lambda: reply_class.json(
+            {"detail": "Not Found (no route (POST))"}, status=404
+        ),
+    }[shape]()
+    model.emulator.enqueue(reply)  # type: ignore[attr-defined]
+    outcome, _ = await run(DOC, maxRetries=0)
+    error = outcome.error or ""
+    assert outcome.reason == "config"
+    assert "was not found" not in error
+    assert "baseUrl" in error
+    assert "()" not in error
+    if shape != "json with parentheses":  # the service's own text is quoted as it came
+        assert flat_parentheses(error), error
+    assert "Error code" not in error  # the SDK's own wording of the status says nothing more
 
 
 # ------------------------------------------------------------------------------------------
