@@ -107,8 +107,11 @@ class AnthropicConversation(StreamedConversation[dict[str, Any], dict[str, Any]]
         model = effective_model(request.settings, DEFAULT_MODEL)
         super().__init__(request, env, host=host, model=model, keyless=keyless)
         self._client = client
-        self._system = request.system_instruction
-        self._history = [{"role": "user", "content": request.first_message}]
+        # The prefix every turn re-sends (tools, system, first message) is cached: a breakpoint
+        # on the system block covers the tools before it, one on the first message the rest.
+        self._system = [_cached({"type": "text", "text": request.system_instruction})]
+        first = _cached({"type": "text", "text": request.first_message})
+        self._history = [{"role": "user", "content": [first]}]
         self._tools = [
             {"name": tool.name, "description": tool.description, "input_schema": tool.parameters}
             for tool in request.tools
@@ -124,7 +127,7 @@ class AnthropicConversation(StreamedConversation[dict[str, Any], dict[str, Any]]
         stream: Any = await self._client.messages.create(
             model=self._model,
             max_tokens=MAX_OUTPUT_TOKENS,
-            system=self._system,
+            system=cast(Any, self._system),
             messages=cast(Any, self._history),
             tools=cast(Any, self._tools),
             tool_choice={"type": "any"},
@@ -178,6 +181,11 @@ class AnthropicConversation(StreamedConversation[dict[str, Any], dict[str, Any]]
 
     def _too_large(self, answer: StatusAnswer) -> bool:
         return hints_in(answer.detail, TOO_LARGE_HINTS)
+
+
+def _cached(block: dict[str, Any]) -> dict[str, Any]:
+    """`block` marked as the end of a prefix the API caches (`cache_control`)."""
+    return {**block, "cache_control": {"type": "ephemeral"}}
 
 
 def _detail(exc: Any) -> str:

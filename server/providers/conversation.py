@@ -231,7 +231,7 @@ class StreamedConversation(Generic[Entry, Block]):
             )
         return (
             f"The server at {self._host} answered {answer.label} to the model request, and not "
-            f"as the {self.API_NAME} answers about a model{said(answer.detail)} Check the "
+            f"as the {self.API_NAME} answers about a model{said(answer.detail)} Check "
             f"baseUrl / {self.BASE_URL_VARIABLE}."
         )
 
