@@ -54,9 +54,10 @@ Reply = TypeVar("Reply", covariant=True)
 class StatusAnswer:
     """An HTTP error answer, as the adapter read it from its SDK's exception. `label`: the
     status and the API's own error code (`404 NOT_FOUND`); `detail`: the service's message,
-    one line, credentials removed; `delay`: the retry delay the service asked for; `final`:
-    never retried, whatever the status (an exhausted quota); `raw`: the SDK's exception, for
-    what an adapter reads beyond these."""
+    one line, credentials removed; `kind`: the API's error code or type (`model_not_found`);
+    `delay`: the retry delay the service asked for; `final`: never retried, whatever the
+    status (an exhausted quota); `raw`: the SDK's exception, for what an adapter reads
+    beyond these."""
 
     code: int
     label: str

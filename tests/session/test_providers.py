@@ -414,17 +414,23 @@ async def test_the_request_prefix_is_the_same_every_turn(run: RunFn, model: Harn
         assert model.model_turn_bodies(i)[: len(before)] == before
 
 
-async def test_cached_input_tokens_reach_the_usage(run: RunFn, model: Harness) -> None:
+async def test_cached_input_tokens_reach_the_usage_and_the_progress_line(
+    run: RunFn, model: Harness
+) -> None:
     model.script(
         calls(replace("return 1", "return 2"), usage=(1000, 20)),
-        calls(done(), usage=(1200, 10), cached=900),
+        calls(replace("return 2", "return 3"), usage=(1200, 10), cached=900),
+        calls(done(), usage=(1300, 10), cached=1100),
     )
-    outcome, _ = await run(DOC)
+    outcome, events = await run(DOC)
     assert outcome.success, outcome
-    assert outcome.usage.cached_tokens == 900
-    assert outcome.usage.model_dump(by_alias=True)["cachedTokens"] == 900
-    expected_input = 2200 + (900 if model.provider == "anthropic" else 0)  # Anthropic: apart
-    assert outcome.usage.input_tokens == expected_input
+    assert outcome.usage.cached_tokens == 2000
+    assert outcome.usage.model_dump(by_alias=True)["cachedTokens"] == 2000
+    uncounted = 2000 if model.provider == "anthropic" else 0  # Anthropic counts them apart
+    assert outcome.usage.input_tokens == 3500 + uncounted
+    lines = [describe(event) for event in events if isinstance(event, TurnStarted)]
+    assert "cached" not in lines[0] + lines[1]
+    assert f"900 of {2200 + 900 * (uncounted > 0):,} input tokens cached" in lines[2]
 
 
 async def test_anthropic_marks_the_prefix_for_caching(
