@@ -20,7 +20,6 @@ from complex_edit.server.providers.base import ConversationRequest, ToolResult, 
 from complex_edit.server.providers.conversation import (
     StatusAnswer,
     StreamedConversation,
-    about_a_url,
     hints_in,
     import_sdk,
     label,
@@ -174,10 +173,7 @@ class AnthropicConversation(StreamedConversation[dict[str, Any], dict[str, Any]]
         return REASON_BY_KIND.get(answer.kind) or super()._reason(answer)
 
     def _about_the_model(self, answer: StatusAnswer) -> bool:
-        in_api_format = isinstance(answer.raw.body, dict)
-        return answer.kind == "not_found_error" and (
-            in_api_format and "model" in answer.detail.lower() and not about_a_url(answer.detail)
-        )
+        return answer.kind == "not_found_error" and super()._about_the_model(answer)
 
     def _too_large(self, answer: StatusAnswer) -> bool:
         return hints_in(answer.detail, TOO_LARGE_HINTS)

@@ -237,8 +237,11 @@ class StreamedConversation(Generic[Entry, Block]):
         )
 
     def _about_the_model(self, answer: StatusAnswer) -> bool:
-        """A 404 in the API's own error format about the model (not about a URL or route)."""
-        return False
+        """A 404 in the API's own error format (a JSON error body) about a model, not about a
+        URL or route."""
+        in_api_format = isinstance(getattr(answer.raw, "body", None), dict)
+        detail = answer.detail
+        return in_api_format and "model" in detail.lower() and not about_a_url(detail)
 
     def _other_message(self, answer: StatusAnswer) -> str:
         return f"The server at {self._host} answered {answer.label}{said(answer.detail)}"

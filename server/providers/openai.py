@@ -19,7 +19,6 @@ from complex_edit.server.providers.base import ConversationRequest, ToolResult, 
 from complex_edit.server.providers.conversation import (
     StatusAnswer,
     StreamedConversation,
-    about_a_url,
     hints_in,
     import_sdk,
     label,
@@ -188,10 +187,7 @@ class OpenAIConversation(StreamedConversation[dict[str, Any], dict[str, Any]]):
         return isinstance(exc, _sdk().APIConnectionError)
 
     def _about_the_model(self, answer: StatusAnswer) -> bool:
-        in_api_format = isinstance(answer.raw.body, dict)
-        return answer.kind == "model_not_found" or (
-            in_api_format and "model" in answer.detail.lower() and not about_a_url(answer.detail)
-        )
+        return answer.kind == "model_not_found" or super()._about_the_model(answer)
 
     def _too_large(self, answer: StatusAnswer) -> bool:
         return answer.kind in TOO_LARGE_CODES or hints_in(answer.detail, TOO_LARGE_HINTS)
