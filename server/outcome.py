@@ -46,6 +46,16 @@ REASON_TEXTS: Mapping[Reason, str] = {
     "too_large": "the document is too large",
     "config": "configuration problem",
 }
+# What a person can do about a failure, where something helps: fix a setting or the key,
+# run it again, or wait for the other edit and run it again. The clients offer it.
+Remedy = Literal["settings", "retry", "wait"]
+REASON_REMEDIES: Mapping[Reason, Remedy] = {
+    "auth": "settings",
+    "config": "settings",
+    "max_turns": "retry",
+    "document_changed": "retry",
+    "busy": "wait",
+}
 
 # The environment variables that may hold a model credential, by provider. Text shown to users
 # is scrubbed of all of them, whichever provider is in use.

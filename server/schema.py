@@ -27,7 +27,7 @@ from complex_edit.edit_tools.registry import Toolbox
 from complex_edit.server.lsp.arguments import PerformArgs
 from complex_edit.server.lsp.command import DOCUMENT_NOT_OPEN
 from complex_edit.server.lsp.notifications import PreviewParams
-from complex_edit.server.outcome import REASON_TEXTS, EditResult, Reason
+from complex_edit.server.outcome import REASON_REMEDIES, REASON_TEXTS, EditResult, Reason
 from complex_edit.server.settings import Settings
 
 Mode = Literal["validation", "serialization"]
@@ -72,8 +72,7 @@ def protocol_schema() -> dict[str, Any]:
     definitions["Reason"] = {
         "title": "Reason",
         "description": "Why a command failed: a stable code, and a few words for a person.",
-        "type": "string",
-        "oneOf": [{"const": code, "description": REASON_TEXTS[code]} for code in get_args(Reason)],
+        "oneOf": [_reason(code) for code in get_args(Reason)],
     }
     definitions["ErrorData"] = {
         "title": "ErrorData",
@@ -92,6 +91,13 @@ def protocol_schema() -> dict[str, Any]:
     }
 
 
+def _reason(code: Reason) -> dict[str, Any]:
+    """A reason code, its text, and what a person can do about it (`x-remedy`), if anything."""
+    remedy = REASON_REMEDIES.get(code)
+    entry = {"const": code, "description": REASON_TEXTS[code]}
+    return {**entry, "x-remedy": remedy} if remedy else entry
+
+
 def _reachable(definitions: dict[str, Any], roots: list[str]) -> set[str]:
     """The definitions `roots` refer to, themselves included."""
     seen: set[str] = set()
@@ -106,18 +112,19 @@ def _reachable(definitions: dict[str, Any], roots: list[str]) -> set[str]:
 
 def _tidy(schema: dict[str, Any], *, sent: bool) -> dict[str, Any]:
     """A model's schema as the wire has it: the reason codes as one `Reason`, no titles on
-    properties (types are named by their models), and, for what the server sends, optional
-    fields without `null` (they are left out instead)."""
+    properties (types are named by their models), and, for what the server sends, no defaults
+    and optional fields without `null` (they are left out instead)."""
     reasons = sorted(get_args(Reason))
     properties: dict[str, Any] = {}
     required = set(schema.get("required", ()))
     for name, prop in schema.get("properties", {}).items():
         prop = {key: value for key, value in prop.items() if key != "title"}
         options = prop.get("anyOf", [])
+        if sent:
+            prop.pop("default", None)
         if sent and name not in required and {"type": "null"} in options:
             rest = [option for option in options if option != {"type": "null"}]
             prop.pop("anyOf")
-            prop.pop("default", None)
             prop = {**(rest[0] if len(rest) == 1 else {"anyOf": rest}), **prop}
         properties[name] = _reason_refs(prop, reasons)
     return {**schema, "properties": properties} if properties else schema

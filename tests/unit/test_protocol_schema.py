@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from complex_edit.server.lsp.arguments import PerformArgs
-from complex_edit.server.outcome import REASON_TEXTS, EditResult
+from complex_edit.server.outcome import REASON_REMEDIES, REASON_TEXTS, EditResult
 from complex_edit.server.schema import (
     MARKDOWN_FILE,
     SCHEMA_FILE,
@@ -55,6 +55,10 @@ def test_the_reasons_carry_their_texts() -> None:
     reason = protocol_schema()["$defs"]["Reason"]
     texts = {entry["const"]: entry["description"] for entry in reason["oneOf"]}
     assert texts == dict(REASON_TEXTS)
+    remedies = {
+        entry["const"]: entry["x-remedy"] for entry in reason["oneOf"] if "x-remedy" in entry
+    }
+    assert remedies == dict(REASON_REMEDIES)
 
 
 def test_an_answer_the_server_sends_leaves_absent_fields_out() -> None:
