@@ -32,6 +32,7 @@ const reasons = schema.$defs.Reason.oneOf.map((entry) => [entry.const, entry.des
 const remedies = schema.$defs.Reason.oneOf.filter((entry) => entry["x-remedy"] !== undefined);
 const remedyNames = [...new Set(remedies.map((entry) => entry["x-remedy"]))].sort();
 const errorCodes = schema.$defs.ErrorData.properties.code.enum;
+const settingNames = Object.keys(schema.$defs.Settings.properties);
 const constants = [
   "/** Every reason code, in the server's order. */",
   `export const REASONS: readonly Reason[] = [${reasons.map(([code]) => JSON.stringify(code)).join(", ")}];`,
@@ -48,6 +49,9 @@ const constants = [
   "export const REASON_REMEDIES: Readonly<Partial<Record<Reason, Remedy>>> = {",
   ...remedies.map((entry) => `  ${entry.const}: ${JSON.stringify(entry["x-remedy"])},`),
   "};",
+  "",
+  "/** The server's settings, by their names in every layer (`initializationOptions`, `complexEdit.*`). */",
+  `export const SETTING_NAMES: readonly (keyof Settings)[] = [${settingNames.map((name) => JSON.stringify(name)).join(", ")}];`,
   "",
   "/** The `data.code` values of the server's JSON-RPC errors. */",
   `export const ERROR_CODES: readonly ErrorData["code"][] = [${errorCodes.map((code) => JSON.stringify(code)).join(", ")}];`,

@@ -6,24 +6,12 @@
  * server's own defaults and its `COMPLEX_EDIT_*` environment variables still apply.
  */
 
-/** The server-side settings the extension exposes, by their schema names. */
-export const SERVER_SETTINGS = [
-  "provider",
-  "model",
-  "thinkingLevel",
-  "thoughtSummaries",
-  "maxTurns",
-  "temperature",
-  "requestTimeoutSeconds",
-  "maxDocumentBytes",
-  "baseUrl",
-  "maxRetries",
-  "wallTimeSeconds",
-  "applyTimeoutSeconds",
-  "review",
-] as const;
+import { SETTING_NAMES, type Settings } from "./generated/protocol";
 
-export type ServerSettingName = (typeof SERVER_SETTINGS)[number];
+/** The server-side settings the extension exposes, by their schema names: every one the server has. */
+export const SERVER_SETTINGS = SETTING_NAMES;
+
+export type ServerSettingName = keyof Settings;
 export type ServerSettings = Partial<Record<ServerSettingName, string | number | boolean>>;
 
 /** The part of `WorkspaceConfiguration.inspect()` the mapping reads. */

@@ -45,6 +45,13 @@ describe("toServerSettings", () => {
     });
   });
 
+  it("sends validate and maxPromptBytes, as every setting of the server's schema", () => {
+    expect(from({ validate: { globalValue: "off" }, maxPromptBytes: { workspaceValue: 2000 } })).toEqual({
+      validate: "off",
+      maxPromptBytes: 2000,
+    });
+  });
+
   it("treats null and empty strings as unset", () => {
     expect(from({ temperature: { globalValue: null }, baseUrl: { globalValue: "" }, model: { globalValue: "  " } })).toEqual({});
   });

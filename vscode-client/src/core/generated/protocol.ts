@@ -200,5 +200,8 @@ export const REASON_REMEDIES: Readonly<Partial<Record<Reason, Remedy>>> = {
   config: "settings",
 };
 
+/** The server's settings, by their names in every layer (`initializationOptions`, `complexEdit.*`). */
+export const SETTING_NAMES: readonly (keyof Settings)[] = ["provider", "model", "maxTurns", "thinkingLevel", "thoughtSummaries", "temperature", "requestTimeoutSeconds", "maxDocumentBytes", "baseUrl", "maxRetries", "wallTimeSeconds", "applyTimeoutSeconds", "maxPromptBytes", "validate", "review"];
+
 /** The `data.code` values of the server's JSON-RPC errors. */
 export const ERROR_CODES: readonly ErrorData["code"][] = ["document_not_open"];
