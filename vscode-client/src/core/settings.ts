@@ -12,7 +12,8 @@ import { SETTING_NAMES, type Settings } from "./generated/protocol";
 export const SERVER_SETTINGS = SETTING_NAMES;
 
 export type ServerSettingName = keyof Settings;
-export type ServerSettings = Partial<Record<ServerSettingName, string | number | boolean>>;
+export type SettingValue = string | number | boolean | readonly string[];
+export type ServerSettings = Partial<Record<ServerSettingName, SettingValue>>;
 
 /** The part of `WorkspaceConfiguration.inspect()` the mapping reads. */
 export interface Inspected {
@@ -35,7 +36,10 @@ export function explicitValue(inspected: Inspected | undefined): unknown {
   return undefined;
 }
 
-function usable(value: unknown): value is string | number | boolean {
+function usable(value: unknown): value is SettingValue {
+  if (Array.isArray(value)) {
+    return value.every((item) => typeof item === "string");
+  }
   if (typeof value === "string") {
     return value.trim() !== "";
   }
@@ -47,7 +51,7 @@ function usable(value: unknown): value is string | number | boolean {
 
 /**
  * The server settings from `inspect(name)` of each setting in the `complexEdit` section.
- * `null`, empty strings and unset values are left out.
+ * `null`, empty strings and unset values are left out; a list of strings is sent as it is.
  */
 export function toServerSettings(inspect: (name: ServerSettingName) => Inspected | undefined): ServerSettings {
   const settings: ServerSettings = {};

@@ -52,6 +52,13 @@ describe("toServerSettings", () => {
     });
   });
 
+  it("sends a list of strings as it is (readExclude is one), and nothing for a list of anything else", () => {
+    const lists = toServerSettings((name) =>
+      name === "model" ? { globalValue: ["*.pem", ".env"] } : name === "baseUrl" ? { globalValue: [1, 2] } : undefined,
+    );
+    expect(lists).toEqual({ model: ["*.pem", ".env"] });
+  });
+
   it("treats null and empty strings as unset", () => {
     expect(from({ temperature: { globalValue: null }, baseUrl: { globalValue: "" }, model: { globalValue: "  " } })).toEqual({});
   });
