@@ -175,6 +175,27 @@ def several_matches(count: int, lines: Sequence[int], all_listed: bool) -> ToolE
     )
 
 
+def overlapping_matches(
+    count: int, places: Sequence[tuple[int, int]], replace_all: bool
+) -> ToolError:
+    """`places`: (line, column) of each listed place, 1-based; some of them overlap."""
+    where = ", ".join(f"line {line} column {column}" for line, column in places)
+    listed = "" if len(places) == count else "first "
+    if replace_all:
+        advice = (
+            "replace_all cannot replace places that overlap: replacing one changes the text "
+            "of the other. Add surrounding text to `old_text` so each place is distinct, or "
+            "make one call per place."
+        )
+    else:
+        advice = "Add surrounding text to `old_text` so it matches exactly one place."
+    return ToolError(
+        f"`old_text` occurs at {count} places, some overlapping others, {listed}at {where}. "
+        f"Nothing was changed. {advice}",
+        f"replace_text: error: {count} overlapping matches",
+    )
+
+
 def several_tolerant_matches(
     places: Sequence[str], count: int, replace_all: bool, *, at_least: bool = False
 ) -> ToolError:

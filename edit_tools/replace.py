@@ -14,13 +14,15 @@ from complex_edit.edit_tools.elision import has_line
 from complex_edit.edit_tools.endings import Written
 from complex_edit.edit_tools.grow import indent_added_lines
 from complex_edit.edit_tools.guard import EXPANDED, guard
-from complex_edit.edit_tools.lines import line_count, line_index_at
+from complex_edit.edit_tools.lines import line_count, line_index_at, line_start
 from complex_edit.edit_tools.matching import (
     Adjustment,
     Match,
+    count_overlapping,
     find_match,
     line_numbers,
     nearest_text,
+    overlapping_starts,
 )
 from complex_edit.edit_tools.params import ReplaceTextParams
 from complex_edit.edit_tools.readings import BLANK_LINES, ESCAPES, Reading, readings
@@ -52,12 +54,25 @@ def replace_text(buffer: WorkingBuffer, params: ReplaceTextParams, limits: Limit
         raise errors.no_match(line_count(text), nearest_text(text, params.old_text))
     if match.old == match.new:
         raise errors.identical_texts()
+    _refuse_overlaps(text, match, params.replace_all)
     if match.count > 1 and not params.replace_all:
         listed = match.starts(text, limit=errors.MAX_LISTED_LINES)
         raise errors.several_matches(
             match.count, line_numbers(text, listed), all_listed=len(listed) == match.count
         )
     return _replace_exactly(buffer, match, limits)
+
+
+def _refuse_overlaps(text: str, match: Match, replace_all: bool) -> None:
+    """Overlapping occurrences are several places: never one of them picked, never all of
+    them replaced."""
+    places = overlapping_starts(text, match, errors.MAX_LISTED_LINES)
+    if places is None:
+        return
+    count = count_overlapping(text, match.old, match.first)
+    lines = line_numbers(text, places)
+    columns = [start - line_start(text, start) + 1 for start in places]
+    raise errors.overlapping_matches(count, list(zip(lines, columns, strict=True)), replace_all)
 
 
 def _known(text: str) -> Callable[[str], bool]:
