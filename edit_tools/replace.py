@@ -161,7 +161,15 @@ def _replace_exactly(
             "they were removed from new_text too. Leave them out of old_text and new_text."
         )
         adjustments = ("line_numbers",)
-    if grown is not None:
+    if grown is not None and grown.inside:
+        head += (
+            f" old_text matched inside the indentation of line {lines[0]}, so it was read as "
+            f"that whole line: the {errors.plural(grown.added, 'line')} after the first of "
+            "new_text kept their indentation relative to it, with the line's "
+            f"{describe_indent(grown.indent)} before them."
+        )
+        adjustments += ("indentation",)
+    elif grown is not None:
         head += (
             f" old_text matched after the indentation of line {lines[0]}, so "
             f"{errors.plural(grown.added, 'added line')} of new_text "

@@ -47,28 +47,37 @@ def adopt(document: str, incoming: str, old: str, starts: list[int]) -> str:
 
 
 def grow(text: str, start: int, old: str, new: str) -> str:
-    """The documented rule of issue 22 item 2: a one-line `old` found right after its line's
-    indentation, growing into lines of which one at least starts at column 0: those lines get
-    that indentation. (Added lines indented in the other style are rewritten in the document's
-    style: tests/unit/test_tolerant_growth.py covers that; here they are assumed away.)"""
+    """The documented rule of issue 22 item 2: a one-line `old` found right after (or, issue
+    30, inside) its line's indentation, growing into lines of which one at least starts at
+    column 0: those lines get that indentation. (Added lines indented in the other style are
+    rewritten in the document's style: tests/unit/test_tolerant_growth.py covers that; here
+    they are assumed away.)"""
     lines = re.findall(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+", new)
     if len(re.findall(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+", old)) != 1 or len(lines) < 2:
         return new
     if not _BREAK.sub("", old).strip(" \t"):
         return new
+    if _BREAK.search(old) and not _BREAK.search(new[-1:]):
+        return new  # old_text takes its line break and new_text gives none back
     line_begin = max(text.rfind("\n", 0, start), text.rfind("\r", 0, start)) + 1
     indent = text[line_begin:start]
     if not indent or indent.strip(" \t"):
         return new
     added = [_BREAK.sub("", line) for line in lines[1:]]
     filled = [line for line in added if line.strip(" \t")]
-    if not filled or all(line[:1] in (" ", "\t") for line in filled):
+    # Issue 30: found inside the indentation, the match reads as the whole line, and every
+    # line after the first (whitespace-only ones too) keeps its place relative to it.
+    inside = old[:1] in (" ", "\t")
+    if not inside and (not filled or all(line[:1] in (" ", "\t") for line in filled)):
         return new
-    for line in filled:
+    for line in added if inside else filled:
         own = line[: len(line) - len(line.lstrip(" \t"))]
         assume(not own or ("\t" in own) == ("\t" in indent))
     return lines[0] + "".join(
-        indent + line if _BREAK.sub("", line).strip(" \t") else line for line in lines[1:]
+        indent + line
+        if _BREAK.sub("", line).strip(" \t") or (inside and _BREAK.sub("", line))
+        else line
+        for line in lines[1:]
     )
 
 
