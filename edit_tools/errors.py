@@ -247,6 +247,18 @@ def cannot_reindent(new_line: int, first_line: int, last_line: int) -> ToolError
     )
 
 
+def half_reindented(first: int, late: int, first_line: int, last_line: int) -> ToolError:
+    return ToolError(
+        f"No exact match: `old_text` matches lines {first_line}-{last_line} only once its "
+        "indentation is adapted to the document's, and `new_text` is indented two ways: its "
+        f"line {first} has the document's indentation, its line {late} old_text's. Nothing "
+        "was changed: shifting it would indent some lines twice, and not shifting it would "
+        "misplace others. Copy old_text exactly from the document, indentation included, "
+        "and indent new_text the same way.",
+        "replace_text: error: new_text indented two ways",
+    )
+
+
 def several_readings(explain: str, count: int, lines: Sequence[int]) -> ToolError:
     """`explain`: how old_text was read ("once the blank line at its end is set aside")."""
     listed = "" if len(lines) == count else "first "
