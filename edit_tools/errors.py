@@ -205,7 +205,11 @@ def several_tolerant_matches(
     rest = count - len(places)
     more = f"\n(and {'at least ' if at_least else ''}{rest} more)" if rest > 0 else ""
     scope = (
-        " replace_all replaces several places only when they match exactly." if replace_all else ""
+        " replace_all replaces several places only when they match exactly, or when every "
+        "place differs from old_text in the same way (the same indentation missing or added, "
+        "or only spaces at line ends) and none overlaps another."
+        if replace_all
+        else ""
     )
     return ToolError(
         f"No exact match: `old_text` does not occur in the document as written. Setting "

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from functools import partial
+from itertools import pairwise
 
 from complex_edit.edit_tools import errors
 from complex_edit.edit_tools.buffer import Change, WorkingBuffer
@@ -200,6 +201,10 @@ def _replace_tolerantly(
     reading: Reading | None = None,
 ) -> ToolResult:
     text = buffer.text
+    if len(candidates) > 1 and replace_all and reading is None:
+        everywhere = _replace_everywhere(buffer, candidates, limits)
+        if everywhere is not None:
+            return everywhere
     if len(candidates) > 1:
         raise errors.several_tolerant_matches(
             _places(candidates[:_SHOWN_PLACES]),
@@ -242,6 +247,82 @@ def _replace_tolerantly(
         f"replace_text: 1 replacement at line {first_line} (whitespace tolerated)",
         adjustments=adjustments,
     )
+
+
+def _replace_everywhere(
+    buffer: WorkingBuffer, candidates: Sequence[Candidate], limits: Limits
+) -> ToolResult | None:
+    """replace_all over tolerant matches: each place re-indented for itself, when every place
+    differs from old_text in the same way (the same indentation relation, the same spaces at
+    line ends or not), none overlaps another and the search did not stop short; else None
+    (refused as several places)."""
+    if len(candidates) >= MAX_CANDIDATES:
+        return None
+    if len({(c.relation, c.trailing) for c in candidates}) != 1:
+        return None
+    if candidates[0].relation.kind == "uneven":
+        return None
+    if any(b.window.start < a.window.end for a, b in pairwise(candidates)):
+        return None
+    text = buffer.text
+    tolerated = [apply_candidate(text, candidate) for candidate in candidates]
+    if len({t.tolerated for t in tolerated}) != 1:
+        return None
+    pieces: list[str] = []
+    new_starts: list[int] = []
+    lengths: list[int] = []
+    notes: list[str] = []
+    position, written = tolerated[0].start, 0
+    for place in tolerated:
+        old = text[place.start : place.end]
+        guarded = guard(
+            "replace_text",
+            old,
+            place.new,
+            source="new_text",
+            first_line=lambda place=place: place.first_line,
+            known=_known(text),
+        )
+        pieces.append(text[position : place.start])
+        written += place.start - position
+        new_starts.append(tolerated[0].start + written)
+        pieces.append(guarded.text)
+        lengths.append(len(guarded.text))
+        written += len(guarded.text)
+        position = place.end
+        if guarded.note:
+            notes.append(guarded.note)
+    start, end = tolerated[0].start, tolerated[-1].end
+    removed, inserted = text[start:end], "".join(pieces)
+    if removed == inserted:
+        raise errors.identical_texts()
+    size = len(text) - len(removed) + len(inserted)
+    if size > limits.max_text_chars:
+        raise errors.result_too_large("replace_text", size, limits.max_text_chars)
+    buffer.apply(Change.single(start, removed, inserted, "replace_text"))
+    new_text = buffer.text
+    lines = line_numbers(new_text, new_starts[: errors.MAX_LISTED_LINES])
+    count = len(tolerated)
+    first_ones = "" if len(lines) == count else "the first ones "
+    note = tolerated[0].note.replace(
+        f"it matched {_span(candidates[0])} once", f"it matched {count} places once", 1
+    )
+    head = f"Replaced {count} occurrences, {first_ones}on {errors.lines_phrase(lines)}. {note}"
+    adjustments = tolerated[0].tolerated
+    if notes:
+        head += " " + " ".join(notes)
+        adjustments += (EXPANDED,)
+    first_end = new_starts[0] + lengths[0]
+    return ToolResult(
+        head + "\n" + change_snippet(new_text, new_starts[0], first_end, lines[0]),
+        f"replace_text: {count} replacements from line {lines[0]} (whitespace tolerated)",
+        adjustments=adjustments,
+    )
+
+
+def _span(candidate: Candidate) -> str:
+    first, last = candidate.first_line, candidate.last_line
+    return f"line {first}" if first == last else f"lines {first}-{last}"
 
 
 def _places(candidates: Sequence[Candidate]) -> list[str]:
