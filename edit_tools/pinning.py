@@ -21,6 +21,15 @@ _EDIT_RATIO = 0.6
 _MAX_COMPARED = 5000
 
 
+def edited_from(line: str, old: Sequence[str]) -> list[int]:
+    """The original lines `line` reads as an edit of (none when the original is too long to
+    compare)."""
+    wanted = line.strip()
+    if not wanted or len(old) > _MAX_COMPARED:
+        return []
+    return [i for i, other in enumerate(old) if other.strip() and _close(wanted, other.strip())]
+
+
 def _close(line: str, other: str) -> bool:
     matcher = SequenceMatcher(None, line, other, autojunk=False)
     return (
