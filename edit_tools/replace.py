@@ -33,6 +33,18 @@ from complex_edit.edit_tools.tolerant import MAX_CANDIDATES, Candidate, find_can
 from complex_edit.edit_tools.view import change_snippet, clip, number_line
 
 _READ = {BLANK_LINES: "blank lines set aside", ESCAPES: "escapes read back"}
+# The words of the one-line "Reading:" of a result, by adjustment, in this order.
+_READINGS = {
+    "line_numbers": "line numbers removed",
+    "line_endings": "line breaks",
+    "indentation": "indentation",
+    "tabs": "tabs versus spaces",
+    "trailing_whitespace": "spaces at line ends",
+    "final_newline": "final line break",
+    BLANK_LINES: "blank lines",
+    ESCAPES: "escapes read back",
+    EXPANDED: "elision expanded",
+}
 _SHOWN_PLACES = 8
 _SHOWN_LINES_PER_PLACE = 3
 
@@ -62,6 +74,16 @@ def replace_text(buffer: WorkingBuffer, params: ReplaceTextParams, limits: Limit
             match.count, line_numbers(text, listed), all_listed=len(listed) == match.count
         )
     return _replace_exactly(buffer, match, limits)
+
+
+def reading_line(adjustments: Sequence[str]) -> str:
+    """One line saying which reading of the call was taken: `Reading: exact.`, or what was
+    set aside or adapted (`Reading: indentation, spaces at line ends; elision expanded.`)."""
+    taken = [words for kind, words in _READINGS.items() if kind in adjustments and kind != EXPANDED]
+    said = "exact" if not taken else ", ".join(taken)
+    if EXPANDED in adjustments:
+        said += "; elision expanded"
+    return f"Reading: {said}."
 
 
 def _refuse_overlaps(text: str, match: Match, replace_all: bool) -> None:
@@ -187,7 +209,11 @@ def _replace_exactly(
         adjustments += (EXPANDED,)
     first = after[0]
     return ToolResult(
-        head + "\n" + change_snippet(new_text, first, first + len(new), lines[0]),
+        head
+        + "\n"
+        + reading_line(adjustments)
+        + "\n"
+        + change_snippet(new_text, first, first + len(new), lines[0]),
         summary,
         adjustments=adjustments,
     )
@@ -243,7 +269,11 @@ def _replace_tolerantly(
         adjustments += (EXPANDED,)
     end = tolerated.start + len(guarded.text)
     return ToolResult(
-        head + "\n" + change_snippet(new_text, tolerated.start, end, first_line),
+        head
+        + "\n"
+        + reading_line(adjustments)
+        + "\n"
+        + change_snippet(new_text, tolerated.start, end, first_line),
         f"replace_text: 1 replacement at line {first_line} (whitespace tolerated)",
         adjustments=adjustments,
     )
@@ -314,7 +344,11 @@ def _replace_everywhere(
         adjustments += (EXPANDED,)
     first_end = new_starts[0] + lengths[0]
     return ToolResult(
-        head + "\n" + change_snippet(new_text, new_starts[0], first_end, lines[0]),
+        head
+        + "\n"
+        + reading_line(adjustments)
+        + "\n"
+        + change_snippet(new_text, new_starts[0], first_end, lines[0]),
         f"replace_text: {count} replacements from line {lines[0]} (whitespace tolerated)",
         adjustments=adjustments,
     )
