@@ -353,7 +353,7 @@ def _span_by_anchors(
     end = after - (down - index - 1)
     if not (before < start <= end <= after):
         return None
-    if any(line.strip() for line in old[before + 1 : start] + old[end:after]):
+    if any(line.strip() for line in [*old[before + 1 : start], *old[end:after]]):
         return None
     span = old[start:end]
     if not any(line.strip() for line in span):

@@ -149,7 +149,7 @@ def _carries_documents_indentation(candidate: Candidate, new_lines: Sequence[str
     said = {vote for _, vote in votes}
     if said == {"document"}:
         return _fits(new_lines, doc_lines, candidate.relation.tab)
-    first = next((j for j, line in enumerate(new_lines) if not is_blank(line)), None)
+    first = next((j for j, line in enumerate(new_lines) if not is_blank(line)), -1)
     if "document" in said and (first, "document") in votes:
         late = next(j for j, vote in votes if vote == "old_text")
         raise errors.half_reindented(first + 1, late + 1, candidate.first_line, candidate.last_line)

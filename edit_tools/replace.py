@@ -310,7 +310,7 @@ def _replace_everywhere(
             old,
             place.new,
             source="new_text",
-            first_line=lambda place=place: place.first_line,
+            first_line=partial(int, place.first_line),
             known=_known(text),
         )
         pieces.append(text[position : place.start])

@@ -10,10 +10,6 @@ expected result worked out here without the project's code:
   it (up to a blank line), then every later line restated with small changes;
 - `replace_all_indented`: a block and a copy of it at the same indentation, replace_all with
   old_text and new_text lacking that indentation: both replaced;
-- `rest_mentioned`: a line replaced by a comment that merely mentions "rest" or "unchanged"
-  (not a placeholder: written as sent);
-- `self_similar_once`: a run of one repeated character (`=====`) that occurs once, replaced
-  whole (it could overlap itself, but does not);
 and the near misses that must be refused, with nothing changed:
 - `ambiguous_half_shifted`: as `reindented_twice`, but only new_text's first line carries the
   document's indentation;
@@ -51,12 +47,6 @@ FORMS = [
     "# ... same as before ...",
     "# rest of the implementation omitted for brevity",
     "# (same as before)",
-]
-MENTIONS = [
-    "# the rest is handled by the caller",
-    "# unchanged since the 2.0 release",
-    "# rest of the line is ignored",
-    "# the value stays unchanged when validation fails",
 ]
 RUN = re.compile(r"(\S)\1{3,}")
 
@@ -350,31 +340,6 @@ def ambiguous_replace_all_mixed(source: Source, rng: random.Random) -> Case | No
     )
 
 
-def rest_mentioned(source: Source, rng: random.Random) -> Case | None:
-    lines = source.lines
-    document = "\n".join(lines)
-    order = list(range(len(lines)))
-    rng.shuffle(order)
-    for index in order:
-        line = lines[index]
-        if blank(line) or document.count(line) != 1 or line.strip().startswith(("#", '"', "'")):
-            continue
-        comment = indent_of(line) + rng.choice(MENTIONS)
-        if comment.strip() in document:
-            continue
-        block = Block(index, index + 1)
-        return case(
-            source,
-            block,
-            "rest_mentioned",
-            lines,
-            old_text=line,
-            new_text=comment,
-            expected=replaced(lines, block, [comment]),
-        )
-    return None
-
-
 def _runs(source: Source) -> Iterator[tuple[int, str]]:
     """(line, run) for each run of 4 or more of one character whose shortened form (one
     character less) occurs nowhere else in the document."""
@@ -384,22 +349,6 @@ def _runs(source: Source) -> Iterator[tuple[int, str]]:
             run = match.group()
             if document.count(run[:-1]) == 1:
                 yield index, run
-
-
-def self_similar_once(source: Source, rng: random.Random) -> Case | None:
-    for index, run in _runs(source):
-        lines = source.lines
-        edited = lines[index].replace(run, "+" * len(run), 1)
-        return case(
-            source,
-            Block(index, index + 1),
-            "self_similar_once",
-            lines,
-            old_text=run,
-            new_text="+" * len(run),
-            expected=replaced(lines, Block(index, index + 1), [edited]),
-        )
-    return None
 
 
 def ambiguous_overlapping(source: Source, rng: random.Random) -> Case | None:
@@ -423,8 +372,6 @@ KINDS: list[tuple[str, Callable[[Source, random.Random], Case | None]]] = [
     ("placeholder_form", placeholder_form),
     ("lazy_rewrite", lazy_rewrite),
     ("replace_all_indented", replace_all_indented),
-    ("rest_mentioned", rest_mentioned),
-    ("self_similar_once", self_similar_once),
     ("ambiguous_half_shifted", ambiguous_half_shifted),
     ("ambiguous_inside_indent", ambiguous_inside_indent),
     ("ambiguous_placeholder_form", ambiguous_placeholder_form),

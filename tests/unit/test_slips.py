@@ -37,8 +37,6 @@ SAID = {
     "placeholder_form": "stood for",
     "lazy_rewrite": "stood for",
     "replace_all_indented": "it matched 2 places once whitespace was set aside",
-    "rest_mentioned": "Reading: exact.",
-    "self_similar_once": "Reading: exact.",
 }
 # What the refusal says for the ambiguous kinds of issues 22 and 30 (the earlier kind: "places").
 REFUSED = {
