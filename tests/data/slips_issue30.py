@@ -31,12 +31,14 @@ from collections.abc import Callable, Iterator
 
 from make_slips import Block, Source, blank, drop_base, indent_of, windows_matching
 from slips_issue22 import (
-    _blank_separated_groups,
     case,
+    cases_of,
     edited_blocks,
     edits_one_line,
+    pinned_elision,
     rename,
     replaced,
+    unpinned_elision,
 )
 
 Case = dict[str, object]
@@ -51,44 +53,47 @@ FORMS = [
 RUN = re.compile(r"(\S)\1{3,}")
 
 
-def reindented_twice(source: Source, rng: random.Random) -> Case | None:
+def _rebased(
+    source: Source, rng: random.Random
+) -> Iterator[tuple[Block, list[str], list[str], str]]:
+    """Nested blocks occurring once, with their edited version and the block without its base
+    indentation (found nowhere as it is)."""
     lines = source.lines
     document = "\n".join(lines)
     for block, run, edited in edited_blocks(lines, rng, nested=True):
         base = indent_of(run[0])
         old = "\n".join(drop_base(line, base) for line in run)
-        if old in document or windows_matching(lines, run) != [block.start]:
-            continue
+        if old not in document and windows_matching(lines, run) == [block.start]:
+            yield block, run, edited, old
+
+
+def reindented_twice(source: Source, rng: random.Random) -> Case | None:
+    for block, _, edited, old in _rebased(source, rng):
         return case(
             source,
             block,
             "reindented_twice",
-            lines,
+            source.lines,
             old_text=old,
             new_text="\n".join(edited),
-            expected=replaced(lines, block, edited),
+            expected=replaced(source.lines, block, edited),
         )
     return None
 
 
 def ambiguous_half_shifted(source: Source, rng: random.Random) -> Case | None:
-    lines = source.lines
-    document = "\n".join(lines)
-    for block, run, edited in edited_blocks(lines, rng, nested=True):
-        base = indent_of(run[0])
-        old = "\n".join(drop_base(line, base) for line in run)
-        if old in document or windows_matching(lines, run) != [block.start]:
-            continue
+    for block, run, edited, old in _rebased(source, rng):
         # The first line as the document has it, the rest without the base indentation; the
         # lines after it are kept as they were so that they say old_text's indentation.
         if edited[0] != run[0] or not any(line.strip() and line in edited[1:] for line in run[1:]):
             continue
+        base = indent_of(run[0])
         new = "\n".join([edited[0], *(drop_base(line, base) for line in edited[1:])])
         return case(
             source,
             block,
             "ambiguous_half_shifted",
-            lines,
+            source.lines,
             old_text=old,
             new_text=new,
             expected=None,
@@ -162,54 +167,13 @@ def ambiguous_inside_indent(source: Source, rng: random.Random) -> Case | None:
 
 
 def placeholder_form(source: Source, rng: random.Random) -> Case | None:
-    lines = source.lines
-    document = "\n".join(lines)
-    for x, y, group in _blank_separated_groups(lines, rng):
-        if any(line.strip().startswith(('"""', "'''", "@")) for line in group):
-            continue
-        new_x, new_y = rename(lines[x], rng), rename(lines[y], rng)
-        if new_x is None or new_y is None:
-            continue
-        if not (edits_one_line(new_x, lines[x], lines) and edits_one_line(new_y, lines[y], lines)):
-            continue
-        old = "\n".join(lines[x : y + 1])
-        if document.count(old) != 1:
-            continue
-        placeholder = indent_of(group[0]) + rng.choice(FORMS)
-        block = Block(x, y + 1)
-        return case(
-            source,
-            block,
-            "placeholder_form",
-            lines,
-            old_text=old,
-            new_text="\n".join([new_x, "", placeholder, "", new_y]),
-            expected=replaced(lines, block, [new_x, "", *group, "", new_y]),
-        )
-    return None
+    return pinned_elision(source, rng, "placeholder_form", lambda rng: rng.choice(FORMS))
 
 
 def ambiguous_placeholder_form(source: Source, rng: random.Random) -> Case | None:
-    lines = source.lines
-    for x, y, group in _blank_separated_groups(lines, rng):
-        new_x, new_y = rename(lines[x], rng), rename(lines[y], rng)
-        if new_x is None or new_y is None or edits_one_line(new_x, lines[x], lines):
-            continue
-        if not edits_one_line(new_y, lines[y], lines):
-            continue
-        placeholder = indent_of(group[0]) + rng.choice(FORMS)
-        content = [*lines[:x], new_x, "", placeholder, "", new_y, *lines[y + 1 :]]
-        return case(
-            source,
-            Block(x, y + 1),
-            "ambiguous_placeholder_form",
-            lines,
-            tool="set_document",
-            content="\n".join(content),
-            expected=None,
-            error="ambiguous",
-        )
-    return None
+    return unpinned_elision(
+        source, rng, "ambiguous_placeholder_form", lambda rng: rng.choice(FORMS)
+    )
 
 
 def _lazy_spans(lines: list[str], rng: random.Random) -> Iterator[tuple[int, int]]:
@@ -283,61 +247,41 @@ def ambiguous_lazy_rewrite(source: Source, rng: random.Random) -> Case | None:
     return _lazy(source, rng, ambiguous=True)
 
 
-def _copied(
-    source: Source, rng: random.Random, *, deeper: bool
-) -> tuple[Block, list[str], list[str], list[str], str] | None:
-    """A nested block, copied after a blank line right after it (indented 4 more when
-    `deeper`): the document, the run, its edited version and their base indentation."""
+def _replace_all(source: Source, rng: random.Random, *, deeper: bool) -> Case | None:
+    """A nested block and a copy of it after a blank line right after it (indented 4 more
+    when `deeper`), replace_all sent without their base indentation: both replaced, or (the
+    places differing in kind) refused."""
     lines = source.lines
     for block, run, edited in edited_blocks(lines, rng, nested=True):
         copy = ["    " + line if deeper and line.strip() else line for line in run]
         doc = [*lines[: block.end], "", *copy, *lines[block.end :]]
         base = indent_of(run[0])
         old = "\n".join(drop_base(line, base) for line in run)
-        if old in "\n".join(doc):
+        if old in "\n".join(doc) or windows_matching(doc, run) != [block.start, block.end + 1]:
             continue
-        if windows_matching(doc, run) != [block.start, block.end + 1] and not deeper:
-            continue
-        if deeper and windows_matching(doc, run) != [block.start, block.end + 1]:
-            continue
-        return block, doc, run, edited, base
+        rest = doc[block.end + 1 + len(run) :]
+        return case(
+            source,
+            block,
+            "ambiguous_replace_all_mixed" if deeper else "replace_all_indented",
+            doc,
+            old_text=old,
+            new_text="\n".join(drop_base(line, base) for line in edited),
+            replace_all=True,
+            expected=None
+            if deeper
+            else "\n".join([*doc[: block.start], *edited, "", *edited, *rest]),
+            **({"error": "ambiguous"} if deeper else {}),
+        )
     return None
 
 
 def replace_all_indented(source: Source, rng: random.Random) -> Case | None:
-    found = _copied(source, rng, deeper=False)
-    if found is None:
-        return None
-    block, doc, run, edited, base = found
-    expected = [*doc[: block.start], *edited, "", *edited, *doc[block.end + 1 + len(run) :]]
-    return case(
-        source,
-        block,
-        "replace_all_indented",
-        doc,
-        old_text="\n".join(drop_base(line, base) for line in run),
-        new_text="\n".join(drop_base(line, base) for line in edited),
-        replace_all=True,
-        expected="\n".join(expected),
-    )
+    return _replace_all(source, rng, deeper=False)
 
 
 def ambiguous_replace_all_mixed(source: Source, rng: random.Random) -> Case | None:
-    found = _copied(source, rng, deeper=True)
-    if found is None:
-        return None
-    block, doc, run, edited, base = found
-    return case(
-        source,
-        block,
-        "ambiguous_replace_all_mixed",
-        doc,
-        old_text="\n".join(drop_base(line, base) for line in run),
-        new_text="\n".join(drop_base(line, base) for line in edited),
-        replace_all=True,
-        expected=None,
-        error="ambiguous",
-    )
+    return _replace_all(source, rng, deeper=True)
 
 
 def _runs(source: Source) -> Iterator[tuple[int, str]]:
@@ -384,13 +328,4 @@ KINDS: list[tuple[str, Callable[[Source, random.Random], Case | None]]] = [
 def issue30_cases(sources: list[Source], per_kind: int) -> Iterator[Case]:
     """Up to `per_kind` cases of each kind, from a generator of its own (seed 30): the cases
     of the earlier kinds stay as they were."""
-    rng = random.Random(30)
-    for kind, make in KINDS:
-        made = 0
-        for source in sources:
-            if made == per_kind:
-                break
-            found = make(source, rng)
-            if found is not None:
-                made += 1
-                yield {**found, "kind": kind}
+    return cases_of(KINDS, sources, per_kind, random.Random(30))
