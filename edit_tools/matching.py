@@ -181,6 +181,8 @@ def overlapping_starts(text: str, match: Match, limit: int) -> list[int] | None:
     some of them overlap; None when none does. `"aa"` in `"aaa"` is two places, not one."""
     old = match.old
     reach = 2 * len(old) - 1
+    if match.count > 1 and not _has_border(old):
+        return None  # no two occurrences can overlap
     if not any(
         _next_place(text, old, start + 1, start + reach) != -1 for start in match.starts(text)
     ):
@@ -191,6 +193,19 @@ def overlapping_starts(text: str, match: Match, limit: int) -> list[int] | None:
         places.append(position)
         position = _next_place(text, old, position + 1)
     return places
+
+
+def _has_border(text: str) -> bool:
+    """Whether some proper prefix of `text` is also its suffix (then it can overlap itself)."""
+    border = [0] * len(text)
+    length = 0
+    for index in range(1, len(text)):
+        while length and text[index] != text[length]:
+            length = border[length - 1]
+        if text[index] == text[length]:
+            length += 1
+        border[index] = length
+    return bool(text) and border[-1] > 0
 
 
 def count_overlapping(text: str, old: str, first: int) -> int:

@@ -3,7 +3,11 @@ picks one of them, replace_all never replaces them all; the error lists each pla
 
 from __future__ import annotations
 
+from itertools import pairwise
 from typing import Any
+
+from hypothesis import assume, given
+from hypothesis import strategies as st
 
 from complex_edit.edit_tools.registry import Toolbox, ToolOutcome
 
@@ -53,3 +57,21 @@ def test_a_self_similar_old_text_that_occurs_once_is_still_replaced() -> None:
     text, outcome = call("xabax", "aba", "B")
     assert outcome.ok, outcome.response
     assert text == "xBx"
+
+
+@given(text=st.text(alphabet="ab\n", max_size=12), data=st.data(), replace_all=st.booleans())
+def test_refused_exactly_when_two_places_overlap(
+    text: str, data: st.DataObject, replace_all: bool
+) -> None:
+    start = data.draw(st.integers(0, len(text)))
+    old = text[start : data.draw(st.integers(start, len(text)))]
+    assume(old and old.strip("\n"))
+    places = [i for i in range(len(text)) if text.startswith(old, i)]
+    overlap = any(b < a + len(old) for a, b in pairwise(places))
+    after, outcome = call(text, old, "X", replace_all=replace_all)
+    if overlap:
+        assert not outcome.ok
+        assert after == text
+        assert "overlap" in outcome.response["error"]
+    else:
+        assert outcome.ok == (len(places) == 1 or replace_all), outcome.response
