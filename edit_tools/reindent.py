@@ -70,9 +70,10 @@ def _ending(text: str, window: Window) -> str:
     return own or next(iter(line_endings(text)), LF)
 
 
-def apply_candidate(text: str, candidate: Candidate) -> Tolerated:
-    """The replacement for one tolerant match. Raises `ToolError` when a line of `new`
-    would need less indentation than none."""
+def apply_candidate(text: str, candidate: Candidate, matched: str | None = None) -> Tolerated:
+    """The replacement for one tolerant match; its note says old_text matched `matched`
+    (default: the candidate's lines). Raises `ToolError` when a line of `new` would need less
+    indentation than none."""
     window, relation = candidate.window, candidate.relation
     old_lines = candidate.old_lines
     new_lines = line_contents(candidate.new)
@@ -116,7 +117,8 @@ def apply_candidate(text: str, candidate: Candidate) -> Tolerated:
     if not old_ends:
         end -= len(window.terminators[-1])
     tolerated = _tolerated(candidate, final_newline)
-    note = _note(candidate, tolerated, tabs, as_sent=relation is not candidate.relation)
+    where = matched or candidate.span
+    note = _note(candidate, tolerated, tabs, where, as_sent=relation is not candidate.relation)
     written = write_breaks(candidate.new, ending)  # only to say what became of its breaks
     if written.converted:
         note += written.note("new_text")
@@ -204,7 +206,9 @@ def describe_indent(indent: str) -> str:
     return " and ".join(parts)
 
 
-def _note(candidate: Candidate, tolerated: Sequence[str], tabs: bool, *, as_sent: bool) -> str:
+def _note(
+    candidate: Candidate, tolerated: Sequence[str], tabs: bool, where: str, *, as_sent: bool
+) -> str:
     relation = candidate.relation
     said: list[str] = []
     if relation.kind == "prefix":
@@ -239,9 +243,6 @@ def _note(candidate: Candidate, tolerated: Sequence[str], tabs: bool, *, as_sent
         said.append("its line breaks were not the document's")
     if LINE_NUMBERS in tolerated:
         said.append("it held get_document's line numbers, removed from new_text too")
-    where = f"lines {candidate.first_line}-{candidate.last_line}"
-    if candidate.first_line == candidate.last_line:
-        where = f"line {candidate.first_line}"
     reindented = relation.kind != "same"
     how = "line by line from the matched lines" if relation.kind == "uneven" else "the same way"
     if as_sent:

@@ -76,7 +76,7 @@ def replace_text(buffer: WorkingBuffer, params: ReplaceTextParams, limits: Limit
     return _replace_exactly(buffer, match, limits)
 
 
-def reading_line(adjustments: Sequence[str]) -> str:
+def _reading_line(adjustments: Sequence[str]) -> str:
     """One line saying which reading of the call was taken: `Reading: exact.`, or what was
     set aside or adapted (`Reading: indentation, spaces at line ends; elision expanded.`)."""
     taken = [words for kind, words in _READINGS.items() if kind in adjustments and kind != EXPANDED]
@@ -211,7 +211,7 @@ def _replace_exactly(
     return ToolResult(
         head
         + "\n"
-        + reading_line(adjustments)
+        + _reading_line(adjustments)
         + "\n"
         + change_snippet(new_text, first, first + len(new), lines[0]),
         summary,
@@ -271,7 +271,7 @@ def _replace_tolerantly(
     return ToolResult(
         head
         + "\n"
-        + reading_line(adjustments)
+        + _reading_line(adjustments)
         + "\n"
         + change_snippet(new_text, tolerated.start, end, first_line),
         f"replace_text: 1 replacement at line {first_line} (whitespace tolerated)",
@@ -295,7 +295,8 @@ def _replace_everywhere(
     if any(b.window.start < a.window.end for a, b in pairwise(candidates)):
         return None
     text = buffer.text
-    tolerated = [apply_candidate(text, candidate) for candidate in candidates]
+    matched = f"{len(candidates)} places"
+    tolerated = [apply_candidate(text, candidate, matched) for candidate in candidates]
     if len({t.tolerated for t in tolerated}) != 1:
         return None
     pieces: list[str] = []
@@ -334,10 +335,10 @@ def _replace_everywhere(
     lines = line_numbers(new_text, new_starts[: errors.MAX_LISTED_LINES])
     count = len(tolerated)
     first_ones = "" if len(lines) == count else "the first ones "
-    note = tolerated[0].note.replace(
-        f"it matched {_span(candidates[0])} once", f"it matched {count} places once", 1
+    head = (
+        f"Replaced {count} occurrences, {first_ones}on {errors.lines_phrase(lines)}. "
+        + tolerated[0].note
     )
-    head = f"Replaced {count} occurrences, {first_ones}on {errors.lines_phrase(lines)}. {note}"
     adjustments = tolerated[0].tolerated
     if notes:
         head += " " + " ".join(notes)
@@ -346,7 +347,7 @@ def _replace_everywhere(
     return ToolResult(
         head
         + "\n"
-        + reading_line(adjustments)
+        + _reading_line(adjustments)
         + "\n"
         + change_snippet(new_text, new_starts[0], first_end, lines[0]),
         f"replace_text: {count} replacements from line {lines[0]} (whitespace tolerated)",
@@ -354,19 +355,13 @@ def _replace_everywhere(
     )
 
 
-def _span(candidate: Candidate) -> str:
-    first, last = candidate.first_line, candidate.last_line
-    return f"line {first}" if first == last else f"lines {first}-{last}"
-
-
 def _places(candidates: Sequence[Candidate]) -> list[str]:
     places: list[str] = []
     for candidate in candidates:
-        first, last = candidate.first_line, candidate.last_line
-        where = f"line {first}" if first == last else f"lines {first}-{last}"
+        first = candidate.first_line
         shown = candidate.window.contents[:_SHOWN_LINES_PER_PLACE]
         rows = [number_line(first + i, clip(line)) for i, line in enumerate(shown)]
         if len(candidate.window.contents) > len(shown):
             rows.append(f"{'…':>6}\t({len(candidate.window.contents) - len(shown)} more lines)")
-        places.append(f"At {where}:\n" + "\n".join(rows))
+        places.append(f"At {candidate.span}:\n" + "\n".join(rows))
     return places
