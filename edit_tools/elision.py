@@ -17,6 +17,12 @@ consists of placeholders and blank lines only; the unchanged lines right before 
 after it (up to 20 non-blank ones, or the start or end of the text) each occur exactly once in
 the original; and none of the dropped lines that are unique in the original appears elsewhere in
 the new text (then they were moved, not kept). Otherwise it is refused.
+
+When the diff alone leaves a placeholder unanchored or among changed lines, it is read from its
+neighbours instead (`_span_by_anchors`): followed by a blank line, with the lines before and
+after it (past blank lines) each reading as exactly one original line, it stands for the
+original lines between those two, the same blank lines aside, and is expanded; otherwise
+refused.
 """
 
 from __future__ import annotations
@@ -287,7 +293,7 @@ def check(original: str, new: str, known: Callable[[str], bool] | None = None) -
                 reason=reason,
             )
         )
-    blocks = [block for (block, _), elision in zip(found.values(), elisions, strict=True)]
+    blocks = [block for _, (block, _) in sorted(found.items())]
     for number, elision in enumerate(elisions):
         if elision.reason not in ("changed", "unanchored"):
             continue
@@ -330,13 +336,12 @@ def _span_by_anchors(
     index: int, old: Sequence[str], new: Sequence[str], where: dict[str, list[int]]
 ) -> tuple[int, int] | None:
     """The original lines the placeholder at new line `index` stands for, read from its
-    neighbours alone: one blank line at least after it, and past the blank lines around it,
-    the line before it and the line after it (or the text's edges) each read as exactly one
-    original line, the same blank lines
-    stand beside them in the original, and between them is the span, holding code. A lazy
-    rewrite keeping a class's first line, a placeholder, then every later member restated
-    with small changes, pins the kept block so; when either neighbour could be several
-    lines, None (refused)."""
+    neighbours alone: one blank line at least after it; past the blank lines around it, the
+    line before it and the line after it (or the text's edges) each read as exactly one
+    original line; the same blank lines beside those in the original; code between them. A
+    lazy rewrite keeping a class's first line, a placeholder, then every later member
+    restated with small changes, pins the kept block so. None when either neighbour could be
+    several lines (refused)."""
     up = index - 1
     while up >= 0 and not new[up].strip():
         up -= 1

@@ -44,12 +44,7 @@ def _edit_of(edited: str, original: int, old: Sequence[str]) -> bool:
     wanted = edited.strip()
     if not wanted or not old[original].strip() or len(old) > _MAX_COMPARED:
         return False
-    if not _close(wanted, old[original].strip()):
-        return False
-    return not any(
-        index != original and line.strip() and _close(wanted, line.strip())
-        for index, line in enumerate(old)
-    )
+    return _close(wanted, old[original].strip()) and edited_from(edited, old) == [original]
 
 
 def _blank(lines: Sequence[str], start: int, stop: int) -> bool:
