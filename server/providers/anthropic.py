@@ -28,6 +28,7 @@ from complex_edit.server.providers._retry import (
 )
 from complex_edit.server.providers.anthropic_turn import TurnAssembly
 from complex_edit.server.providers.base import (
+    PLACEHOLDER_KEY,
     ConversationRequest,
     FullViews,
     ToolResult,
@@ -43,7 +44,6 @@ if TYPE_CHECKING:
 KEY_VARIABLES = CREDENTIALS["anthropic"]
 BASE_URL_VARIABLE = "ANTHROPIC_BASE_URL"
 DEFAULT_MODEL = "claude-sonnet-4-6"
-PLACEHOLDER_KEY = "complex-edit-no-key"
 INSTALL_HINT = "pip install 'complex-edit[anthropic]'"
 DEFAULT_HOST = "api.anthropic.com"
 # The Messages API needs an output budget. 8192 tokens is accepted by every current Claude model

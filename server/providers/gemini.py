@@ -24,6 +24,7 @@ from complex_edit.server.providers._retry import (
     transport_failure,
 )
 from complex_edit.server.providers.base import (
+    PLACEHOLDER_KEY,
     ConversationRequest,
     FullViews,
     ToolResult,
@@ -41,6 +42,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("complex_edit.providers.gemini")
 
 KEY_VARIABLES = CREDENTIALS["gemini"]
+BASE_URL_VARIABLE = "GOOGLE_GEMINI_BASE_URL"
 DEFAULT_HOST = "generativelanguage.googleapis.com"
 
 
@@ -70,21 +72,25 @@ class GeminiProvider:
         self._told_key = False
 
     def open(self, request: ConversationRequest) -> GeminiConversation:
-        """Raises `RunError('config')` before any request: no key, or a parameter the model
-        refuses (`models.parameters_for`)."""
+        """Raises `RunError('config')` before any request: no key for Google's own endpoint,
+        or a parameter the model refuses (`models.parameters_for`). With a base URL (a local
+        proxy or emulator) the key is optional: a placeholder is sent."""
         parameters = parameters_for(request.settings, request.settings.model)
         for note in parameters.notes:
             log.warning("%s", note)
-        if not api_key_configured(self._env):
+        keyless = not api_key_configured(self._env)
+        if keyless and not (request.settings.base_url or self._env.get(BASE_URL_VARIABLE)):
             raise RunError(
                 "config",
                 "No Gemini API key is configured. Set GEMINI_API_KEY (or GOOGLE_API_KEY) in the "
                 "environment of the complex-edit server, or use Vertex AI with "
-                "GOOGLE_GENAI_USE_VERTEXAI=true, GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION.",
+                "GOOGLE_GENAI_USE_VERTEXAI=true, GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION, "
+                "or point the 'baseUrl' setting (or GOOGLE_GEMINI_BASE_URL) at a server that "
+                "needs no key.",
             )
         self._tell_key()
-        client = self._client(request.settings.base_url)
-        return GeminiConversation(client, request, parameters, self._env)
+        client = self._client(request.settings.base_url, keyless=keyless)
+        return GeminiConversation(client, request, parameters, self._env, keyless=keyless)
 
     def _tell_key(self) -> None:
         """Both key variables set: say which one is used (its name, never its value), once."""
@@ -97,14 +103,17 @@ class GeminiProvider:
             "Both GEMINI_API_KEY and GOOGLE_API_KEY are set; using %s (%s is ignored).", used, other
         )
 
-    def _client(self, base_url: str | None) -> genai.Client:
+    def _client(self, base_url: str | None, *, keyless: bool) -> genai.Client:
         client = self._clients.get(base_url)
         if client is None:
             from google import genai
             from google.genai import types
 
             options = types.HttpOptions(base_url=base_url) if base_url else None
-            client = genai.Client(api_key=_api_key(self._env), http_options=options)
+            if keyless:  # the SDK would look for Vertex AI in os.environ: this env has none
+                client = genai.Client(api_key=PLACEHOLDER_KEY, vertexai=False, http_options=options)
+            else:
+                client = genai.Client(api_key=_api_key(self._env), http_options=options)
             self._clients[base_url] = client
         return client
 
@@ -116,11 +125,14 @@ class GeminiConversation:
         request: ConversationRequest,
         parameters: ModelParameters,
         env: Mapping[str, str],
+        *,
+        keyless: bool = False,
     ) -> None:
         from google.genai import types
 
         self._client = client
         self._env = env
+        self._keyless = keyless
         self._settings = request.settings
         limit = request.limit
         self._budget = RetryBudget(request.settings, limit=limit, on_retry=request.on_retry)
@@ -205,7 +217,7 @@ class GeminiConversation:
 
     def _host(self) -> str:
         vertex = self._env.get("GOOGLE_GENAI_USE_VERTEXAI", "").lower() in ("1", "true", "yes")
-        variable = "GOOGLE_VERTEX_BASE_URL" if vertex else "GOOGLE_GEMINI_BASE_URL"
+        variable = "GOOGLE_VERTEX_BASE_URL" if vertex else BASE_URL_VARIABLE
         base_url = self._settings.base_url or self._env.get(variable)
         return service_host(base_url, "Vertex AI" if vertex else DEFAULT_HOST)
 
@@ -215,10 +227,13 @@ class GeminiConversation:
         detail = readable(scrub(str(exc.message or ""), self._env))
         label = f"{code} {status}".strip()
         if code in (401, 403) or _is_invalid_key(exc.details):
+            hint = (
+                f"No GEMINI_API_KEY is set, and the server at {self._host()} needs one."
+                if self._keyless
+                else "Check GEMINI_API_KEY / GOOGLE_API_KEY."
+            )
             return RunError(
-                "auth",
-                f"The Gemini API refused the credentials ({label}): {detail} "
-                "Check GEMINI_API_KEY / GOOGLE_API_KEY.",
+                "auth", f"The Gemini API refused the credentials ({label}): {detail} {hint}"
             )
         if code == 429:
             return RunError("quota", f"The Gemini API quota or rate limit was hit ({label}).")

@@ -27,6 +27,7 @@ from complex_edit.server.providers._retry import (
     transport_failure,
 )
 from complex_edit.server.providers.base import (
+    PLACEHOLDER_KEY,
     ConversationRequest,
     FullViews,
     ToolResult,
@@ -43,7 +44,6 @@ if TYPE_CHECKING:
 KEY_VARIABLES = CREDENTIALS["openai"]
 BASE_URL_VARIABLE = "OPENAI_BASE_URL"
 DEFAULT_MODEL = "gpt-5.4-mini"
-PLACEHOLDER_KEY = "complex-edit-no-key"
 INSTALL_HINT = "pip install 'complex-edit[openai]'"
 DEFAULT_HOST = "api.openai.com"
 # Error codes and message fragments that mean "the prompt does not fit the context window",

@@ -153,7 +153,11 @@ CASES: dict[str, Case] = {
     "blocked.py": Case(DOC, ["--prompt", "x", "--json"], [Reply.finish("SAFETY")]),
     "server_error.py": Case(DOC, ["--prompt", "x", "--json"], [Reply.error(500)]),
     # usage or configuration: exit 2
-    "no_key.py": Case(DOC, ["--prompt", "x", "--json"], env={"GEMINI_API_KEY": None}),
+    "no_key.py": Case(
+        DOC,
+        ["--prompt", "x", "--json"],
+        env={"GEMINI_API_KEY": None, "GOOGLE_GEMINI_BASE_URL": None},
+    ),
     "bad_key.py": Case(DOC, ["--prompt", "x", "--json"], [Reply.api_key_invalid()]),
     "missing.py": Case(None, ["--prompt", "x", "--json"]),
     "a_directory": Case(None, ["--prompt", "x", "--json"], directory=True),
