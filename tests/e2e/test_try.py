@@ -63,16 +63,22 @@ def _offline_prefix() -> tuple[str, ...]:
     return prefix if probe.returncode == 0 else ()
 
 
-def test_try_edits_a_copy_of_the_sample_with_no_key_and_no_network(tmp_path: Path) -> None:
-    proc = subprocess.run(
-        [*_offline_prefix(), sys.executable, "-m", "complex_edit", "try"],
+def _try(
+    tmp_path: Path, env: dict[str, str], *args: str, prefix: tuple[str, ...] = ()
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*prefix, sys.executable, "-m", "complex_edit", "try", *args],
         cwd=tmp_path,
-        env=_keyless_env(tmp_path),
+        env=env,
         capture_output=True,
         text=True,
         timeout=TIMEOUT,
         check=False,
     )
+
+
+def test_try_edits_a_copy_of_the_sample_with_no_key_and_no_network(tmp_path: Path) -> None:
+    proc = _try(tmp_path, _keyless_env(tmp_path), prefix=_offline_prefix())
     out, err = proc.stdout, proc.stderr
     assert proc.returncode == 0, err
     (edited,) = tmp_path.glob("complex-edit-try-*/inventory.py")
@@ -152,15 +158,7 @@ def test_try_in_an_editor_starts_it_at_the_sample_with_the_replay_running(
         STAND_IN_REPORT=str(tmp_path / "report.json"),
         GEMINI_API_KEY="a-key-the-editor-must-not-get",
     )
-    proc = subprocess.run(
-        [sys.executable, "-m", "complex_edit", "try", "--editor", editor],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT,
-        check=False,
-    )
+    proc = _try(tmp_path, env, "--editor", editor)
     assert proc.returncode == 0, proc.stderr
     (sample,) = tmp_path.glob("complex-edit-try-*/inventory.py")
     report: dict[str, Any] = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
@@ -184,15 +182,7 @@ def test_try_in_an_editor_starts_it_at_the_sample_with_the_replay_running(
 def test_try_with_an_editor_that_is_not_installed_says_so(tmp_path: Path) -> None:
     env = _keyless_env(tmp_path)
     env["PATH"] = str(tmp_path)  # no editor anywhere
-    proc = subprocess.run(
-        [sys.executable, "-m", "complex_edit", "try", "--editor", "emacs"],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT,
-        check=False,
-    )
+    proc = _try(tmp_path, env, "--editor", "emacs")
     assert proc.returncode == 2
     assert "Emacs (emacs) is not on PATH" in proc.stderr
 
