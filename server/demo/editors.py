@@ -181,6 +181,7 @@ def _emacs(
     python, *args = server_command()
     setup = (
         "(progn"
+        " (setq native-comp-async-report-warnings-errors 'silent)"
         f" (add-to-list 'load-path {_elisp(str(client))})"
         " (require 'complex-edit) (require 'eglot)"
         f" (setq complex-edit-executable {_elisp(python)}"

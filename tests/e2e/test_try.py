@@ -1,16 +1,24 @@
 """`complex-edit try` end to end: the real command in a process with no key and (where the
 machine allows a network namespace) no network but its own loopback; `--editor` with stand-in
 editors on PATH that talk to the replay while they run; the Emacs set-up evaluated by a real
-Emacs; and Neovim for real, headless, through the command line `try --editor nvim` runs."""
+Emacs, and a real terminal Emacs driven through `try --editor emacs` on a pseudo-terminal; and
+Neovim for real, headless, through the command line `try --editor nvim` runs."""
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
+import pty
 import shutil
+import signal
 import stat
+import struct
 import subprocess
 import sys
+import termios
+import threading
+import time
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -268,3 +276,88 @@ def test_neovim_through_try_s_command_line_lands_the_edit_as_one_undo_step(
     assert report["undone"] == report["before"]  # one undo step
     assert any("reorder_list takes a threshold" in text for text in report["notifications"])
     assert tried.path.read_text(encoding="utf-8") == original
+
+
+class _Terminal:
+    """`complex-edit try --editor emacs` on a pseudo-terminal, as a person runs it; what it
+    shows is drained and searched as plain bytes."""
+
+    def __init__(self, argv: list[str], env: dict[str, str], cwd: Path) -> None:
+        pid, master = pty.fork()
+        if pid == 0:  # the child: a wide screen, so that messages are not wrapped
+            fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 220, 0, 0))
+            os.chdir(cwd)
+            os.execve(argv[0], argv, env)
+        self.pid, self.master = pid, master
+        self.screen = bytearray()
+        self.status: int | None = None
+        threading.Thread(target=self._drain, daemon=True).start()
+
+    def _drain(self) -> None:
+        while True:
+            try:
+                chunk = os.read(self.master, 65536)
+            except OSError:
+                return
+            if not chunk:
+                return
+            self.screen.extend(chunk)
+
+    def wait_for(self, text: str, within: float = 60) -> None:
+        deadline = time.monotonic() + within
+        while time.monotonic() < deadline:
+            if text.encode() in self.screen:
+                return
+            time.sleep(0.05)
+        shown = self.screen[-2000:].decode("utf-8", "replace")
+        raise AssertionError(f"{text!r} not shown within {within} s: {shown!r}")
+
+    def keys(self, *typed: bytes) -> None:
+        for key in typed:
+            os.write(self.master, key)
+            time.sleep(0.05)
+
+    def wait_exit(self, within: float = 30) -> int:
+        deadline = time.monotonic() + within
+        while time.monotonic() < deadline:
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                self.status = os.waitstatus_to_exitcode(status)
+                return self.status
+            time.sleep(0.05)
+        raise AssertionError("complex-edit try did not exit after Emacs was left")
+
+    def close(self) -> None:
+        if self.status is None:  # a failed test: end try, Emacs and its server together
+            os.killpg(self.pid, signal.SIGKILL)
+            os.waitpid(self.pid, 0)
+        os.close(self.master)
+
+
+@pytest.mark.emacs
+def test_emacs_through_try_lands_the_edit_and_saves_it(tmp_path: Path) -> None:
+    emacs = find_emacs()
+    if emacs is None or missing_packages(emacs, ("eglot",)):
+        pytest.skip("no Emacs with eglot here: apt-get install emacs-nox elpa-eglot")
+    env = _keyless_env(tmp_path)
+    env.update(TERM="xterm", HOME=str(tmp_path))
+    env.pop("DISPLAY", None)
+    terminal = _Terminal(
+        [sys.executable, "-m", "complex_edit", "try", "--editor", "emacs"], env, tmp_path
+    )
+    try:
+        terminal.wait_for("[eglot] Connected!")
+        terminal.keys(b"\x1bx", b"complex-edit\r")
+        terminal.wait_for("Complex Edit: ")
+        terminal.keys(b"\x1bp", b"\r")  # M-p: the sample's instruction, from the history
+        terminal.wait_for("takes a threshold (default 5)")
+        terminal.keys(b"\x18", b"\x13")  # C-x C-s
+        terminal.wait_for("Wrote ")
+        terminal.keys(b"\x18", b"\x03")  # C-x C-c
+        status = terminal.wait_exit()
+    finally:
+        terminal.close()
+    assert status == 0, terminal.screen[-2000:]
+    (sample,) = tmp_path.glob("complex-edit-try-*/inventory.py")
+    assert sample.read_text(encoding="utf-8") == _edited_sample()
+    assert b"Emacs exited; the sample stays at" in terminal.screen
