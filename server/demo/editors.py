@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from collections.abc import Mapping
@@ -52,7 +53,14 @@ class Started:
     process: subprocess.Popen[bytes]
 
     def wait(self) -> int:
-        return self.process.wait()
+        """The editor's exit status. Ctrl-C belongs to the editor meanwhile: a terminal that
+        still turns it into SIGINT (for the whole foreground group) must not end the replay
+        under it."""
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        try:
+            return self.process.wait()
+        finally:
+            signal.signal(signal.SIGINT, previous)
 
 
 def server_command() -> list[str]:
