@@ -87,6 +87,7 @@ ALLOWED: dict[str, set[str]] = {
         "edit_tools",
         "prompts",
     },
+    "schema": {"server.outcome", "server.settings", "server.lsp", "edit_tools"},
     "__init__": set(),
 }
 # Third-party packages that only one place may import.
