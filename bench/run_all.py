@@ -21,6 +21,7 @@ SCRIPTS = (
     "bench_concurrency.py",
     "bench_startup_cancel.py",
     "bench_first_request.py",
+    "bench_try.py",
 )
 TIMEOUT = 1200
 

@@ -17,7 +17,7 @@
 (defconst complex-edit-doctor--version-timeout 5 "Seconds `--version' may take.")
 
 (defconst complex-edit-doctor--providers
-  '(("gemini" ("GEMINI_API_KEY" "GOOGLE_API_KEY") "GOOGLE_GEMINI_BASE_URL" nil)
+  '(("gemini" ("GEMINI_API_KEY" "GOOGLE_API_KEY") "GOOGLE_GEMINI_BASE_URL" t)
     ("openai" ("OPENAI_API_KEY") "OPENAI_BASE_URL" t)
     ("anthropic" ("ANTHROPIC_API_KEY" "ANTHROPIC_AUTH_TOKEN") "ANTHROPIC_BASE_URL" t))
   "Each provider: its key variables, its base-URL variable, and whether

@@ -1,4 +1,4 @@
-"""Console entry point: `complex-edit lsp|edit|mcp`. Parses arguments and delegates.
+"""Console entry point: `complex-edit lsp|edit|mcp|eval|try`. Parses arguments and delegates.
 
 Ctrl-C at any moment once `main` runs (imports, settings, the model call) ends the command
 with status 130 and no traceback; for `edit` it prints the usual one-line result. Only what the
@@ -49,6 +49,7 @@ def _parser() -> argparse.ArgumentParser:
     _add_edit_parser(commands)
     _add_mcp_parser(commands)
     _add_eval_parser(commands)
+    _add_try_parser(commands)
     return parser
 
 
@@ -178,6 +179,23 @@ def _add_eval_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
     add_arguments(commands.add_parser("eval", help=HELP, description=DESCRIPTION))
 
 
+def _add_try_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    tried = commands.add_parser(
+        "try",
+        help="see one edit land, with no key and no network (replayed model answers)",
+        description="Copy a sample module into a new temporary folder and run one real edit "
+        "on it: the real tools, checks, validation and write, against model answers replayed "
+        "from a recording shipped with complex-edit (no key, no network). Exit status 0 when "
+        "the edit landed.",
+    )
+    tried.add_argument(
+        "--editor",
+        choices=["nvim", "emacs", "code"],
+        help="open the sample in this editor instead, its complex-edit client pointed at the "
+        "replay (Neovim and Emacs: the clients of this checkout; VS Code: the extension)",
+    )
+
+
 def _add_mcp_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     mcp = commands.add_parser(
         "mcp",
@@ -268,6 +286,7 @@ _COMMAND_MODULES: dict[str, tuple[str, ...]] = {
     "edit": ("complex_edit.server.cli_edit",),
     "mcp": ("complex_edit.server.mcp",),
     "eval": ("complex_edit.server.eval.cli",),
+    "try": ("complex_edit.server.demo.run",),
 }
 
 
@@ -300,6 +319,11 @@ def _dispatch(argv: list[str]) -> int:
         from complex_edit.server.eval.cli import run as run_eval
 
         return run_eval(args)
+    if args.command == "try":
+        from complex_edit.server.demo.run import run_try
+
+        configure_logging("WARNING", lines=True)
+        return run_try(args.editor)
     parser.print_help(sys.stderr)
     return 2
 

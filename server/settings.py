@@ -11,9 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic.alias_generators import to_camel, to_snake
+from pydantic_core import PydanticCustomError
 
 from complex_edit.server import DEFAULT_MODEL as DEFAULT_MODEL
 
@@ -115,6 +117,23 @@ class Settings(BaseModel):
             return value.strip().lower() or None
         return value
 
+    @field_validator("base_url", mode="before")
+    @classmethod
+    def _http_url(cls, value: Any) -> Any:
+        """An http(s) URL with a host, or unset (""): anything else could only fail on every
+        request, and retrying would not help."""
+        if not isinstance(value, str):
+            return value
+        url = value.strip()
+        if url and not _is_http_url(url):
+            raise PydanticCustomError(
+                "base_url",
+                "{url} is not an http:// or https:// URL with a host "
+                "(for example http://127.0.0.1:11434/v1)",
+                {"url": repr(url[:200])},
+            )
+        return url or None
+
     @classmethod
     def env_name(cls, field: str) -> str:
         """`max_turns` → `COMPLEX_EDIT_MAX_TURNS` (from the setting's public name)."""
@@ -142,6 +161,15 @@ class Settings(BaseModel):
             return cls.model_validate(merged)
         except ValidationError as exc:
             raise SettingsError(_describe(exc, origins)) from None
+
+
+def _is_http_url(url: str) -> bool:
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 (raises ValueError on a port that is not a number)
+    except ValueError:
+        return False
+    return parts.scheme.lower() in ("http", "https") and bool(parts.hostname)
 
 
 def _field_name(key: str) -> str | None:

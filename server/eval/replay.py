@@ -23,12 +23,13 @@ import json
 import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from complex_edit.server.eval.runner import edit_request
-from complex_edit.server.eval.suite import Task
 from complex_edit.server.session.loop import build_first_message
 from complex_edit.server.settings import Settings
+
+if TYPE_CHECKING:
+    from complex_edit.server.eval.suite import Task
 
 WRONG_EDIT_NOTE = "# replay: a deliberate mistake, undone in the next turn\n"
 MAX_REPLACE_HUNKS = 4
@@ -126,6 +127,9 @@ def _wrong_move(source: str, first: Move) -> Move:
 
 def replay_model(tasks: Sequence[Task]) -> ReplayModel:
     """The model that replays `tasks` (a task's shape depends only on its id)."""
+    # Here, not at the top: `complex-edit try` uses ReplayModel without the eval's runner.
+    from complex_edit.server.eval.runner import edit_request
+
     plans: dict[str, Plan] = {}
     settings = Settings()
     for task in tasks:
@@ -136,10 +140,15 @@ def replay_model(tasks: Sequence[Task]) -> ReplayModel:
 
 
 class ReplayModel:
-    """Answers Gemini `generateContent` request bodies from the plans, keyed by first message."""
+    """Answers Gemini `generateContent` request bodies from the plans, keyed by first message.
 
-    def __init__(self, plans: Mapping[str, Plan]) -> None:
+    A first message that matches no plan is a 400, or, with `unknown`, a turn that ends the
+    task as failed with that text (what a person trying the replay in an editor should read).
+    """
+
+    def __init__(self, plans: Mapping[str, Plan], unknown: str | None = None) -> None:
         self._plans = dict(plans)
+        self._unknown = unknown
 
     def reply(self, body: Any) -> tuple[int, dict[str, Any]]:
         """(HTTP status, JSON body) for one request body."""
@@ -147,6 +156,8 @@ class ReplayModel:
         if not isinstance(contents, list) or not contents:
             return _error(400, "replay: the request has no contents")
         plan = self._plans.get(_first_text(contents[0]))
+        if plan is None and self._unknown is not None:
+            return 200, _answer([Move(COMPLETE, {"success": False, "error": self._unknown})], body)
         if plan is None:
             return _error(400, "replay: the first message matches no task of the suite")
         turn = sum(1 for content in contents if _role(content) == "model")

@@ -24,6 +24,7 @@ _PATH = re.compile(
     r"^/v1[a-z0-9]*/models/[^/:]+:(?P<action>generateContent|streamGenerateContent)$"
 )
 MAX_BODY_BYTES = 64 * 1024 * 1024
+POLL_SECONDS = 0.05  # how long `stop()` may wait for the serving thread to notice
 
 
 class _Server(ThreadingHTTPServer):
@@ -104,7 +105,10 @@ class ReplayServer:
     def __init__(self, responder: Responder) -> None:
         self._server = _Server(responder)
         self._thread = threading.Thread(
-            target=self._server.serve_forever, name="complex-edit-replay", daemon=True
+            target=self._server.serve_forever,
+            kwargs={"poll_interval": POLL_SECONDS},
+            name="complex-edit-replay",
+            daemon=True,
         )
 
     @property

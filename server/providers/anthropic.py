@@ -16,7 +16,12 @@ from typing import TYPE_CHECKING, Any, cast
 from complex_edit.server.outcome import CREDENTIALS, Reason, RunError, scrub
 from complex_edit.server.providers._retry import readable, retry_after_seconds, service_host
 from complex_edit.server.providers.anthropic_turn import TurnAssembly
-from complex_edit.server.providers.base import ConversationRequest, ToolResult, effective_model
+from complex_edit.server.providers.base import (
+    PLACEHOLDER_KEY,
+    ConversationRequest,
+    ToolResult,
+    effective_model,
+)
 from complex_edit.server.providers.conversation import (
     StatusAnswer,
     StreamedConversation,
@@ -32,7 +37,6 @@ if TYPE_CHECKING:
 KEY_VARIABLES = CREDENTIALS["anthropic"]
 BASE_URL_VARIABLE = "ANTHROPIC_BASE_URL"
 DEFAULT_MODEL = "claude-sonnet-4-6"
-PLACEHOLDER_KEY = "complex-edit-no-key"
 INSTALL_HINT = "pip install 'complex-edit[anthropic]'"
 DEFAULT_HOST = "api.anthropic.com"
 # The Messages API needs an output budget. 8192 tokens is accepted by every current Claude model

@@ -18,6 +18,10 @@ from complex_edit.server.providers._retry import RetryListener
 from complex_edit.server.providers.limits import request_limit
 from complex_edit.server.settings import DEFAULT_MODEL, Settings
 
+# Sent as the key to a server at a configured base URL when no key is set: every SDK needs
+# some key, and local servers ignore it.
+PLACEHOLDER_KEY = "complex-edit-no-key"
+
 
 @dataclass(frozen=True)
 class ToolCall:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from complex_edit.server.outcome import CREDENTIALS, Reason, RunError, scrub
 from complex_edit.server.providers._retry import readable, service_host
-from complex_edit.server.providers.base import ConversationRequest, ToolResult
+from complex_edit.server.providers.base import PLACEHOLDER_KEY, ConversationRequest, ToolResult
 from complex_edit.server.providers.conversation import (
     StatusAnswer,
     StreamedConversation,
@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("complex_edit.providers.gemini")
 
 KEY_VARIABLES = CREDENTIALS["gemini"]
+BASE_URL_VARIABLE = "GOOGLE_GEMINI_BASE_URL"
 DEFAULT_HOST = "generativelanguage.googleapis.com"
 TOO_LARGE_HINTS = ("token count", "too large", "too long", "exceeds the maximum", "payload size")
 
@@ -64,21 +65,25 @@ class GeminiProvider:
         self._told_key = False
 
     def open(self, request: ConversationRequest) -> GeminiConversation:
-        """Raises `RunError('config')` before any request: no key, or a parameter the model
-        refuses (`models.parameters_for`)."""
+        """Raises `RunError('config')` before any request: no key for Google's own endpoint,
+        or a parameter the model refuses (`models.parameters_for`). With a base URL (a local
+        proxy or emulator) the key is optional: a placeholder is sent."""
         parameters = parameters_for(request.settings, request.settings.model)
         for note in parameters.notes:
             log.warning("%s", note)
-        if not api_key_configured(self._env):
+        keyless = not api_key_configured(self._env)
+        if keyless and not (request.settings.base_url or self._env.get(BASE_URL_VARIABLE)):
             raise RunError(
                 "config",
                 "No Gemini API key is configured. Set GEMINI_API_KEY (or GOOGLE_API_KEY) in the "
                 "environment of the complex-edit server, or use Vertex AI with "
-                "GOOGLE_GENAI_USE_VERTEXAI=true, GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION.",
+                "GOOGLE_GENAI_USE_VERTEXAI=true, GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION, "
+                "or point the 'baseUrl' setting (or GOOGLE_GEMINI_BASE_URL) at a server that "
+                "needs no key.",
             )
         self._tell_key()
-        client = self._client(request.settings.base_url)
-        return GeminiConversation(client, request, parameters, self._env)
+        client = self._client(request.settings.base_url, keyless=keyless)
+        return GeminiConversation(client, request, parameters, self._env, keyless=keyless)
 
     def _tell_key(self) -> None:
         """Both key variables set: say which one is used (its name, never its value), once."""
@@ -91,14 +96,17 @@ class GeminiProvider:
             "Both GEMINI_API_KEY and GOOGLE_API_KEY are set; using %s (%s is ignored).", used, other
         )
 
-    def _client(self, base_url: str | None) -> genai.Client:
+    def _client(self, base_url: str | None, *, keyless: bool) -> genai.Client:
         client = self._clients.get(base_url)
         if client is None:
             from google import genai
             from google.genai import types
 
             options = types.HttpOptions(base_url=base_url) if base_url else None
-            client = genai.Client(api_key=_api_key(self._env), http_options=options)
+            if keyless:  # the SDK would look for Vertex AI in os.environ: this env has none
+                client = genai.Client(api_key=PLACEHOLDER_KEY, vertexai=False, http_options=options)
+            else:
+                client = genai.Client(api_key=_api_key(self._env), http_options=options)
             self._clients[base_url] = client
         return client
 
@@ -106,7 +114,7 @@ class GeminiProvider:
 class GeminiConversation(StreamedConversation["types.Content", "types.Part"]):
     API_NAME = "Gemini API"
     KEY_VARIABLES = KEY_VARIABLES
-    BASE_URL_VARIABLE = "GOOGLE_GEMINI_BASE_URL"
+    BASE_URL_VARIABLE = BASE_URL_VARIABLE
 
     def __init__(
         self,
@@ -114,10 +122,13 @@ class GeminiConversation(StreamedConversation["types.Content", "types.Part"]):
         request: ConversationRequest,
         parameters: ModelParameters,
         env: Mapping[str, str],
+        *,
+        keyless: bool = False,
     ) -> None:
         from google.genai import types
 
-        super().__init__(request, env, host=_host(request.settings, env), model=parameters.model)
+        host = _host(request.settings, env)
+        super().__init__(request, env, host=host, model=parameters.model, keyless=keyless)
         self._client = client
         self._history = [types.Content(role="user", parts=[types.Part(text=request.first_message)])]
         self._config = types.GenerateContentConfig(
@@ -201,9 +212,13 @@ class GeminiConversation(StreamedConversation["types.Content", "types.Part"]):
         return hints_in(answer.detail, TOO_LARGE_HINTS)
 
     def _auth_message(self, answer: StatusAnswer) -> str:
+        hint = (
+            f"No GEMINI_API_KEY is set, and the server at {self._host} needs one."
+            if self._keyless
+            else "Check GEMINI_API_KEY / GOOGLE_API_KEY."
+        )
         return (
-            f"The Gemini API refused the credentials ({answer.label}){said(answer.detail)} "
-            "Check GEMINI_API_KEY / GOOGLE_API_KEY."
+            f"The Gemini API refused the credentials ({answer.label}){said(answer.detail)} {hint}"
         )
 
     def _quota_message(self, answer: StatusAnswer) -> str:
@@ -232,7 +247,7 @@ class GeminiConversation(StreamedConversation["types.Content", "types.Part"]):
 
 def _host(settings: Settings, env: Mapping[str, str]) -> str:
     vertex = env.get("GOOGLE_GENAI_USE_VERTEXAI", "").lower() in ("1", "true", "yes")
-    variable = "GOOGLE_VERTEX_BASE_URL" if vertex else "GOOGLE_GEMINI_BASE_URL"
+    variable = "GOOGLE_VERTEX_BASE_URL" if vertex else BASE_URL_VARIABLE
     base_url = settings.base_url or env.get(variable)
     return service_host(base_url, "Vertex AI" if vertex else DEFAULT_HOST)
 

@@ -15,7 +15,12 @@ from typing import TYPE_CHECKING, Any, cast
 
 from complex_edit.server.outcome import CREDENTIALS, RunError, scrub
 from complex_edit.server.providers._retry import readable, retry_after_seconds, service_host
-from complex_edit.server.providers.base import ConversationRequest, ToolResult, effective_model
+from complex_edit.server.providers.base import (
+    PLACEHOLDER_KEY,
+    ConversationRequest,
+    ToolResult,
+    effective_model,
+)
 from complex_edit.server.providers.conversation import (
     StatusAnswer,
     StreamedConversation,
@@ -32,7 +37,6 @@ if TYPE_CHECKING:
 KEY_VARIABLES = CREDENTIALS["openai"]
 BASE_URL_VARIABLE = "OPENAI_BASE_URL"
 DEFAULT_MODEL = "gpt-5.4-mini"
-PLACEHOLDER_KEY = "complex-edit-no-key"
 INSTALL_HINT = "pip install 'complex-edit[openai]'"
 DEFAULT_HOST = "api.openai.com"
 # Error codes and message fragments that mean "the prompt does not fit the context window",

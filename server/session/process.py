@@ -242,7 +242,7 @@ class SessionProcess:
         than on first use; a failure is logged (the first command tries again)."""
         if self._starting is None:
             self._starting = asyncio.ensure_future(self._running_child())
-            self._starting.add_done_callback(_log_failure)
+            self._starting.add_done_callback(self._log_failure)
 
     async def _running_child(self) -> _Child:
         if self._lock is None:
@@ -285,6 +285,13 @@ class SessionProcess:
             if process is not None and process.returncode is None:
                 process.end_now()
 
+    def _log_failure(self, started: asyncio.Future[_Child]) -> None:
+        """A start that failed, unless the server stopped first (an editor that closed the
+        connection at once, `complex-edit lsp < /dev/null`): nothing went wrong then."""
+        if self._stopped or started.cancelled() or started.exception() is None:
+            return
+        log.warning("could not start the session process: %s", started.exception())
+
     def pid(self) -> int | None:
         child = self._child
         return None if child is None or child.exited else child.process.pid
@@ -306,8 +313,3 @@ class SessionProcess:
             raise
         finally:
             child.runs.pop(run_id, None)
-
-
-def _log_failure(started: asyncio.Future[_Child]) -> None:
-    if not started.cancelled() and started.exception() is not None:
-        log.warning("could not start the session process: %s", started.exception())

@@ -42,8 +42,16 @@ def _emit(out: list[str], mark: str, chunk: str) -> None:
             out.append("\n\\ No newline at end of file\n")
 
 
+def diff_headers(path_label: str) -> str:
+    """``--- a/PATH`` and ``+++ b/PATH``, git's shape, so ``git apply`` (which strips one
+    leading component) patches ``PATH`` itself; an absolute path loses its leading slash, as
+    in ``git diff --no-index``."""
+    path = path_label.lstrip("/")
+    return f"--- a/{path}\n+++ b/{path}\n"
+
+
 def unified_diff(old: str, new: str, path_label: str, *, context: int = 3) -> str:
-    """A unified diff of ``old`` -> ``new`` (``--- path_label`` / ``+++ path_label``).
+    """A unified diff of ``old`` -> ``new`` under ``diff_headers(path_label)``.
 
     Lines keep their own terminators; a last line without one is followed by
     ``\\ No newline at end of file``. Only the changed regions and their context are split into
@@ -69,7 +77,7 @@ def unified_diff(old: str, new: str, path_label: str, *, context: int = 3) -> st
             hunks[-1].append(block)
         else:
             hunks.append([block])
-    out = [f"--- {path_label}\n", f"+++ {path_label}\n"]
+    out = [diff_headers(path_label)]
     for hunk in hunks:
         first, last = hunk[0], hunk[-1]
         before_start = first[0]

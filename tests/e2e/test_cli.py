@@ -153,7 +153,11 @@ CASES: dict[str, Case] = {
     "blocked.py": Case(DOC, ["--prompt", "x", "--json"], [Reply.finish("SAFETY")]),
     "server_error.py": Case(DOC, ["--prompt", "x", "--json"], [Reply.error(500)]),
     # usage or configuration: exit 2
-    "no_key.py": Case(DOC, ["--prompt", "x", "--json"], env={"GEMINI_API_KEY": None}),
+    "no_key.py": Case(
+        DOC,
+        ["--prompt", "x", "--json"],
+        env={"GEMINI_API_KEY": None, "GOOGLE_GEMINI_BASE_URL": None},
+    ),
     "bad_key.py": Case(DOC, ["--prompt", "x", "--json"], [Reply.api_key_invalid()]),
     "missing.py": Case(None, ["--prompt", "x", "--json"]),
     "a_directory": Case(None, ["--prompt", "x", "--json"], directory=True),
@@ -337,7 +341,7 @@ def test_dry_run_prints_a_diff_and_writes_nothing(runs: dict[str, Run]) -> None:
     run = runs["dry_run.py"]
     assert run.returncode == 0, run.stderr
     assert run.untouched
-    assert run.stdout.startswith("--- dry_run.py\n+++ dry_run.py\n@@ ")
+    assert run.stdout.startswith("--- a/dry_run.py\n+++ b/dry_run.py\n@@ ")
     assert "-def foo():\n+def bar():\n" in run.stdout
     assert "-print(foo())\n+print(bar())\n" in run.stdout
     assert "renamed" in run.stderr
@@ -552,8 +556,14 @@ def test_sigterm_during_the_model_call_writes_nothing(
             "setting 'requestTimeoutSeconds' (--request-timeout-seconds)",
         ),
         ([], {"COMPLEX_EDIT_PROVIDER": "nobody"}, "setting 'provider' (COMPLEX_EDIT_PROVIDER)"),
+        (["--base-url", "notaurl"], {}, "setting 'baseUrl' (--base-url): 'notaurl' is not"),
+        (
+            [],
+            {"COMPLEX_EDIT_BASE_URL": "ftp://example.com/v1"},
+            "setting 'baseUrl' (COMPLEX_EDIT_BASE_URL): 'ftp://example.com/v1' is not",
+        ),
     ],
-    ids=["flag", "flag-over-env", "long-flag", "env"],
+    ids=["flag", "flag-over-env", "long-flag", "env", "base-url-flag", "base-url-env"],
 )
 def test_a_bad_setting_names_the_flag_or_variable_that_set_it(
     args: list[str],
@@ -594,6 +604,37 @@ def test_eval_names_the_flag_of_a_bad_setting(emulator: GeminiEmulator, tmp_path
     assert proc.returncode == 2, proc.stderr
     assert "setting 'provider' (--provider)" in proc.stderr.decode("utf-8")
     assert emulator.requests == []
+
+
+def test_a_dry_run_diff_applies_with_git_apply_from_a_subfolder(
+    emulator: GeminiEmulator, tmp_path: Path
+) -> None:
+    """`a/` and `b/` headers: `git apply` (which strips one leading component) patches the
+    file the diff names, relative to the folder it runs in, not a namesake one level up."""
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    folder = tmp_path / "pkg"
+    (folder / "sub").mkdir(parents=True)
+    target, namesake = folder / "sub" / "mod.py", folder / "mod.py"
+    target.write_bytes(DOC)
+    namesake.write_bytes(DOC)
+    emulator.enqueue(RENAME)
+    proc = subprocess.run(
+        cli_command("sub/mod.py", ["--prompt", "rename", "--dry-run"]),
+        cwd=folder,
+        env=cli_env(emulator.base_url),
+        capture_output=True,
+        timeout=RUN_TIMEOUT,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith(b"--- a/sub/mod.py\n+++ b/sub/mod.py\n@@ ")
+    for check in (["--check"], []):
+        applied = subprocess.run(
+            ["git", "apply", *check], cwd=folder, input=proc.stdout, capture_output=True
+        )
+        assert applied.returncode == 0, applied.stderr
+    assert target.read_bytes() == RENAMED
+    assert namesake.read_bytes() == DOC
 
 
 def test_a_retry_is_shown_on_stderr(emulator: GeminiEmulator, tmp_path: Path) -> None:
@@ -811,12 +852,17 @@ def test_lsp_on_a_terminal_says_what_it_waits_for_and_stops_on_ctrl_d() -> None:
     assert stdout == b""
 
 
-def test_lsp_on_a_pipe_prints_no_hint() -> None:
-    proc = _lsp(subprocess.PIPE)
-    stdout, stderr = proc.communicate(b"", timeout=RUN_TIMEOUT)  # an editor that went away
+@pytest.mark.parametrize("stdin", [subprocess.PIPE, subprocess.DEVNULL], ids=["pipe", "devnull"])
+def test_lsp_with_no_editor_exits_quietly(stdin: int) -> None:
+    """An editor that went away at once, or `complex-edit lsp < /dev/null`: exit 0, no hint,
+    and no warning about the session process it no longer needs."""
+    proc = _lsp(stdin)
+    stdout, stderr = proc.communicate(
+        b"" if stdin == subprocess.PIPE else None, timeout=RUN_TIMEOUT
+    )
     assert proc.returncode == 0, stderr
     assert stdout == b""
-    assert b"language server" not in stderr
+    assert stderr == b""
 
 
 # ------------------------------------------------------------------------------------------

@@ -414,6 +414,12 @@ def test_the_doctor_checks_the_executable_the_key_and_the_server(
     assert any(level == "error" and "not an executable" in text for level, text, *_ in bad), bad
     assert any(level == "warn" and text.startswith("No API key") for level, text, *_ in bad), bad
 
+    env["GOOGLE_GEMINI_BASE_URL"] = "http://127.0.0.1:9"  # a local proxy: no key needed
+    proxied = doctor(emacs, str(server_executable()), env)
+
+    assert ["info", "No GEMINI_API_KEY: not needed with a base URL"] in proxied, proxied
+    assert not any(level == "warn" and "API key" in text for level, text, *_ in proxied), proxied
+
 
 # --- the package's own ERT tests (review, positions; no server) -------------------------------
 

@@ -197,13 +197,25 @@ async def test_model_service_failures_apply_nothing(
 async def test_missing_api_key_answers_config(
     make_editor: SessionFactory, emulator: GeminiEmulator
 ) -> None:
-    keyless = await make_editor("vscode", env={"GEMINI_API_KEY": ""})
+    keyless = await make_editor("vscode", env={"GEMINI_API_KEY": "", "GOOGLE_GEMINI_BASE_URL": ""})
     uri = keyless.open(DOC)
     emulator.enqueue(calls(done()))
     result = await keyless.run(uri, "edit it")
     assert_failure(result, "config")
     assert "GEMINI_API_KEY" in result["error"]
     assert emulator.requests == []
+
+
+async def test_no_api_key_with_a_base_url_is_allowed(
+    make_editor: SessionFactory, emulator: GeminiEmulator
+) -> None:
+    """A local proxy (or `complex-edit try`'s replay) needs no key: a placeholder is sent."""
+    keyless = await make_editor("vscode", env={"GEMINI_API_KEY": ""})
+    uri = keyless.open(DOC)
+    emulator.enqueue(calls(done("nothing to do")))
+    result = await keyless.run(uri, "edit it")
+    assert result["success"] is True, result
+    assert emulator.requests[0].api_key not in (None, "", TEST_KEY)
 
 
 # -- the editor refuses ------------------------------------------------------------------

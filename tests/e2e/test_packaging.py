@@ -3,6 +3,7 @@ folder of modules is packaged, and no folder is importable by its bare name once
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import tomllib
@@ -57,6 +58,49 @@ def test_the_wheel_has_one_top_level_package(wheel: Path) -> None:
     assert "complex_edit/__main__.py" in names
     assert "complex_edit/prompts/system.md" in names
     assert "complex_edit/server/eval/data/editeval.jsonl" in names
+    assert "complex_edit/server/demo/sample/inventory.py" in names
+    assert "complex_edit/server/demo/sample/recording.json" in names
+
+
+def test_try_runs_from_the_installed_wheel(wheel: Path, tmp_path: Path) -> None:
+    """`complex-edit try` needs its sample and recording as package data: installed from the
+    wheel (not the checkout), it still edits the sample."""
+    site = tmp_path / "site"
+    install = [sys.executable, "-m", "pip", "install", "--no-deps", "--quiet"]
+    subprocess.run(
+        [*install, "--target", str(site), str(wheel)],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
+    env = {
+        name: value
+        for name, value in os.environ.items()
+        if not name.startswith(("COMPLEX_EDIT_", "GEMINI_", "GOOGLE_"))
+    }
+    env.update(PYTHONPATH=str(site), TMPDIR=str(tmp_path))
+    where = subprocess.run(
+        [sys.executable, "-c", "import complex_edit.server.demo as d; print(d.__file__)"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert where.stdout.startswith(str(site))
+    result = subprocess.run(
+        [sys.executable, "-m", "complex_edit", "try"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "replayed" in result.stdout
+    (edited,) = tmp_path.glob("complex-edit-try-*/inventory.py")
+    assert "def reorder_list(self, threshold: int = 5)" in edited.read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize("name", ["server", "edit_tools", "prompts"])

@@ -340,6 +340,24 @@ async def test_no_key_is_config_before_any_request(run: RunFn, model: Harness) -
     assert model.request_count == 0
 
 
+async def test_no_key_with_a_base_url_sends_a_placeholder(run: RunFn, model: Harness) -> None:
+    """docs/providers.md, "No key": with a base URL the key is optional, for every provider
+    (Gemini too: a local proxy needs none)."""
+    model.script(calls(done()))
+    outcome, _ = await run(DOC, env={})
+    assert outcome.success, outcome
+    assert model.api_key(0) not in (None, "", TEST_KEY)  # the SDKs need some key
+
+
+async def test_no_key_at_a_server_that_wants_one_names_the_variable(
+    run: RunFn, model: Harness
+) -> None:
+    model.script(auth_error(401))
+    outcome, _ = await run(DOC, env={})
+    assert outcome.reason == "auth"
+    assert f"No {model.key_variable} is set" in (outcome.error or "")
+
+
 async def test_unknown_model_is_config(run: RunFn, model: Harness) -> None:
     model.script(model_not_found())
     outcome, _ = await run(DOC, model="model-nope")

@@ -14,7 +14,7 @@ from complex_edit.edit_tools.lines import split_lines
 from complex_edit.server.lsp.bridge import to_text_edits
 from complex_edit.server.text.diff import TextChange, apply_changes, compute_edits
 from complex_edit.server.text.positions import LineIndex
-from complex_edit.server.text.unified import unified_diff
+from complex_edit.server.text.unified import diff_headers, unified_diff
 
 
 def check(old: str, new: str) -> list[TextChange]:
@@ -225,7 +225,9 @@ def test_to_text_edits_checks_the_line_index() -> None:
 
 
 def difflib_diff(old: str, new: str, label: str) -> str:
-    return "".join(difflib.unified_diff(split_lines(old), split_lines(new), label, label))
+    return "".join(
+        difflib.unified_diff(split_lines(old), split_lines(new), f"a/{label}", f"b/{label}")
+    )
 
 
 @pytest.mark.parametrize(
@@ -250,11 +252,11 @@ def test_unified_diff_matches_difflib(old: str, new: str) -> None:
 
 def test_unified_diff_marks_missing_final_newline() -> None:
     assert unified_diff("a\nb", "a\nc", "f") == (
-        "--- f\n+++ f\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n"
+        "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n"
         "+c\n\\ No newline at end of file\n"
     )
     assert unified_diff("a", "a\n", "f") == (
-        "--- f\n+++ f\n@@ -1 +1 @@\n-a\n\\ No newline at end of file\n+a\n"
+        "--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n\\ No newline at end of file\n+a\n"
     )
 
 
@@ -270,7 +272,12 @@ def test_unified_diff_on_a_large_document_is_local() -> None:
     diff = unified_diff("".join(lines), "".join(new_lines), "big.txt")
     assert time.perf_counter() - started < 1.0
     assert diff == (
-        "--- big.txt\n+++ big.txt\n@@ -99998,7 +99998,7 @@\n"
+        "--- a/big.txt\n+++ b/big.txt\n@@ -99998,7 +99998,7 @@\n"
         " line 99997\n line 99998\n line 99999\n-line 100000\n+changed\n"
         " line 100001\n line 100002\n line 100003\n"
     )
+
+
+def test_unified_diff_headers_are_git_s_a_and_b() -> None:
+    assert unified_diff("a\n", "b\n", "pkg/m.py").startswith("--- a/pkg/m.py\n+++ b/pkg/m.py\n@@")
+    assert diff_headers("/tmp/x.py") == "--- a/tmp/x.py\n+++ b/tmp/x.py\n"

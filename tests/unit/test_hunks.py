@@ -34,7 +34,7 @@ def test_any_subset_applies_and_all_give_the_result(
         assert before.end < after.start  # ordered, apart (not even touching)
     for hunk in hunks:
         assert old[hunk.start : hunk.end] == hunk.old_text
-        assert hunk.diff.startswith("--- f.py\n+++ f.py\n@@ ")
+        assert hunk.diff.startswith("--- a/f.py\n+++ b/f.py\n@@ ")
         assert hunk.label.startswith(("Line ", "Lines "))
     if data is not None and hunks:
         subset = data.draw(st.lists(st.sampled_from(hunks), unique_by=id))

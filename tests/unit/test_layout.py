@@ -68,6 +68,16 @@ ALLOWED: dict[str, set[str]] = {
         "server.cli_edit",
         "server.mcp",
         "server.eval",
+        "server.demo",
+    },
+    "demo": {
+        "server.outcome",
+        "server.settings",
+        "server.session",
+        "server.providers",
+        "server.edit",
+        "server.eval.replay",
+        "server.eval.replay_server",
     },
     "eval": {
         "server.outcome",

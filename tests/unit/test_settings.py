@@ -54,6 +54,27 @@ def test_every_setting_is_read_from_the_environment_and_from_a_client_layer(name
     assert name in from_client.model_fields_set
 
 
+@pytest.mark.parametrize(
+    "url",
+    ["notaurl", "ftp://example.com/v1", "http://", "http://host:port/v1", "localhost:11434"],
+)
+def test_a_base_url_that_is_not_http_is_a_config_error(url: str) -> None:
+    """Refused at once, naming the layer: a request to it could only fail, retried or not."""
+    message = error_of({}, SettingsLayer.client("initializationOptions", {"baseUrl": url}))
+    assert f"setting 'baseUrl' (initializationOptions baseUrl): {url!r} is not an http" in message
+
+
+@pytest.mark.parametrize(
+    "url", ["http://127.0.0.1:11434/v1", "https://proxy.example/gemini", " HTTPS://host:8080 "]
+)
+def test_an_http_base_url_is_kept(url: str) -> None:
+    assert Settings.from_layers({}, {"baseUrl": url}).base_url == url.strip()
+
+
+def test_an_empty_base_url_is_unset() -> None:
+    assert Settings.from_layers({}, {"baseUrl": " "}).base_url is None
+
+
 def test_an_empty_environment_variable_is_unset() -> None:
     assert Settings.from_layers({"COMPLEX_EDIT_MAX_TURNS": ""}).max_turns == 8
 

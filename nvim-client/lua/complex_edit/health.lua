@@ -187,7 +187,7 @@ local PROVIDERS = {
   gemini = {
     keys = { 'GEMINI_API_KEY', 'GOOGLE_API_KEY' },
     base_url = 'GOOGLE_GEMINI_BASE_URL',
-    key_optional_with_base_url = false,
+    key_optional_with_base_url = true,
   },
   openai = {
     keys = { 'OPENAI_API_KEY' },
@@ -313,7 +313,7 @@ local function check_model(config)
   end
 end
 
-local function check_gemini_key(env, keys_set)
+local function check_gemini_key(env, keys_set, base_url_from)
   if #keys_set > 1 then
     vim.health.info(
       'Both are set: the key in use is GOOGLE_API_KEY (the Gemini SDK\'s rule); GEMINI_API_KEY is ignored.'
@@ -329,6 +329,14 @@ local function check_gemini_key(env, keys_set)
         vim.health.warn(name .. ' is not set: Vertex AI needs a project and a location')
       end
     end
+    return
+  end
+  if base_url_from then
+    vim.health.info(
+      ('No GEMINI_API_KEY: not needed with a base URL (%s), a local proxy usually needs none. '):format(
+        base_url_from
+      ) .. 'If yours asks for one, set GEMINI_API_KEY.'
+    )
     return
   end
   vim.health.warn('No API key: neither GEMINI_API_KEY nor GOOGLE_API_KEY is set', {
@@ -371,7 +379,7 @@ local function check_model_access(config)
     vim.health.ok('API key set: ' .. table.concat(keys_set, ', '))
   end
   if provider == 'gemini' then
-    check_gemini_key(env, keys_set)
+    check_gemini_key(env, keys_set, base_url_from)
     check_model(config)
   elseif #keys_set == 0 and base_url_from and spec.key_optional_with_base_url then
     local key = spec.keys[1]

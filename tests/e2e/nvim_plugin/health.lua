@@ -1,5 +1,5 @@
--- `:checkhealth complex_edit` with the server attached, once with the API key in the environment
--- and once without; records the health buffer's lines.
+-- `:checkhealth complex_edit` with the server attached: with the API key in the environment,
+-- without it (the base URL still set), and without either; records the health buffer's lines.
 --
 -- CONFIG: file
 
@@ -23,4 +23,6 @@ H.run(function()
   vim.env.GEMINI_API_KEY = nil
   vim.env.GOOGLE_API_KEY = nil
   H.report.without_key = checkhealth()
+  vim.env.GOOGLE_GEMINI_BASE_URL = nil
+  H.report.without_key_or_url = checkhealth()
 end)

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { type EditResult, REASONS } from "../../src/core/protocol";
 import { counts, reasonText, renderRequestError, renderResult, renderToolResult, reviewText } from "../../src/core/render";
 
-const diff = "--- a.py\n+++ a.py\n@@ -1 +1 @@\n-a\n+b\n";
+const diff = "--- a/a.py\n+++ b/a.py\n@@ -1 +1 @@\n-a\n+b\n";
 
 describe("renderResult", () => {
   it("shows the summary and the counts on success, offering the diff", () => {
@@ -55,7 +55,7 @@ describe("renderToolResult", () => {
     expect(out).toContain("Edited src/a.py: the change was applied and the file saved.");
     expect(out).toContain("Summary: done it");
     expect(out).toContain("Sub-agent: 1 turn, 2 tool calls.");
-    expect(out).toContain("```diff\n--- a.py\n+++ a.py\n@@ -1 +1 @@\n-a\n+b\n```");
+    expect(out).toContain("```diff\n--- a/a.py\n+++ b/a.py\n@@ -1 +1 @@\n-a\n+b\n```");
   });
   it("marks a dry run as not applied", () => {
     expect(renderToolResult({ success: true, diff }, "a.py", { dryRun: true })).toContain("NOT applied");
