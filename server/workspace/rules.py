@@ -1,0 +1,108 @@
+"""What the model may read: the rules a path must pass before any byte of it is read, each
+refusal a `Refused` whose message names the rule and the path, never the content.
+
+- `.git/` anywhere in the path;
+- the setting `readExclude` (gitignore-style patterns: `*.pem` matches at any depth);
+- the workspace's `.gitignore` files, with git's semantics (`pathspec`): each file's patterns
+  apply below its folder, a deeper file wins, a negation re-includes, and nothing inside an
+  ignored folder can be re-included.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from pathspec import GitIgnoreSpec
+
+GIT = ".git"
+GITIGNORE = ".gitignore"
+
+
+class Refused(Exception):
+    """The model may not read this; `message` says which rule, for the model."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+def excluded_spec(patterns: Sequence[str]) -> GitIgnoreSpec:
+    return GitIgnoreSpec.from_lines(patterns)
+
+
+def in_git_folder(rel: str) -> bool:
+    return GIT in rel.split("/")
+
+
+@dataclass(frozen=True)
+class Level:
+    """One folder's `.gitignore` (`prefix`: the folder relative to the root, "" or ending
+    in "/")."""
+
+    prefix: str
+    spec: GitIgnoreSpec
+
+
+def ignored_by(levels: Sequence[Level], rel: str, is_dir: bool) -> bool:
+    """`rel` (relative to the root, no trailing slash) ignored by the `.gitignore` files of
+    the folders holding it, `levels` from the root down; the deepest that decides wins."""
+    for level in reversed(levels):
+        if not rel.startswith(level.prefix):
+            continue
+        below = rel[len(level.prefix) :] + ("/" if is_dir else "")
+        decision = level.spec.check_file(below).include
+        if decision is not None:
+            return decision
+    return False
+
+
+class IgnoreRules:
+    """The `.gitignore` files of one root, read once per modification time."""
+
+    def __init__(self, root: str) -> None:
+        self._root = root
+        self._specs: dict[str, tuple[int, GitIgnoreSpec | None]] = {}
+
+    def level(self, prefix: str) -> Level | None:
+        """The `.gitignore` of the folder `prefix` ("" for the root), if it has one."""
+        path = os.path.join(self._root, prefix, GITIGNORE)
+        try:
+            stamp = os.stat(path).st_mtime_ns
+        except OSError:
+            self._specs.pop(prefix, None)
+            return None
+        cached = self._specs.get(prefix)
+        if cached is None or cached[0] != stamp:
+            cached = (stamp, _read_spec(path))
+            self._specs[prefix] = cached
+        spec = cached[1]
+        return None if spec is None else Level(prefix, spec)
+
+    def stamps(self) -> dict[str, int]:
+        """The modification time of each `.gitignore` read so far, by folder."""
+        return {prefix: stamp for prefix, (stamp, _) in self._specs.items()}
+
+    def ignored(self, rel: str) -> bool:
+        """`rel`, a file, or any folder on its way, ignored."""
+        parts = rel.split("/")
+        levels: list[Level] = []
+        for depth in range(len(parts)):
+            prefix = "".join(part + "/" for part in parts[:depth])
+            level = self.level(prefix)
+            if level is not None:
+                levels.append(level)
+            is_dir = depth < len(parts) - 1
+            if ignored_by(levels, "/".join(parts[: depth + 1]), is_dir):
+                return True
+        return False
+
+
+def _read_spec(path: str) -> GitIgnoreSpec | None:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            lines = handle.read().splitlines()
+    except OSError:
+        return None
+    return GitIgnoreSpec.from_lines(lines)

@@ -1,0 +1,117 @@
+"""The files of one root the model may search, listed once and kept while nothing changed.
+
+The walk skips `.git/`, what the `.gitignore` files ignore (an ignored folder is not entered),
+what `readExclude` matches and links that leave the roots; folders behind links are not
+entered (each file inside the roots is listed once, by its own path). The list is kept with
+the modification time of every folder walked and every `.gitignore` read: a later call stats
+those and walks again only when one changed (a file added, removed or renamed changes its
+folder's time).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from pathspec import GitIgnoreSpec
+
+from complex_edit.server.workspace.rules import GIT, IgnoreRules, Level, ignored_by
+
+
+@dataclass(frozen=True)
+class Listed:
+    rel: str  # relative to the root, forward slashes
+    path: str  # absolute, links resolved
+    size: int
+    mtime_ns: int
+
+
+class Tree:
+    """One root's listing. `target_allowed(path)`: a link's resolved target passes every
+    rule (inside the roots, not in `.git/`, not ignored or excluded in its own root)."""
+
+    def __init__(
+        self,
+        root: str,
+        ignore: IgnoreRules,
+        exclude: GitIgnoreSpec,
+        target_allowed: Callable[[str], bool],
+    ) -> None:
+        self._root = root
+        self._ignore = ignore
+        self._exclude = exclude
+        self._target_allowed = target_allowed
+        self._files: list[Listed] | None = None
+        self._folders: dict[str, int] = {}
+        self._ignores: dict[str, int] = {}
+
+    def files(self) -> list[Listed]:
+        """The listing, walked again when a folder or a `.gitignore` changed since."""
+        if self._files is None or self._stale():
+            self._folders = {}
+            found: list[Listed] = []
+            self._walk("", [], found)
+            found.sort(key=lambda listed: listed.rel)
+            self._files = found
+            self._ignores = self._ignore.stamps()
+        return self._files
+
+    def _stale(self) -> bool:
+        for prefix, stamp in self._folders.items():
+            if _mtime(os.path.join(self._root, prefix)) != stamp:
+                return True
+        current = self._ignore.stamps()
+        for prefix, stamp in self._ignores.items():
+            if _mtime(os.path.join(self._root, prefix, ".gitignore")) != stamp:
+                return True
+        return current.keys() != self._ignores.keys()
+
+    def _walk(self, prefix: str, levels: list[Level], found: list[Listed]) -> None:
+        folder = os.path.join(self._root, prefix)
+        try:
+            self._folders[prefix] = os.stat(folder).st_mtime_ns
+            entries = list(os.scandir(folder))
+        except OSError:
+            return
+        level = self._ignore.level(prefix)
+        here = [*levels, level] if level is not None else levels
+        for entry in entries:
+            name = entry.name
+            if name == GIT:
+                continue
+            rel = prefix + name
+            try:
+                if entry.is_symlink():
+                    self._linked(rel, entry.path, here, found)
+                elif entry.is_dir(follow_symlinks=False):
+                    if not ignored_by(here, rel, True):
+                        self._walk(rel + "/", here, found)
+                elif entry.is_file(follow_symlinks=False) and self._allowed(here, rel):
+                    info = entry.stat(follow_symlinks=False)
+                    found.append(Listed(rel, entry.path, info.st_size, info.st_mtime_ns))
+            except OSError:
+                continue
+
+    def _allowed(self, levels: list[Level], rel: str) -> bool:
+        return not ignored_by(levels, rel, False) and not self._exclude.match_file(rel)
+
+    def _linked(self, rel: str, path: str, levels: list[Level], found: list[Listed]) -> None:
+        """A link to a file inside the roots is listed under its own path; its target must
+        pass the rules too."""
+        if not self._allowed(levels, rel):
+            return
+        target = os.path.realpath(path)
+        if not self._target_allowed(target):
+            return
+        info = os.stat(target)
+        if stat.S_ISREG(info.st_mode):
+            found.append(Listed(rel, target, info.st_size, info.st_mtime_ns))
+
+
+def _mtime(path: str) -> int | None:
+    try:
+        return os.stat(path).st_mtime_ns
+    except OSError:
+        return None
