@@ -5,19 +5,23 @@ what `readExclude` matches and links that leave the roots; folders behind links 
 entered (each file inside the roots is listed once, by its own path). The list is kept with
 the modification time of every folder walked and every `.gitignore` read: a later call stats
 those and walks again only when one changed (a file added, removed or renamed changes its
-folder's time).
+folder's time). A folder changed less than RACY_NS before the walk may change again within
+the same tick of its clock unseen ("racy git"): such a listing is walked again next time.
 """
 
 from __future__ import annotations
 
 import os
 import stat
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from pathspec import GitIgnoreSpec
 
 from complex_edit.server.workspace.rules import GIT, IgnoreRules, Level, ignored_by
+
+RACY_NS = 2_000_000_000
 
 
 @dataclass(frozen=True)
@@ -46,16 +50,20 @@ class Tree:
         self._files: list[Listed] | None = None
         self._folders: dict[str, int] = {}
         self._ignores: dict[str, int] = {}
+        self._racy = True
 
     def files(self) -> list[Listed]:
         """The listing, walked again when a folder or a `.gitignore` changed since."""
-        if self._files is None or self._stale():
+        if self._files is None or self._racy or self._stale():
+            began = time.time_ns()
             self._folders = {}
             found: list[Listed] = []
             self._walk("", [], found)
             found.sort(key=lambda listed: listed.rel)
             self._files = found
             self._ignores = self._ignore.stamps()
+            stamps = [*self._folders.values(), *self._ignores.values()]
+            self._racy = racy(max(stamps, default=0), began)
         return self._files
 
     def _stale(self) -> bool:
@@ -108,6 +116,11 @@ class Tree:
         info = os.stat(target)
         if stat.S_ISREG(info.st_mode):
             found.append(Listed(rel, target, info.st_size, info.st_mtime_ns))
+
+
+def racy(mtime_ns: int, seen_ns: int) -> bool:
+    """A change at `mtime_ns` too close to `seen_ns` for a later change to show in the time."""
+    return seen_ns - mtime_ns < RACY_NS
 
 
 def _mtime(path: str) -> int | None:

@@ -16,6 +16,7 @@ import os
 import posixpath
 import re
 import stat
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -28,7 +29,7 @@ from complex_edit.server.workspace.rules import (
     in_git_folder,
 )
 from complex_edit.server.workspace.search import MAX_HITS, Matcher, answer, shown
-from complex_edit.server.workspace.tree import Listed, Tree
+from complex_edit.server.workspace.tree import Listed, Tree, racy
 
 NO_WORKSPACE = (
     "No workspace folder is open, so other files cannot be read or searched: the editor "
@@ -210,8 +211,9 @@ class Workspace:
         return listing
 
     def _bytes(self, listed: Listed) -> bytes | None:
-        """The file's bytes (kept while its time and size stay), None when it cannot be
-        searched (gone, over maxDocumentBytes, unreadable)."""
+        """The file's bytes (kept while its time and size stay, unless it changed too recently
+        for the next change to show), None when it cannot be searched (gone, over
+        maxDocumentBytes, unreadable)."""
         try:
             info = os.stat(listed.path)
         except OSError:
@@ -229,8 +231,9 @@ class Workspace:
         if len(data) > self._max_bytes:
             return None
         if cached is not None:
+            del self._contents[listed.path]
             self._cached -= len(cached[2])
-        if self._cached + len(data) <= CACHED_BYTES:
+        if self._cached + len(data) <= CACHED_BYTES and not racy(info.st_mtime_ns, time.time_ns()):
             self._contents[listed.path] = (info.st_mtime_ns, info.st_size, data)
             self._cached += len(data)
         return data

@@ -225,5 +225,6 @@ def test_other_files_defaults_to_reading_with_secrets_excluded() -> None:
     settings = Settings()
     assert settings.other_files == "read"
     assert settings.max_files == 10
-    assert ".env" in settings.read_exclude and "*.pem" in settings.read_exclude
+    assert ".env" in settings.read_exclude
+    assert "*.pem" in settings.read_exclude
     assert "setting 'otherFiles'" in error_of({}, {"otherFiles": "write"})
