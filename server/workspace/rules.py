@@ -28,8 +28,46 @@ class Refused(Exception):
         self.message = message
 
 
-def excluded_spec(patterns: Sequence[str]) -> GitIgnoreSpec:
-    return GitIgnoreSpec.from_lines(patterns)
+class Patterns:
+    """Gitignore-style patterns. When none has a `/` inside, what they decide depends on the
+    last name of a path alone (git matches such a pattern at any depth), so each decision is
+    kept by name: a workspace repeats names (`__init__.py`) far more than its patterns."""
+
+    def __init__(self, lines: Sequence[str]) -> None:
+        self._spec = GitIgnoreSpec.from_lines(lines)
+        self._by_name: dict[tuple[str, bool], bool | None] | None = (
+            {} if all(_name_only(line) for line in lines) else None
+        )
+
+    def decide(self, rel: str, is_dir: bool = False) -> bool | None:
+        """True: matched; False: matched by a negation; None: no pattern matches."""
+        by_name = self._by_name
+        if by_name is None:
+            return self._spec.check_file(rel + ("/" if is_dir else "")).include
+        key = (rel.rpartition("/")[2], is_dir)
+        if key not in by_name:
+            by_name[key] = self._spec.check_file(key[0] + ("/" if is_dir else "")).include
+        return by_name[key]
+
+    def matches(self, rel: str) -> bool:
+        """The file `rel`, or a folder on its way, matched."""
+        parts = rel.split("/")
+        return any(
+            self.decide("/".join(parts[: depth + 1]), depth < len(parts) - 1) is True
+            for depth in range(len(parts))
+        )
+
+
+def _name_only(line: str) -> bool:
+    """A pattern (or a comment, a blank line) that looks at a path's last name alone."""
+    text = line.strip()
+    if not text or text.startswith("#"):
+        return True
+    return "/" not in text.removeprefix("!").removeprefix("\\").rstrip("/")
+
+
+def excluded_spec(patterns: Sequence[str]) -> Patterns:
+    return Patterns(patterns)
 
 
 def in_git_folder(rel: str) -> bool:
@@ -42,7 +80,7 @@ class Level:
     in "/")."""
 
     prefix: str
-    spec: GitIgnoreSpec
+    spec: Patterns
 
 
 def ignored_by(levels: Sequence[Level], rel: str, is_dir: bool) -> bool:
@@ -51,8 +89,8 @@ def ignored_by(levels: Sequence[Level], rel: str, is_dir: bool) -> bool:
     for level in reversed(levels):
         if not rel.startswith(level.prefix):
             continue
-        below = rel[len(level.prefix) :] + ("/" if is_dir else "")
-        decision = level.spec.check_file(below).include
+        below = rel[len(level.prefix) :]
+        decision = level.spec.decide(below, is_dir)
         if decision is not None:
             return decision
     return False
@@ -63,7 +101,7 @@ class IgnoreRules:
 
     def __init__(self, root: str) -> None:
         self._root = root
-        self._specs: dict[str, tuple[int, GitIgnoreSpec | None]] = {}
+        self._specs: dict[str, tuple[int, Patterns | None]] = {}
 
     def level(self, prefix: str) -> Level | None:
         """The `.gitignore` of the folder `prefix` ("" for the root), if it has one."""
@@ -99,10 +137,10 @@ class IgnoreRules:
         return False
 
 
-def _read_spec(path: str) -> GitIgnoreSpec | None:
+def _read_spec(path: str) -> Patterns | None:
     try:
         with open(path, encoding="utf-8", errors="replace") as handle:
             lines = handle.read().splitlines()
     except OSError:
         return None
-    return GitIgnoreSpec.from_lines(lines)
+    return Patterns(lines)

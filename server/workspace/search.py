@@ -1,8 +1,8 @@
 """find_in_files' part that looks inside texts: which lines match, and the answer's wording.
 
 A literal pattern is first looked for in the file's bytes (a C-speed scan): a file is decoded
-and split into lines only when it holds the pattern. A regular expression is searched in the
-whole decoded text first, then line by line where it matched.
+only when it holds the pattern. Matches are then found in the whole text, one step per
+matching line (never one per line of the file), with line numbers counted between them.
 """
 
 from __future__ import annotations
@@ -35,23 +35,62 @@ class Matcher:
         """False only when `data` certainly holds no match (a literal not in its bytes)."""
         return self.regex is not None or self.raw in data
 
-    def first(self, text: str) -> int:
-        """Where the first match in `text` starts, or -1."""
+    def _next(self, text: str, start: int) -> tuple[int, int]:
+        """The first match at or after `start`: (where it starts, where it ends); (-1, -1)."""
         if self.regex is None:
-            return text.find(self.pattern)
-        found = self.regex.search(text)
-        return -1 if found is None else found.start()
+            at = text.find(self.pattern, start)
+            return at, at + len(self.pattern)
+        found = self.regex.search(text, start)
+        return (-1, -1) if found is None else found.span()
 
     def lines(self, text: str) -> Iterator[tuple[int, str, int]]:
-        """(1-based line number, line, where the match starts in it) of each matching line."""
-        start = self.first(text)
-        if start < 0:
+        """(1-based line number, line, where the match starts in it) of each matching line.
+
+        One step per matching line, not per line: the text is searched from the end of each
+        matching line, and line numbers are counted between matches."""
+        has_cr = "\r" in text
+        if has_cr and self.regex is not None:
+            yield from self._each_line(text, self.regex)  # `^` and `$` know only `\n`
             return
-        first_line = count_breaks(text, 0, start)
-        for offset, line in enumerate(line_contents(text)[first_line:]):
-            at = self.first(line)
-            if at >= 0:
-                yield first_line + offset + 1, line, at
+        number = 1
+        counted = 0  # line breaks are counted up to here
+        at, end = self._next(text, 0)
+        # A match at the very end is on no line when the text is empty or ends with a break.
+        while at >= 0 and not (at == len(text) and (not text or text[-1] in "\r\n")):
+            start = _line_start(text, at, has_cr)
+            stop = _line_end(text, at, has_cr)
+            if end > stop and (self.regex is None or not self.regex.search(text[start:stop])):
+                at, end = self._next(text, at + 1)  # a match across lines is not one line's
+                continue
+            number += count_breaks(text, counted, start)
+            counted = start
+            yield number, text[start:stop], at - start
+            if stop >= len(text):
+                return
+            at, end = self._next(text, stop + (2 if text.startswith("\r\n", stop) else 1))
+
+    @staticmethod
+    def _each_line(text: str, regex: re.Pattern[str]) -> Iterator[tuple[int, str, int]]:
+        for number, line in enumerate(line_contents(text), start=1):
+            found = regex.search(line)
+            if found is not None:
+                yield number, line, found.start()
+
+
+def _line_start(text: str, at: int, has_cr: bool) -> int:
+    start = text.rfind("\n", 0, at) + 1
+    if has_cr:
+        start = max(start, text.rfind("\r", start, at) + 1)
+    return start
+
+
+def _line_end(text: str, at: int, has_cr: bool) -> int:
+    stop = text.find("\n", at)
+    stop = len(text) if stop < 0 else stop
+    if has_cr:
+        cr = text.find("\r", at, stop)
+        stop = stop if cr < 0 else cr
+    return stop
 
 
 def shown(line: str, at: int) -> str:

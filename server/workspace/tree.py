@@ -17,9 +17,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from pathspec import GitIgnoreSpec
-
-from complex_edit.server.workspace.rules import GIT, IgnoreRules, Level, ignored_by
+from complex_edit.server.workspace.rules import GIT, IgnoreRules, Level, Patterns, ignored_by
 
 RACY_NS = 2_000_000_000
 
@@ -28,8 +26,6 @@ RACY_NS = 2_000_000_000
 class Listed:
     rel: str  # relative to the root, forward slashes
     path: str  # absolute, links resolved
-    size: int
-    mtime_ns: int
 
 
 class Tree:
@@ -40,7 +36,7 @@ class Tree:
         self,
         root: str,
         ignore: IgnoreRules,
-        exclude: GitIgnoreSpec,
+        exclude: Patterns,
         target_allowed: Callable[[str], bool],
     ) -> None:
         self._root = root
@@ -94,16 +90,15 @@ class Tree:
                 if entry.is_symlink():
                     self._linked(rel, entry.path, here, found)
                 elif entry.is_dir(follow_symlinks=False):
-                    if not ignored_by(here, rel, True):
+                    if not ignored_by(here, rel, True) and not self._exclude.decide(rel, True):
                         self._walk(rel + "/", here, found)
                 elif entry.is_file(follow_symlinks=False) and self._allowed(here, rel):
-                    info = entry.stat(follow_symlinks=False)
-                    found.append(Listed(rel, entry.path, info.st_size, info.st_mtime_ns))
+                    found.append(Listed(rel, entry.path))
             except OSError:
                 continue
 
     def _allowed(self, levels: list[Level], rel: str) -> bool:
-        return not ignored_by(levels, rel, False) and not self._exclude.match_file(rel)
+        return not ignored_by(levels, rel, False) and not self._exclude.decide(rel)
 
     def _linked(self, rel: str, path: str, levels: list[Level], found: list[Listed]) -> None:
         """A link to a file inside the roots is listed under its own path; its target must
@@ -113,9 +108,8 @@ class Tree:
         target = os.path.realpath(path)
         if not self._target_allowed(target):
             return
-        info = os.stat(target)
-        if stat.S_ISREG(info.st_mode):
-            found.append(Listed(rel, target, info.st_size, info.st_mtime_ns))
+        if stat.S_ISREG(os.stat(target).st_mode):
+            found.append(Listed(rel, target))
 
 
 def racy(mtime_ns: int, seen_ns: int) -> bool:

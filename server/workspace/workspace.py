@@ -214,25 +214,31 @@ class Workspace:
         """The file's bytes (kept while its time and size stay, unless it changed too recently
         for the next change to show), None when it cannot be searched (gone, over
         maxDocumentBytes, unreadable)."""
-        try:
-            info = os.stat(listed.path)
-        except OSError:
-            return None
-        if info.st_size > self._max_bytes:
-            return None
         cached = self._contents.get(listed.path)
-        if cached is not None and cached[:2] == (info.st_mtime_ns, info.st_size):
-            return cached[2]
-        try:
-            with open(listed.path, "rb") as handle:
-                data = handle.read(self._max_bytes + 1)
-        except OSError:
-            return None
-        if len(data) > self._max_bytes:
-            return None
         if cached is not None:
+            try:
+                info = os.stat(listed.path)
+            except OSError:
+                return None
+            if cached[:2] == (info.st_mtime_ns, info.st_size):
+                return cached[2]
             del self._contents[listed.path]
             self._cached -= len(cached[2])
+        try:
+            fd = os.open(listed.path, os.O_RDONLY)
+        except OSError:
+            return None
+        try:
+            info = os.fstat(fd)
+            if info.st_size > self._max_bytes:
+                return None
+            data = _read_all(fd, info.st_size, self._max_bytes)
+        except OSError:
+            return None
+        finally:
+            os.close(fd)
+        if data is None:
+            return None
         if self._cached + len(data) <= CACHED_BYTES and not racy(info.st_mtime_ns, time.time_ns()):
             self._contents[listed.path] = (info.st_mtime_ns, info.st_size, data)
             self._cached += len(data)
@@ -269,7 +275,7 @@ class Workspace:
     def _check(self, root: _Root, rel: str, label: str) -> None:
         if in_git_folder(rel):
             raise Refused(f"{label} is inside .git/, which is never read.")
-        if self._exclude.match_file(rel):
+        if self._exclude.matches(rel):
             raise Refused(
                 f"{label} matches the setting readExclude (secrets such as .env files and "
                 "keys); it is never read."
@@ -282,7 +288,7 @@ class Workspace:
             rel = _relative(real, root.path)
             if rel:
                 return not (
-                    in_git_folder(rel) or self._exclude.match_file(rel) or root.ignore.ignored(rel)
+                    in_git_folder(rel) or self._exclude.matches(rel) or root.ignore.ignored(rel)
                 )
         return False
 
@@ -301,6 +307,20 @@ def _relative(real: str, folder: str) -> str | None:
     if real.startswith(folder.rstrip(os.sep) + os.sep):
         return real[len(folder.rstrip(os.sep)) + 1 :].replace(os.sep, "/")
     return None
+
+
+def _read_all(fd: int, size: int, limit: int) -> bytes | None:
+    """The file's bytes to its end (`size`: what its stat said), None past `limit`."""
+    chunks: list[bytes] = []
+    total = 0
+    want = size + 1
+    while chunk := os.read(fd, want):
+        chunks.append(chunk)
+        total += len(chunk)
+        if total > limit:
+            return None
+        want = 1 << 20
+    return b"".join(chunks)
 
 
 def _matcher(pattern: str, regex: bool) -> Matcher:

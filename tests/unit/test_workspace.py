@@ -4,15 +4,19 @@ be read, every refusal naming its rule and never the content, find_in_files, and
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from complex_edit.edit_tools.lines import line_contents
 from complex_edit.server.workspace.rules import Refused
-from complex_edit.server.workspace.search import MAX_HITS
+from complex_edit.server.workspace.search import MAX_HITS, Matcher
 from complex_edit.server.workspace.workspace import NO_WORKSPACE, Workspace
 
 SECRET = "hunter2-do-not-leak"
@@ -258,3 +262,30 @@ def test_the_listing_is_kept_and_invalidated_by_modification_times(tree: Path) -
     assert "fresh" not in ws.find("target")
     (tree / "sub" / "real.py").unlink()
     assert "sub/real.py" not in ws.find("target")
+
+
+def test_a_folder_matching_read_exclude_is_excluded_with_everything_in_it(tree: Path) -> None:
+    (tree / "keys.pem").mkdir()
+    (tree / "keys.pem" / "note.txt").write_text(f"target {SECRET}\n")
+    ws = workspace(tree)
+    assert "readExclude" in refusal(ws, "keys.pem/note.txt")
+    assert SECRET not in ws.find("target")
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    text=st.text(alphabet="ab \r\n", max_size=40),
+    pattern=st.sampled_from(["a", "ab", "b a", "^a", "b$", "a\\s*b", "^$"]),
+)
+def test_matching_lines_are_the_lines_a_per_line_search_finds(text: str, pattern: str) -> None:
+    regex = re.compile(pattern)
+    expected = [
+        (number, line)
+        for number, line in enumerate(line_contents(text), start=1)
+        if regex.search(line)
+    ]
+    found = [(number, line) for number, line, _ in Matcher.of(pattern, True).lines(text)]
+    assert found == expected
+    if "\\" not in pattern and "^" not in pattern and "$" not in pattern:
+        literal = [(n, line) for n, line, _ in Matcher.of(pattern, False).lines(text)]
+        assert literal == [(n, line) for n, line in expected]
