@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from complex_edit.edit_tools.registry import TOOL_NAMES
 from complex_edit.server.providers.gemini import GeminiProvider
 from complex_edit.server.session.events import OtherChanged, SessionEvent, describe
 from complex_edit.server.session.request import EditRequest, OpenDocument, WorkspaceRoot
@@ -122,14 +123,7 @@ async def test_with_other_files_off_nothing_changes(run: Run, emulator: GeminiEm
     )
     assert finished.outcome.success
     names = [declaration["name"] for declaration in emulator.requests[0].function_declarations]
-    assert names == [
-        "get_document",
-        "set_document",
-        "replace_text",
-        "undo",
-        "redo",
-        "complete_task",
-    ]
+    assert names == list(TOOL_NAMES)
     assert "Other files" not in emulator.requests[0].system_text
     unknown_path, unknown_tool = results(emulator, 1)
     assert "path" in unknown_path["error"]
@@ -280,3 +274,21 @@ async def test_a_secret_and_a_file_behind_a_link_never_reach_the_model(
     assert ".env" not in results(emulator, 1)[6]["result"]
     for request in emulator.requests:
         assert SECRET.encode() not in request.raw_body
+
+
+async def test_a_full_view_of_another_file_leaves_the_documents_own_view_in_place(
+    run: Run, emulator: GeminiEmulator
+) -> None:
+    await run(
+        [replace("app.total", "app.grand_total"), ("get_document", {})],
+        [("get_document", {"path": "src/app.py"})],
+        [done()],
+        other_files="read",
+    )
+    own_view = emulator.requests[1].function_responses[-1]["response"]["result"]
+    other_view = emulator.requests[2].function_responses[-1]["response"]["result"]
+    assert "x = app.grand_total([3])" in own_view
+    assert "def total(items):" in other_view
+    history = str(emulator.requests[2].contents)
+    assert "x = app.grand_total([3])" in history
+    assert "out of date" not in history
