@@ -40,6 +40,8 @@ def root(tmp_path: Path) -> Path:
     (base / "outside").mkdir()
     (base / "outside" / "notes.txt").write_text(f"total {SECRET}\n")
     (project / "notes.txt").symlink_to(base / "outside" / "notes.txt")
+    (project / "blob.bin").write_bytes(b"total\x00" + SECRET.encode())
+    (project / "big.txt").write_text(f"total {SECRET}\n" * 100)
     return project
 
 
@@ -49,12 +51,18 @@ def run(emulator: GeminiEmulator, root: Path) -> Run:
     provider = GeminiProvider({"GEMINI_API_KEY": TEST_KEY})
 
     async def _run(
-        *turns: list[tuple[str, dict[str, Any]]], other_files: str = "edit", **fields: Any
+        *turns: list[tuple[str, dict[str, Any]]],
+        other_files: str = "edit",
+        max_document_bytes: int = 1000,
+        **fields: Any,
     ) -> tuple[FinishedSession, list[SessionEvent]]:
         emulator.enqueue(*(Reply.function_calls(turn) for turn in turns))
-        settings = Settings.from_layers(
-            {}, {"baseUrl": emulator.base_url, "requestTimeoutSeconds": 5}
-        )
+        layer = {
+            "baseUrl": emulator.base_url,
+            "requestTimeoutSeconds": 5,
+            "maxDocumentBytes": max_document_bytes,
+        }
+        settings = Settings.from_layers({}, layer)
         values: dict[str, Any] = {
             "instruction": "rename total to grand_total everywhere",
             "text": DOC,
@@ -260,6 +268,8 @@ async def test_a_secret_and_a_file_behind_a_link_never_reach_the_model(
         ("find_in_files", {"pattern": "TOKEN=.*|total", "regex": True}),
         replace("API_TOKEN", "X", ".env"),
         ("set_document", {"path": "notes.txt", "content": "x"}),
+        ("get_document", {"path": "blob.bin"}),
+        ("get_document", {"path": "big.txt"}),
     ]
     finished, _ = await run(tries, [done()])
     assert finished.outcome.success
@@ -269,6 +279,9 @@ async def test_a_secret_and_a_file_behind_a_link_never_reach_the_model(
     assert "link that leaves the workspace" in errors[1]
     assert "leaves the workspace" in errors[2]
     assert "is absolute" in errors[3]
+    assert "inside .git/" in errors[4]
+    assert "binary" in errors[9]
+    assert "maxDocumentBytes" in errors[10]
     assert "No line contains" in results(emulator, 1)[5]["result"]
     assert "notes.txt" not in results(emulator, 1)[6]["result"]  # the linked file
     assert ".env" not in results(emulator, 1)[6]["result"]
