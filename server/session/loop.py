@@ -16,7 +16,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from complex_edit.edit_tools.lines import line_count, line_endings
-from complex_edit.edit_tools.registry import Toolbox, ToolOutcome, render_document
+from complex_edit.edit_tools.registry import (
+    FIND_IN_FILES,
+    Toolbox,
+    ToolOutcome,
+    render_document,
+)
 from complex_edit.edit_tools.syntax import Validation, render_problems
 from complex_edit.prompts.loader import load
 from complex_edit.server.outcome import Reason, RunError, SessionOutcome, Usage
@@ -316,7 +321,7 @@ class _Loop:
                 if isinstance(item, Thought):
                     self._thinking(item.summary)
                 else:
-                    self._execute(item)
+                    await self._execute(item)
         finally:
             ticker.cancel()
             await aclose(stream)
@@ -362,15 +367,19 @@ class _Loop:
             )
         )
 
-    def _execute(self, call: ToolCall) -> None:
-        """Run one call as it arrives; its outcome counts when the turn is settled."""
+    async def _execute(self, call: ToolCall) -> None:
+        """Run one call as it arrives; its outcome counts when the turn is settled. A search
+        of the workspace runs in a thread: other sessions of the process go on meanwhile."""
         self.tool_calls += 1
         self.on_event(
             ToolStarted(
                 self.turns, self.max_turns, call.name, Toolbox.summarize_call(call.name, call.args)
             )
         )
-        touched = self._run_call(call)
+        if call.name == FIND_IN_FILES:
+            touched = await asyncio.to_thread(self._run_call, call)
+        else:
+            touched = self._run_call(call)
         outcome = touched.outcome
         self.integrity.update(outcome.adjustments)
         if outcome.refusal is not None:

@@ -36,7 +36,7 @@ NO_WORKSPACE = (
     "announced no workspace folder (CLI: --root; MCP: its roots). Work on this document alone."
 )
 # Contents kept between find_in_files calls of one command, at most this many bytes.
-CACHED_BYTES = 256_000_000
+CACHED_BYTES = 128_000_000
 
 
 @dataclass(frozen=True)
