@@ -110,10 +110,12 @@ class Documents:
             return Touched(
                 outcome_of(name, lambda: self._find(workspace, name, args)), None, before
             )
-        path = args.get("path") if isinstance(args, Mapping) else None
-        if path is None or not isinstance(args, Mapping):
+        if not isinstance(args, Mapping) or "path" not in args:
             return Touched(self.own.execute(name, args), None, before)
+        path = args["path"]
         rest = {key: value for key, value in args.items() if key != "path"}
+        if path is None or path == "":  # an optional parameter sent empty: left out
+            return Touched(self.own.execute(name, rest), None, before)
         try:
             other = self._other(workspace, name, path)
         except ToolError as exc:

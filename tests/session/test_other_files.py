@@ -186,12 +186,13 @@ async def test_an_open_document_is_edited_from_its_buffer_and_own_paths_mean_thi
         [
             replace("total  # unsaved", "grand_total  # unsaved", "src/use.py"),
             replace("app.total", "app.grand_total", "main.py"),
+            replace("import app", "import app  # own", ""),
         ],
         [done()],
         open_documents=(OpenDocument(str(root / "src" / "use.py"), buffer, 12),),
     )
     assert finished.outcome.success
-    assert finished.target(DOC) == "import app\n\nx = app.grand_total([3])\n"
+    assert finished.target(DOC) == "import app  # own\n\nx = app.grand_total([3])\n"
     (use,) = finished.others
     assert (use.original, use.version) == (buffer, 12)
 
