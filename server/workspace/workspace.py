@@ -151,8 +151,16 @@ class Workspace:
             raise Refused(f"{label} is not a regular file; it is not read.")
         if info.st_size > self._max_bytes:
             raise _too_large(label, self._max_bytes)
-        data = _read_bytes(located.path, self._max_bytes, label)
-        return Opened(label, located.path, _decoded(data, label), None, False)
+        try:
+            read = _read_regular(located.path, self._max_bytes)
+        except OSError as exc:
+            raise Refused(f"{label} cannot be read: {exc.strerror}.") from None
+        if read is None:
+            raise Refused(
+                f"{label} changed while it was read (it grew past maxDocumentBytes or is no "
+                "longer a regular file); it is not read."
+            )
+        return Opened(label, located.path, _decoded(read[0], label), None, False)
 
     def find(
         self,
@@ -225,20 +233,12 @@ class Workspace:
             del self._contents[listed.path]
             self._cached -= len(cached[2])
         try:
-            fd = os.open(listed.path, os.O_RDONLY)
+            read = _read_regular(listed.path, self._max_bytes)
         except OSError:
             return None
-        try:
-            info = os.fstat(fd)
-            if info.st_size > self._max_bytes:
-                return None
-            data = _read_all(fd, info.st_size, self._max_bytes)
-        except OSError:
+        if read is None:
             return None
-        finally:
-            os.close(fd)
-        if data is None:
-            return None
+        data, info = read
         if self._cached + len(data) <= CACHED_BYTES and not racy(info.st_mtime_ns, time.time_ns()):
             self._contents[listed.path] = (info.st_mtime_ns, info.st_size, data)
             self._cached += len(data)
@@ -309,18 +309,27 @@ def _relative(real: str, folder: str) -> str | None:
     return None
 
 
-def _read_all(fd: int, size: int, limit: int) -> bytes | None:
-    """The file's bytes to its end (`size`: what its stat said), None past `limit`."""
-    chunks: list[bytes] = []
-    total = 0
-    want = size + 1
-    while chunk := os.read(fd, want):
-        chunks.append(chunk)
-        total += len(chunk)
-        if total > limit:
+def _read_regular(path: str, limit: int) -> tuple[bytes, os.stat_result] | None:
+    """The bytes of the regular file at `path` and its stat, None when it is not a regular
+    file (any more) or holds more than `limit` bytes. Opened without blocking: a file replaced
+    by a pipe since it was listed cannot hang the search."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
             return None
-        want = 1 << 20
-    return b"".join(chunks)
+        chunks: list[bytes] = []
+        total = 0
+        want = info.st_size + 1
+        while chunk := os.read(fd, want):
+            chunks.append(chunk)
+            total += len(chunk)
+            if total > limit:
+                return None
+            want = 1 << 20
+        return b"".join(chunks), info
+    finally:
+        os.close(fd)
 
 
 def _matcher(pattern: str, regex: bool) -> Matcher:
@@ -338,17 +347,6 @@ def _glob(glob: str | None) -> GitIgnoreSpec | None:
     if glob is None or not glob.strip():
         return None
     return GitIgnoreSpec.from_lines([glob.strip()])
-
-
-def _read_bytes(path: str, limit: int, label: str) -> bytes:
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read(limit + 1)
-    except OSError as exc:
-        raise Refused(f"{label} cannot be read: {exc.strerror}.") from None
-    if len(data) > limit:
-        raise _too_large(label, limit)
-    return data
 
 
 def _decoded(data: bytes, label: str) -> str:

@@ -289,3 +289,13 @@ def test_matching_lines_are_the_lines_a_per_line_search_finds(text: str, pattern
     if "\\" not in pattern and "^" not in pattern and "$" not in pattern:
         literal = [(n, line) for n, line, _ in Matcher.of(pattern, False).lines(text)]
         assert literal == [(n, line) for n, line in expected]
+
+
+def test_a_pipe_is_refused_and_never_opened(tree: Path) -> None:
+    os.mkfifo(tree / "pipe.py")
+    (tree / "pipe-link.py").symlink_to(tree / "pipe.py")
+    ws = workspace(tree)
+    assert "not a regular file" in refusal(ws, "pipe.py")
+    assert "not a regular file" in refusal(ws, "pipe-link.py")
+    found = ws.find("target")
+    assert "pipe" not in found
