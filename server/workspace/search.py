@@ -1,8 +1,7 @@
 """find_in_files' part that looks inside texts: which lines match, and the answer's wording.
 
-A literal pattern is first looked for in the file's bytes (a C-speed scan): a file is decoded
-only when it holds the pattern. Matches are then found in the whole text, one step per
-matching line (never one per line of the file), with line numbers counted between them.
+Matches are found in the whole text (a C-speed scan), one step per matching line (never one
+per line of the file), with line numbers counted between them.
 """
 
 from __future__ import annotations
@@ -24,16 +23,11 @@ class Matcher:
 
     pattern: str
     regex: re.Pattern[str] | None
-    raw: bytes
 
     @classmethod
     def of(cls, pattern: str, regex: bool) -> Matcher:
         compiled = re.compile(pattern, re.MULTILINE) if regex else None
-        return cls(pattern, compiled, pattern.encode("utf-8", "surrogatepass"))
-
-    def may_hold(self, data: bytes) -> bool:
-        """False only when `data` certainly holds no match (a literal not in its bytes)."""
-        return self.regex is not None or self.raw in data
+        return cls(pattern, compiled)
 
     def _next(self, text: str, start: int) -> tuple[int, int]:
         """The first match at or after `start`: (where it starts, where it ends); (-1, -1)."""

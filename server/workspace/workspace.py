@@ -92,7 +92,7 @@ class Workspace:
             Tree(root.path, root.ignore, self._exclude, self._target_allowed)
             for root in self._roots
         ]
-        self._contents: dict[str, tuple[int, int, bytes]] = {}
+        self._contents: dict[str, tuple[int, int, str | None]] = {}
         self._cached = 0
 
     @property
@@ -187,21 +187,11 @@ class Workspace:
                 document = self._open.get(listed.path)
                 text = document[0] if document is not None else None
             if text is None:
-                data = self._bytes(listed)
-                if data is None or b"\x00" in data:
-                    skipped += 1
-                    continue
-                searched += 1
-                if not matcher.may_hold(data):
-                    continue
-                try:
-                    text = data.decode("utf-8")
-                except UnicodeDecodeError:
-                    searched -= 1
-                    skipped += 1
-                    continue
-            else:
-                searched += 1
+                text = self._text(listed)
+            if text is None:
+                skipped += 1
+                continue
+            searched += 1
             for number, line, at in matcher.lines(text):
                 total += 1
                 if len(hits) < MAX_HITS:
@@ -218,10 +208,10 @@ class Workspace:
             listing.sort(key=lambda item: item[0])
         return listing
 
-    def _bytes(self, listed: Listed) -> bytes | None:
-        """The file's bytes (kept while its time and size stay, unless it changed too recently
-        for the next change to show), None when it cannot be searched (gone, over
-        maxDocumentBytes, unreadable)."""
+    def _text(self, listed: Listed) -> str | None:
+        """The file's text, None when it cannot be searched (gone, not a regular file, over
+        maxDocumentBytes, binary, not UTF-8). Kept, up to CACHED_BYTES, while the file's time
+        and size stay, unless it changed too recently for the next change to show."""
         cached = self._contents.get(listed.path)
         if cached is not None:
             try:
@@ -231,7 +221,7 @@ class Workspace:
             if cached[:2] == (info.st_mtime_ns, info.st_size):
                 return cached[2]
             del self._contents[listed.path]
-            self._cached -= len(cached[2])
+            self._cached -= cached[1]
         try:
             read = _read_regular(listed.path, self._max_bytes)
         except OSError:
@@ -239,10 +229,11 @@ class Workspace:
         if read is None:
             return None
         data, info = read
+        text = _text_of(data)
         if self._cached + len(data) <= CACHED_BYTES and not racy(info.st_mtime_ns, time.time_ns()):
-            self._contents[listed.path] = (info.st_mtime_ns, info.st_size, data)
-            self._cached += len(data)
-        return data
+            self._contents[listed.path] = (info.st_mtime_ns, info.st_size, text)
+            self._cached += info.st_size
+        return text
 
     def _split(self, path: str) -> tuple[_Root, str]:
         """The root and the relative path (normalized, forward slashes) `path` names."""
@@ -347,6 +338,16 @@ def _glob(glob: str | None) -> GitIgnoreSpec | None:
     if glob is None or not glob.strip():
         return None
     return GitIgnoreSpec.from_lines([glob.strip()])
+
+
+def _text_of(data: bytes) -> str | None:
+    """The UTF-8 text `data` holds, None for binary (NUL bytes) or other encodings."""
+    if b"\x00" in data:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
 
 
 def _decoded(data: bytes, label: str) -> str:
