@@ -14,6 +14,7 @@ toolbox untouched (a `path` is an unknown parameter, find_in_files an unknown to
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -119,8 +120,7 @@ class Documents:
         try:
             other = self._other(workspace, name, path)
         except ToolError as exc:
-            refused = exc
-            return Touched(outcome_of(name, lambda: _raise(refused)), None, before)
+            return Touched(outcome_of(name, functools.partial(_raise, exc)), None, before)
         if other is None:
             return Touched(self.own.execute(name, rest), None, before)
         before = other.toolbox.text
