@@ -24,11 +24,13 @@ ALLOWED: dict[str, set[str]] = {
     "settings": {"server"},  # its DEFAULT_MODEL
     "text": {"edit_tools.lines"},
     "providers": {"server.outcome", "server.settings", "edit_tools"},
+    "workspace": {"edit_tools.lines"},
     "session": {
         "server.outcome",
         "server.settings",
         "server.providers",
         "server.text",
+        "server.workspace",
         "edit_tools",
         "prompts",
     },
