@@ -9,9 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
+import os
+import signal
+import subprocess
 import sys
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
@@ -197,7 +201,13 @@ async def test_success_writes_the_file_and_reports_progress(
     text = text_of(result)
     assert text.startswith("Edited app.py: renamed")
     assert data["diff"] in text
+    # issue 31 item 4: the text carries the same facts as structuredContent
+    assert (data["validation"]["language"], data["validation"]["syntax"]) == ("python", "ok")
+    assert "\nSyntax check: ok (python)\nTurns: 1 · tool calls: 3\n\n" in text
     messages = [message for _, _, message in progress]
+    # issue 31 item 3: no progress after the last real step (the answer says it is done)
+    assert messages[-1] == "Turn 1/8 · ✓ complete_task: success"
+    assert not any(m and m.startswith(("Done", "Failed")) for m in messages)
     assert "Turn 1/8 · waiting for the model…" in messages
     assert any(m and "replace_text" in m for m in messages)
     values = [value for value, _, _ in progress]
@@ -264,8 +274,12 @@ async def test_task_failure_is_an_error_result_and_leaves_the_file(
     assert data["success"] is False
     assert data["reason"] == "task_failed"
     assert data["error"] == "cannot do that"
-    assert "task_failed" in text_of(result)
-    assert "fail.py was not changed" in text_of(result)
+    text = text_of(result)
+    assert text.startswith(
+        "The edit failed (task_failed): cannot do that\nfail.py was not changed."
+    )
+    assert "\nTurns: 1 · tool calls: 2" in text
+    assert "Syntax check: " in text
 
 
 @pytest.mark.parametrize(
@@ -420,3 +434,118 @@ async def test_invalid_arguments_answer_a_structured_tool_error(
     assert "validation error" not in text
     assert emulator.requests == []
     assert path.read_bytes() == DOC
+
+
+# ------------------------------------------------------------------------------------------
+# signals and the server's instructions (issue 31 items 5 and 6), over raw stdio
+# ------------------------------------------------------------------------------------------
+
+
+class RawServer:
+    """`complex-edit mcp` spoken to line by line, as an agent's client does."""
+
+    def __init__(self, root: Path, base_url: str) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "complex_edit", "mcp", "--root", str(root)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env={**os.environ, **_server_env(base_url)},
+            cwd=root,
+        )
+
+    def send(self, message: dict[str, Any]) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(json.dumps({"jsonrpc": "2.0", **message}).encode() + b"\n")
+        self.process.stdin.flush()
+
+    def answer(self, request_id: int) -> dict[str, Any]:
+        assert self.process.stdout is not None
+        while line := self.process.stdout.readline():
+            message = json.loads(line)
+            if message.get("id") == request_id:
+                return dict(message)
+        raise AssertionError(f"no answer to {request_id}: {self.stderr()}")
+
+    def initialize(self) -> dict[str, Any]:
+        self.send(
+            {
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-06-18",
+                    "capabilities": {},
+                    "clientInfo": {"name": "raw", "version": "1"},
+                },
+            }
+        )
+        answer = self.answer(1)
+        self.send({"method": "notifications/initialized"})
+        return dict(answer["result"])
+
+    def stop(self, signum: int) -> int:
+        self.process.send_signal(signum)
+        return self.process.wait(timeout=10)
+
+    def stderr(self) -> str:
+        assert self.process.stderr is not None
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+        return self.process.stderr.read().decode(errors="replace")
+
+
+@pytest.fixture
+def raw_server(emulator: GeminiEmulator, tmp_path: Path) -> Iterator[RawServer]:
+    server = RawServer(tmp_path, emulator.base_url)
+    yield server
+    if server.process.poll() is None:
+        server.process.kill()
+        server.process.wait()
+    for stream in (server.process.stdin, server.process.stdout, server.process.stderr):
+        if stream is not None:
+            stream.close()
+
+
+def test_instructions_say_when_to_prefer_the_tool(raw_server: RawServer) -> None:
+    instructions = raw_server.initialize()["instructions"]
+    assert "Prefer it over your own edit tool for: many related changes in one file" in (
+        " ".join(instructions.split())
+    )
+    for when in ("large files", "parseable", "hunk by hunk", "dry_run=true", "one-line"):
+        assert when in instructions
+
+
+@pytest.mark.parametrize(("signum", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_an_idle_server_leaves_at_once_on_sigint_and_sigterm(
+    raw_server: RawServer, signum: int, status: int
+) -> None:
+    raw_server.initialize()
+    raw_server.send({"id": 2, "method": "tools/list"})
+    assert raw_server.answer(2)["result"]["tools"][0]["name"] == TOOL
+    assert raw_server.stop(signum) == status
+    assert raw_server.stderr() == ""
+
+
+@pytest.mark.parametrize(("signum", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_a_busy_server_leaves_at_once_and_writes_nothing(
+    raw_server: RawServer, emulator: GeminiEmulator, tmp_path: Path, signum: int, status: int
+) -> None:
+    path = tmp_path / "busy.py"
+    path.write_bytes(DOC)
+    release = threading.Event()
+    emulator.enqueue(Reply.hang(release=release, then=RENAME))
+    raw_server.initialize()
+    arguments = {"path": "busy.py", "prompt": "rename foo to bar"}
+    raw_server.send(
+        {"id": 2, "method": "tools/call", "params": {"name": TOOL, "arguments": arguments}}
+    )
+    try:
+        emulator.wait_for_requests(1, timeout=30)
+        assert raw_server.stop(signum) == status
+    finally:
+        release.set()
+    assert emulator.wait_for_disconnect(timeout=10)
+    assert path.read_bytes() == DOC
+    assert leftovers(tmp_path) == []
+    assert raw_server.stderr() == ""
