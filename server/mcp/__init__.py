@@ -5,10 +5,8 @@ roots, relays the session's events as MCP progress notifications, and returns th
 result as structured content plus a text block with the same facts. A cancelled call (the
 SDK cancels the tool's task on `notifications/cancelled`) writes nothing.
 
-`server.py` declares the server and lists the tool cheaply; `call.py`, imported by the first
-call, runs the edit; `answer.py` shapes the answer.
+`main.py` starts it: `early.py` answers the first requests from `listing.json` while
+`server.py` (the SDK server and the tool's declaration) loads; `call.py`, imported by the first
+call, runs the edit; `answer.py` shapes the answer. Nothing is imported here, so that the
+command starts with the standard library alone.
 """
-
-from complex_edit.server.mcp.server import TOOL_NAME, build_server, serve
-
-__all__ = ["TOOL_NAME", "build_server", "serve"]

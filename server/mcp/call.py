@@ -15,7 +15,14 @@ from complex_edit.server.edit.roots import PathRefused
 from complex_edit.server.mcp.answer import tool_result
 from complex_edit.server.mcp.workbench import ToolCall, Workbench
 from complex_edit.server.outcome import EditRefused, EditResult, scrub
-from complex_edit.server.session.events import SessionEvent, SessionFinished, describe
+from complex_edit.server.session.events import (
+    SessionEvent,
+    SessionFinished,
+    ToolFinished,
+    ToolStarted,
+    WorkingChanged,
+    describe,
+)
 from complex_edit.server.session.request import LineRange
 from complex_edit.server.settings import SettingsError
 
@@ -61,28 +68,41 @@ async def run_call(bench: Workbench, call: ToolCall, ctx: Context) -> CallToolRe
 class ProgressRelay:
     """Turns the session's synchronous events into ordered MCP progress notifications.
 
-    The session's end is not relayed: the answer follows at once and says how it ended, and a
-    notification right before the answer races it in some clients (the TypeScript SDK reports
-    "unknown token" when the answer's handler has already gone)."""
+    Nothing is sent close to the answer: a notification just before it races the answer in
+    some clients (the TypeScript SDK's, in Claude Code, then reports "unknown token" as a
+    connection error). So the calls of a turn and their changes are sent when the next turn
+    starts (a model request follows, which takes a while), those of the last turn and the
+    session's end not at all (the answer says it is done), and the answer leaves at least
+    `QUIET_SECONDS` after the last notification."""
+
+    QUIET_SECONDS = 0.25
 
     def __init__(self, ctx: Context, env: Mapping[str, str]) -> None:
         self._ctx = ctx
         self._env = env
         self._queue: asyncio.Queue[tuple[int, str] | None] = asyncio.Queue()
+        self._held: list[str] = []
         self._count = 0
+        self._last_sent: float | None = None
         self._task: asyncio.Task[None] | None = None
 
     def __call__(self, event: SessionEvent) -> None:
         if isinstance(event, SessionFinished):
             return
-        self._count += 1
-        self._queue.put_nowait((self._count, scrub(describe(event), self._env)))
+        message = scrub(describe(event), self._env)
+        if isinstance(event, ToolStarted | ToolFinished | WorkingChanged):
+            self._held.append(message)
+            return
+        for held in [*self._held, message]:
+            self._count += 1
+            self._queue.put_nowait((self._count, held))
+        self._held.clear()
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._pump())
 
     async def finish(self) -> None:
-        """Send what is queued, then stop (progress must reach the client before the result)."""
+        """Send what is queued, then stop, and let the quiet time pass."""
         if self._task is None:
             return
         self._queue.put_nowait(None)
@@ -90,6 +110,10 @@ class ProgressRelay:
             await asyncio.wait_for(asyncio.shield(self._task), timeout=5)
         except TimeoutError:
             self.stop()
+        if self._last_sent is not None:
+            quiet = self._last_sent + self.QUIET_SECONDS - asyncio.get_running_loop().time()
+            if quiet > 0:
+                await asyncio.sleep(quiet)
 
     def stop(self) -> None:
         if self._task is not None:
@@ -102,6 +126,7 @@ class ProgressRelay:
                 await self._ctx.report_progress(progress, None, message)
             except Exception as exc:  # a closed connection must not end the edit
                 log.debug("progress notification failed: %r", exc)
+            self._last_sent = asyncio.get_running_loop().time()
 
 
 def _selection(start_line: int | None, end_line: int | None) -> LineRange | None:

@@ -3,7 +3,7 @@ once on SIGINT and SIGTERM.
 
 Listing the tool needs only the MCP SDK, the result's model (the output schema) and the
 settings: this module imports nothing else, and the first call imports the edit's machinery
-(`call.py`).
+(`call.py`). It is itself imported on a thread while `early.py` answers the first requests.
 """
 
 from __future__ import annotations
@@ -13,17 +13,21 @@ import logging
 import os
 import signal
 import sys
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Annotated, Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Annotated, Any, BinaryIO, cast
 
+import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.stdio import stdio_server
 from mcp.types import CallToolResult, InputRequiredResult, ToolAnnotations
 from pydantic import Field, ValidationError
 
 from complex_edit.server import __version__
-from complex_edit.server.edit.roots import PathRefused, Roots
+from complex_edit.server.edit.roots import Roots
 from complex_edit.server.mcp.answer import argument_name, invalid_arguments, tool_result
+from complex_edit.server.mcp.early import Opening
+from complex_edit.server.mcp.handover import FilteredStdout, ReplayedStdin
 from complex_edit.server.mcp.workbench import ToolCall, Workbench
 from complex_edit.server.outcome import EditResult
 from complex_edit.server.settings import Settings, SettingsError
@@ -154,13 +158,9 @@ def build_server(
     return server
 
 
-def serve(root_dirs: Sequence[str], overrides: Mapping[str, Any]) -> int:
+def run(roots: Roots, overrides: Mapping[str, Any], opening: Opening) -> int:
+    """Serve over stdio, from where the early answers (`early.py`) left off."""
     env = os.environ
-    try:
-        roots = Roots.from_dirs(root_dirs)
-    except PathRefused as exc:
-        print(f"complex-edit mcp: {exc}", file=sys.stderr)
-        return 2
     settings: Settings | SettingsError
     try:
         settings = Settings.from_layers(env, overrides)
@@ -168,15 +168,25 @@ def serve(root_dirs: Sequence[str], overrides: Mapping[str, Any]) -> int:
         settings = exc
         log.warning("%s", exc)
     log.info("serving %s for %s", TOOL_NAME, roots.describe())
-    asyncio.run(_serve_stdio(build_server(roots, settings, env)))
+    server = build_server(roots, settings, env)
+    asyncio.run(serve_streams(server, opening, sys.stdin.buffer, sys.stdout.buffer))
     return 0
 
 
-async def _serve_stdio(server: MCPServer) -> None:
-    loop = asyncio.get_running_loop()
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(signum, _leave, signum)
-    await server.run_stdio_async()
+async def serve_streams(
+    server: MCPServer, opening: Opening, stdin: BinaryIO, stdout: BinaryIO, *, signals: bool = True
+) -> None:
+    """The SDK's stdio transport over `stdin` (after the lines `opening` read) and `stdout`
+    (without the answer to the `initialize` answered early), until stdin ends."""
+    if signals:
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(signum, _leave, signum)
+    lines = cast("anyio.AsyncFile[str]", ReplayedStdin(opening, stdin))
+    output = cast("anyio.AsyncFile[str]", FilteredStdout(opening, stdout))
+    lowlevel = server._lowlevel_server
+    async with stdio_server(lines, output) as (read, write):
+        await lowlevel.run(read, write, lowlevel.create_initialization_options())
 
 
 def _leave(signum: int) -> None:

@@ -120,7 +120,8 @@ def test_claude_code_edits_through_complex_edit_mcp(
     assert json.loads(run.stdout)["result"] == "app.py is renamed."
     assert emulator.request_count == 1
     # the model sees the server's instructions before it loads the tool (issue 31 item 6)
-    assert "Prefer it over your own edit tool" in _seen_by_the_model(requests[0])
+    offered = next(r for r in requests if TOOL in _seen_by_the_model(r))
+    assert "Prefer it over your own edit tool" in _seen_by_the_model(offered)
     result = json.loads(_tool_result(requests)["content"])
     assert (result["success"], result["applied"], result["turns"]) == (True, True, 1)
     assert result["validation"]["syntax"] == "ok"

@@ -24,7 +24,10 @@ import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.types import CallToolResult, TextContent
+from mcp_types.version import LATEST_HANDSHAKE_VERSION
 
+from complex_edit.server.mcp.early import load_listing
+from complex_edit.server.mcp.listing import record
 from tests.conftest import TEST_KEY
 from tests.fakes.gemini_emulator import GeminiEmulator, RecordedRequest, Reply
 
@@ -40,11 +43,12 @@ def calls(*items: tuple[str, dict[str, Any]]) -> Reply:
     return Reply.function_calls(list(items), usage=(100, 20))
 
 
-RENAME = calls(
+RENAME_CALLS: tuple[tuple[str, dict[str, Any]], ...] = (
     ("replace_text", {"old_text": "def foo", "new_text": "def bar"}),
     ("replace_text", {"old_text": "print(foo())", "new_text": "print(bar())"}),
     ("complete_task", {"success": True, "message": "renamed"}),
 )
+RENAME = calls(*RENAME_CALLS)
 
 
 @dataclass
@@ -176,17 +180,23 @@ async def test_lists_one_tool_with_its_schema(server: Server) -> None:
 async def test_success_writes_the_file_and_reports_progress(
     server: Server, emulator: GeminiEmulator
 ) -> None:
+    """Two turns: the renames, then complete_task. The first turn's calls are reported when
+    the second starts; nothing of the last turn is (issue 31 item 3: no notification races the
+    answer)."""
     path = server.file("app.py")
     path.chmod(0o640)
-    emulator.enqueue(RENAME)
+    emulator.enqueue(calls(*RENAME_CALLS[:2]), calls(RENAME_CALLS[2]).delayed(0.3))
     progress: list[tuple[float, float | None, str | None]] = []
+    arrived: list[float] = []
 
     async def on_progress(value: float, total: float | None, message: str | None) -> None:
         progress.append((value, total, message))
+        arrived.append(asyncio.get_running_loop().time())
 
     result = await server.call(
         {"path": "app.py", "prompt": "rename foo to bar"}, progress_callback=on_progress
     )
+    answered = asyncio.get_running_loop().time()
     assert not result.is_error, text_of(result)
     assert path.read_bytes() == RENAMED
     assert path.stat().st_mode & 0o777 == 0o640
@@ -196,19 +206,23 @@ async def test_success_writes_the_file_and_reports_progress(
     assert data["applied"] is True
     assert data["message"] == "renamed"
     assert "-def foo():\n+def bar():\n" in data["diff"]
-    assert (data["turns"], data["toolCalls"]) == (1, 3)
-    assert data["usage"]["inputTokens"] == 100
+    assert (data["turns"], data["toolCalls"]) == (2, 3)
+    assert data["usage"]["inputTokens"] == 200
     text = text_of(result)
     assert text.startswith("Edited app.py: renamed")
     assert data["diff"] in text
     # issue 31 item 4: the text carries the same facts as structuredContent
     assert (data["validation"]["language"], data["validation"]["syntax"]) == ("python", "ok")
-    assert "\nSyntax check: ok (python)\nTurns: 1 · tool calls: 3\n\n" in text
+    assert "\nSyntax check: ok (python)\nTurns: 2 · tool calls: 3\n\n" in text
     messages = [message for _, _, message in progress]
-    # issue 31 item 3: no progress after the last real step (the answer says it is done)
-    assert messages[-1] == "Turn 1/8 · ✓ complete_task: success"
-    assert not any(m and m.startswith(("Done", "Failed")) for m in messages)
-    assert "Turn 1/8 · waiting for the model…" in messages
+    assert messages[0] == "Turn 1/8 · waiting for the model…"
+    assert messages[-1] == (
+        "Turn 2/8 · +2 −2 lines · last turn: replace_text ×2 · waiting for the model…"
+    )
+    assert not any(
+        m and ("complete_task" in m or m.startswith(("Done", "Failed"))) for m in messages
+    )
+    assert answered - arrived[-1] >= 0.2
     assert any(m and "replace_text" in m for m in messages)
     values = [value for value, _, _ in progress]
     assert values == sorted(values)
@@ -459,7 +473,7 @@ class RawServer:
         self.process.stdin.write(json.dumps({"jsonrpc": "2.0", **message}).encode() + b"\n")
         self.process.stdin.flush()
 
-    def answer(self, request_id: int) -> dict[str, Any]:
+    def answer(self, request_id: int | str) -> dict[str, Any]:
         assert self.process.stdout is not None
         while line := self.process.stdout.readline():
             message = json.loads(line)
@@ -549,3 +563,35 @@ def test_a_busy_server_leaves_at_once_and_writes_nothing(
     assert path.read_bytes() == DOC
     assert leftovers(tmp_path) == []
     assert raw_server.stderr() == ""
+
+
+# ------------------------------------------------------------------------------------------
+# the early answers (issue 31 item 2): from listing.json while the SDK loads, then the SDK
+# ------------------------------------------------------------------------------------------
+
+
+async def test_the_early_answers_are_what_the_sdk_server_answers() -> None:
+    """listing.json holds what the SDK server answers today; after changing the tool, the
+    instructions, the version or the SDK: `python -m complex_edit.server.mcp.listing`."""
+    assert await record() == load_listing()
+
+
+def test_an_unknown_version_is_answered_with_the_latest_then_the_sdk_serves(
+    raw_server: RawServer, emulator: GeminiEmulator, tmp_path: Path
+) -> None:
+    (tmp_path / "late.py").write_bytes(DOC)
+    emulator.enqueue(RENAME)
+    hello = {"protocolVersion": "1999-01-01", "capabilities": {}, "clientInfo": {"name": "old"}}
+    raw_server.send({"id": "a", "method": "initialize", "params": hello})
+    assert raw_server.answer("a")["result"]["protocolVersion"] == LATEST_HANDSHAKE_VERSION
+    raw_server.send({"method": "notifications/initialized"})
+    raw_server.send({"id": 2, "method": "prompts/list", "params": {}})
+    assert raw_server.answer(2)["result"] == {"prompts": []}
+    arguments = {"path": "late.py", "prompt": "rename"}
+    call = {"name": TOOL, "arguments": arguments}
+    raw_server.send({"id": 3, "method": "tools/call", "params": call})
+    answer = raw_server.answer(3)
+    assert answer["result"]["structuredContent"]["success"] is True
+    assert (tmp_path / "late.py").read_bytes() == RENAMED
+    raw_server.send({"id": 4, "method": "tools/list"})
+    assert raw_server.answer(4)["result"]["tools"][0]["name"] == TOOL

@@ -11,7 +11,7 @@ from mcp import Client
 from mcp.types import CallToolResult, TextContent
 
 from complex_edit.server.edit.roots import Roots
-from complex_edit.server.mcp import TOOL_NAME, build_server
+from complex_edit.server.mcp.server import TOOL_NAME, build_server
 from complex_edit.server.providers.select import ProviderHub
 from complex_edit.server.session.result import InProcess
 from complex_edit.server.settings import Settings
