@@ -7,7 +7,9 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -53,9 +55,10 @@ def recipe(name: str) -> str:
 
 
 def scratch_env(home: Path, **extra: str) -> dict[str, str]:
-    """A scratch HOME and config folders, no proxy, nothing of the developer's own settings."""
+    """A scratch HOME and config folders, no proxy, nothing of the developer's own settings;
+    the agents on PATH (the recipes call them by name)."""
     env = {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "PATH": f"{AGENTS / 'node_modules' / '.bin'}:{os.environ.get('PATH', '/usr/bin:/bin')}",
         "HOME": str(home),
         "XDG_CONFIG_HOME": str(home / ".config"),
         "XDG_DATA_HOME": str(home / ".local" / "share"),
@@ -69,3 +72,41 @@ def scratch_env(home: Path, **extra: str) -> dict[str, str]:
     }
     env.update(extra)
     return env
+
+
+@dataclass(frozen=True)
+class Workspace:
+    """A scratch home for the agent and a project holding `app.py` (ORIGINAL)."""
+
+    home: Path
+    project: Path
+
+    @classmethod
+    def make(cls, tmp_path: Path) -> Workspace:
+        workspace = cls(tmp_path / "home", tmp_path / "project")
+        workspace.home.mkdir()
+        workspace.project.mkdir()
+        workspace.app.write_bytes(ORIGINAL)
+        return workspace
+
+    @property
+    def app(self) -> Path:
+        return self.project / "app.py"
+
+    def run(self, argv: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+        """`argv` in the project, without a terminal or stdin."""
+        return subprocess.run(
+            argv,
+            cwd=self.project,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=RUN_TIMEOUT,
+            check=False,
+        )
+
+    def register(self, name: str, env: dict[str, str]) -> None:
+        """Run the doc's shell recipe `name` (an `… mcp add` line) in the project."""
+        added = self.run(["bash", "-c", recipe(name)], env)
+        assert added.returncode == 0, added.stderr

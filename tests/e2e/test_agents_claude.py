@@ -7,21 +7,11 @@ tool with ToolSearch, then calls it."""
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 from typing import Any
 
 from tests.conftest import TEST_KEY
-from tests.e2e.agents import (
-    AGENTS,
-    EDITED,
-    ORIGINAL,
-    RENAME_CALLS,
-    RUN_TIMEOUT,
-    agent,
-    recipe,
-    scratch_env,
-)
+from tests.e2e.agents import EDITED, RENAME_CALLS, Workspace, agent, scratch_env
 from tests.fakes.anthropic_emulator import AnthropicEmulator, MessagesRequest
 from tests.fakes.anthropic_emulator import Reply as ClaudeReply
 from tests.fakes.gemini_emulator import GeminiEmulator
@@ -65,16 +55,12 @@ def test_claude_code_edits_through_complex_edit_mcp(
     anthropic_server: AnthropicEmulator, emulator: GeminiEmulator, tmp_path: Path
 ) -> None:
     claude = agent("claude")
-    home, project = tmp_path / "home", tmp_path / "project"
-    home.mkdir()
-    project.mkdir()
-    (project / "app.py").write_bytes(ORIGINAL)
+    space = Workspace.make(tmp_path)
     anthropic_server.reset()
     anthropic_server.set_responder(_answer)
     emulator.set_responder(lambda _request: GeminiReply.function_calls(list(RENAME_CALLS)))
     env = scratch_env(
-        home,
-        PATH=f"{AGENTS / 'node_modules' / '.bin'}:{scratch_env(home)['PATH']}",
+        space.home,
         ANTHROPIC_API_KEY=TEST_KEY,
         ANTHROPIC_BASE_URL=anthropic_server.base_url,
         CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
@@ -82,41 +68,15 @@ def test_claude_code_edits_through_complex_edit_mcp(
         GEMINI_API_KEY=TEST_KEY,
         GOOGLE_GEMINI_BASE_URL=emulator.base_url,
     )
-    added = subprocess.run(
-        ["bash", "-c", recipe("claude")],
-        cwd=project,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=RUN_TIMEOUT,
-        check=False,
-    )
-    assert added.returncode == 0, added.stderr
+    space.register("claude", env)
+    prompt = ["-p", "Rename foo to bar in app.py", "--output-format", "json"]
     try:
-        run = subprocess.run(
-            [
-                claude,
-                "-p",
-                "Rename foo",
-                "--output-format",
-                "json",
-                "--allowedTools",
-                TOOL,
-                "--debug",
-            ],
-            cwd=project,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=RUN_TIMEOUT,
-            check=False,
-        )
+        run = space.run([claude, *prompt, "--allowedTools", TOOL, "--debug"], env)
         requests = anthropic_server.requests
     finally:
         anthropic_server.reset()
     assert run.returncode == 0, run.stderr[-3000:]
-    assert (project / "app.py").read_bytes() == EDITED
+    assert space.app.read_bytes() == EDITED
     assert json.loads(run.stdout)["result"] == "app.py is renamed."
     assert emulator.request_count == 1
     # the model sees the server's instructions before it loads the tool (issue 31 item 6)
@@ -127,7 +87,7 @@ def test_claude_code_edits_through_complex_edit_mcp(
     assert result["validation"]["syntax"] == "ok"
     assert "+print(bar())" in result["diff"]
     # no progress notification races the answer (issue 31 item 3): Claude Code logs none
-    (log,) = (home / ".claude" / "debug").glob("*.txt")  # what --debug wrote
+    (log,) = (space.home / ".claude" / "debug").glob("*.txt")  # what --debug wrote
     ours = [line for line in log.read_text().splitlines() if 'MCP server "complex-edit"' in line]
     assert any("Tool 'perform_complex_edit' completed successfully" in line for line in ours)
     assert [line for line in ours if "[ERROR]" in line or "unknown token" in line] == []

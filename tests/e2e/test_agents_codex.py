@@ -6,20 +6,10 @@ Without the doc's `default_tools_approval_mode = "approve"`, `codex exec` refuse
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 from tests.conftest import TEST_KEY
-from tests.e2e.agents import (
-    AGENTS,
-    EDITED,
-    ORIGINAL,
-    RENAME_CALLS,
-    RUN_TIMEOUT,
-    agent,
-    recipe,
-    scratch_env,
-)
+from tests.e2e.agents import EDITED, RENAME_CALLS, Workspace, agent, recipe, scratch_env
 from tests.fakes.gemini_emulator import GeminiEmulator
 from tests.fakes.gemini_emulator import Reply as GeminiReply
 from tests.fakes.openai_emulator import ChatRequest, OpenAIEmulator
@@ -71,47 +61,23 @@ def test_codex_exec_edits_through_complex_edit_mcp(
     openai_server: OpenAIEmulator, emulator: GeminiEmulator, tmp_path: Path
 ) -> None:
     codex = agent("codex")
-    home, project = tmp_path / "home", tmp_path / "project"
-    home.mkdir()
-    project.mkdir()
-    (project / "app.py").write_bytes(ORIGINAL)
+    space = Workspace.make(tmp_path)
     openai_server.reset()
     openai_server.set_responder(_answer)
     emulator.set_responder(lambda _request: GeminiReply.function_calls(list(RENAME_CALLS)))
-    env = scratch_env(
-        home,
-        PATH=f"{AGENTS / 'node_modules' / '.bin'}:{scratch_env(home)['PATH']}",
-        OPENAI_API_KEY=TEST_KEY,
-        GEMINI_API_KEY=TEST_KEY,
-    )
-    added = subprocess.run(
-        ["bash", "-c", recipe("codex")],
-        cwd=project,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=RUN_TIMEOUT,
-        check=False,
-    )
-    assert added.returncode == 0, added.stderr
-    _configure(home / ".codex" / "config.toml", openai_server, emulator)
+    env = scratch_env(space.home, OPENAI_API_KEY=TEST_KEY, GEMINI_API_KEY=TEST_KEY)
+    space.register("codex", env)
+    _configure(space.home / ".codex" / "config.toml", openai_server, emulator)
     try:
-        run = subprocess.run(
-            [codex, "exec", "--skip-git-repo-check", "Rename foo to bar in app.py"],
-            cwd=project,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=RUN_TIMEOUT,
-            check=False,
+        run = space.run(
+            [codex, "exec", "--skip-git-repo-check", "Rename foo to bar in app.py"], env
         )
         requests = openai_server.requests
     finally:
         openai_server.reset()
     assert run.returncode == 0, run.stderr[-3000:]
     assert "requires approval" not in run.stderr
-    assert (project / "app.py").read_bytes() == EDITED
+    assert space.app.read_bytes() == EDITED
     assert run.stdout.strip() == "app.py is renamed."
     assert emulator.request_count == 1
     output = _tool_output(requests)

@@ -6,12 +6,11 @@ checks the file byte for byte and the text Gemini CLI hands its model back."""
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 from typing import Any
 
 from tests.conftest import TEST_KEY
-from tests.e2e.agents import EDITED, ORIGINAL, RENAME_CALLS, RUN_TIMEOUT, agent, recipe, scratch_env
+from tests.e2e.agents import EDITED, RENAME_CALLS, Workspace, agent, recipe, scratch_env
 from tests.fakes.gemini_emulator import GeminiEmulator, RecordedRequest, Reply
 
 TOOL = "perform_complex_edit"
@@ -61,29 +60,18 @@ def test_gemini_cli_edits_through_complex_edit_mcp(
     emulator: GeminiEmulator, tmp_path: Path
 ) -> None:
     gemini = agent("gemini")
-    home, project = tmp_path / "home", tmp_path / "project"
-    project.mkdir()
-    (project / "app.py").write_bytes(ORIGINAL)
-    _write_settings(home, project)
+    space = Workspace.make(tmp_path)
+    _write_settings(space.home, space.project)
     emulator.set_responder(_answer)
     env = scratch_env(
-        home,
+        space.home,
         GEMINI_API_KEY=TEST_KEY,
         GOOGLE_GEMINI_BASE_URL=emulator.base_url,
         GEMINI_CLI_TRUST_WORKSPACE="true",
     )
-    run = subprocess.run(
-        [gemini, "-p", "Rename foo to bar in app.py", "--output-format", "json"],
-        cwd=project,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=RUN_TIMEOUT,
-        check=False,
-    )
+    run = space.run([gemini, "-p", "Rename foo to bar in app.py", "--output-format", "json"], env)
     assert run.returncode == 0, run.stderr[-3000:]
-    assert (project / "app.py").read_bytes() == EDITED
+    assert space.app.read_bytes() == EDITED
     assert json.loads(run.stdout)["response"] == "app.py is renamed."
     requests = emulator.requests
     sub_agent = [r for r in requests if "complete_task" in str(r.function_declarations)]
