@@ -573,7 +573,10 @@ def test_a_busy_server_leaves_at_once_and_writes_nothing(
 async def test_the_early_answers_are_what_the_sdk_server_answers() -> None:
     """listing.json holds what the SDK server answers today; after changing the tool, the
     instructions, the version or the SDK: `python -m complex_edit.server.mcp.listing`."""
-    assert await record() == load_listing()
+    assert await record() == load_listing(), (
+        "server/mcp/listing.json is out of date: run "
+        ".venv/bin/python -m complex_edit.server.mcp.listing"
+    )
 
 
 def test_an_unknown_version_is_answered_with_the_latest_then_the_sdk_serves(
