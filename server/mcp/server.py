@@ -169,8 +169,18 @@ def run(roots: Roots, overrides: Mapping[str, Any], opening: Opening) -> int:
         log.warning("%s", exc)
     log.info("serving %s for %s", TOOL_NAME, roots.describe())
     server = build_server(roots, settings, env)
-    asyncio.run(serve_streams(server, opening, sys.stdin.buffer, sys.stdout.buffer))
+    asyncio.run(serve_streams(server, opening, sys.stdin.buffer, _claim_stdout()))
     return 0
+
+
+def _claim_stdout() -> BinaryIO:
+    """The wire, on a private descriptor; file descriptor 1 then goes to stderr, so that
+    nothing printed by accident (by us or a library) lands in the protocol's stream (the SDK
+    does the same with the streams it opens itself)."""
+    sys.stdout.flush()
+    wire = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)
+    return wire
 
 
 async def serve_streams(
