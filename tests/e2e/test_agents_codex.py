@@ -6,10 +6,19 @@ Without the doc's `default_tools_approval_mode = "approve"`, `codex exec` refuse
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 from tests.conftest import TEST_KEY
-from tests.e2e.agents import EDITED, RENAME_CALLS, Workspace, agent, recipe, scratch_env
+from tests.e2e.agents import (
+    EDITED,
+    ORIGINAL,
+    RENAME_CALLS,
+    Workspace,
+    agent,
+    recipe,
+    scratch_env,
+)
 from tests.fakes.gemini_emulator import GeminiEmulator
 from tests.fakes.gemini_emulator import Reply as GeminiReply
 from tests.fakes.openai_emulator import ChatRequest, OpenAIEmulator
@@ -29,12 +38,14 @@ def _answer(request: ChatRequest) -> OpenAIReply:
     return OpenAIReply.response_calls([(TOOL, arguments)], namespace=namespace)
 
 
-def _configure(config: Path, openai: OpenAIEmulator, gemini: GeminiEmulator) -> None:
+def _configure(
+    config: Path, openai: OpenAIEmulator, gemini: GeminiEmulator, *, exec_lines: bool = True
+) -> None:
     """The doc's `codex exec` lines go into the table `codex mcp add` wrote; the emulators'
     addresses are the test's own (Codex passes the server only the variables it is given)."""
     written = config.read_text()
     assert TABLE in written, written
-    lines = recipe("codex-exec").removeprefix(TABLE)
+    lines = recipe("codex-exec").removeprefix(TABLE) if exec_lines else ""
     emulated = f'GOOGLE_GEMINI_BASE_URL = "{gemini.base_url}"\n'
     provider = (
         'model = "gpt-emulated"\nmodel_provider = "emulator"\n\n[model_providers.emulator]\n'
@@ -57,24 +68,43 @@ def _tool_output(requests: list[ChatRequest]) -> str:
     raise AssertionError("Codex's model never got the tool's answer")
 
 
-def test_codex_exec_edits_through_complex_edit_mcp(
-    openai_server: OpenAIEmulator, emulator: GeminiEmulator, tmp_path: Path
-) -> None:
+def _codex_exec(
+    openai: OpenAIEmulator, gemini: GeminiEmulator, space: Workspace, *, exec_lines: bool
+) -> tuple[subprocess.CompletedProcess[str], list[ChatRequest]]:
     codex = agent("codex")
-    space = Workspace.make(tmp_path)
-    openai_server.reset()
-    openai_server.set_responder(_answer)
-    emulator.set_responder(lambda _request: GeminiReply.function_calls(list(RENAME_CALLS)))
+    openai.reset()
+    openai.set_responder(_answer)
+    gemini.set_responder(lambda _request: GeminiReply.function_calls(list(RENAME_CALLS)))
     env = scratch_env(space.home, OPENAI_API_KEY=TEST_KEY, GEMINI_API_KEY=TEST_KEY)
     space.register("codex", env)
-    _configure(space.home / ".codex" / "config.toml", openai_server, emulator)
+    _configure(space.home / ".codex" / "config.toml", openai, gemini, exec_lines=exec_lines)
     try:
         run = space.run(
             [codex, "exec", "--skip-git-repo-check", "Rename foo to bar in app.py"], env
         )
-        requests = openai_server.requests
+        return run, openai.requests
     finally:
-        openai_server.reset()
+        openai.reset()
+
+
+def test_codex_exec_refuses_the_call_without_the_docs_exec_lines(
+    openai_server: OpenAIEmulator, emulator: GeminiEmulator, tmp_path: Path
+) -> None:
+    """What issue 31 item 1 found: registered with `codex mcp add` alone, `codex exec`
+    refuses the destructive tool before it reaches the server."""
+    space = Workspace.make(tmp_path)
+    run, requests = _codex_exec(openai_server, emulator, space, exec_lines=False)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert "requires approval" in _tool_output(requests)
+    assert emulator.request_count == 0
+    assert space.app.read_bytes() == ORIGINAL
+
+
+def test_codex_exec_edits_through_complex_edit_mcp(
+    openai_server: OpenAIEmulator, emulator: GeminiEmulator, tmp_path: Path
+) -> None:
+    space = Workspace.make(tmp_path)
+    run, requests = _codex_exec(openai_server, emulator, space, exec_lines=True)
     assert run.returncode == 0, run.stderr[-3000:]
     assert "requires approval" not in run.stderr
     assert space.app.read_bytes() == EDITED
