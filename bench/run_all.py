@@ -21,6 +21,7 @@ SCRIPTS = (
     "bench_concurrency.py",
     "bench_startup_cancel.py",
     "bench_first_request.py",
+    "bench_mcp_startup.py",
 )
 TIMEOUT = 1200
 
