@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Mapping
+from typing import Any
 
 from mcp.server.mcpserver import Context
 from mcp.types import CallToolResult
@@ -85,6 +86,7 @@ class ProgressRelay:
         self._count = 0
         self._last_sent: float | None = None
         self._task: asyncio.Task[None] | None = None
+        self._asked = _asks_for_progress(ctx)
 
     def __call__(self, event: SessionEvent) -> None:
         if isinstance(event, SessionFinished):
@@ -126,7 +128,14 @@ class ProgressRelay:
                 await self._ctx.report_progress(progress, None, message)
             except Exception as exc:  # a closed connection must not end the edit
                 log.debug("progress notification failed: %r", exc)
-            self._last_sent = asyncio.get_running_loop().time()
+            if self._asked:
+                self._last_sent = asyncio.get_running_loop().time()
+
+
+def _asks_for_progress(ctx: Context) -> bool:
+    """The call carries a progress token (without one, nothing is sent)."""
+    meta: Mapping[str, Any] = dict(ctx.request_context.meta or {})
+    return any(meta.get(key) is not None for key in ("progressToken", "progress_token"))
 
 
 def _selection(start_line: int | None, end_line: int | None) -> LineRange | None:
