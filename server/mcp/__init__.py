@@ -6,7 +6,7 @@ result as structured content plus a text block with the same facts. A cancelled 
 SDK cancels the tool's task on `notifications/cancelled`) writes nothing.
 
 `main.py` starts it: `early.py` answers the first requests from `listing.json` while
-`server.py` (the SDK server and the tool's declaration) loads; `call.py`, imported by the first
-call, runs the edit; `answer.py` shapes the answer. Nothing is imported here, so that the
+`server.py` (the SDK server and the tool's declaration) loads, then `call.py`, which runs the
+edit; `answer.py` shapes the answer. Nothing is imported here, so that the
 command starts with the standard library alone.
 """

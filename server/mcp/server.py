@@ -2,8 +2,9 @@
 once on SIGINT and SIGTERM.
 
 Listing the tool needs only the MCP SDK, the result's model (the output schema) and the
-settings: this module imports nothing else, and the first call imports the edit's machinery
-(`call.py`). It is itself imported on a thread while `early.py` answers the first requests.
+settings: this module imports nothing else; the edit's machinery (`call.py`) is imported by the
+first call, or before it by `main.py`'s loading thread, which imports this module while
+`early.py` answers the first requests.
 """
 
 from __future__ import annotations
