@@ -51,6 +51,7 @@ ALLOWED: dict[str, set[str]] = {
         "server.session",
         "server.providers",
         "server.edit",
+        "edit_tools.syntax",
     },
     "cli_edit": {
         "server.outcome",
@@ -99,7 +100,7 @@ ONLY_IN: dict[str, set[str]] = {
     "google": {"providers/gemini.py", "providers/gemini_turn.py"},
     "openai": {"providers/openai.py"},
     "anthropic": {"providers/anthropic.py"},
-    "mcp": {"mcp.py"},
+    "mcp": {"mcp"},
 }
 FIRST_PARTY = {"server", "edit_tools", "prompts"}
 # The one import name the folders are installed under (pyproject.toml's package-dir).
