@@ -22,7 +22,7 @@ from complex_edit.server.edit.files import (
     read_text_file,
     write_atomic,
 )
-from complex_edit.server.edit.flow import EditOrder, perform
+from complex_edit.server.edit.flow import EditOrder, FlowEvent, Sending, perform
 from complex_edit.server.edit.port import Landing, Review
 from complex_edit.server.outcome import EditRefused, EditResult
 from complex_edit.server.session.events import EventSink, SessionEvent
@@ -65,9 +65,12 @@ async def edit_file(
         selection=selection,
         dry_run=dry_run,
     )
-    return await perform(
-        order, DiskEditor(document, shown), _FitTheFile(runner, document), on_event
-    )
+
+    def report(event: FlowEvent) -> None:
+        if not isinstance(event, Sending):  # a write cannot be cancelled half-way anyway
+            on_event(event)
+
+    return await perform(order, DiskEditor(document, shown), _FitTheFile(runner, document), report)
 
 
 def _open(path: Path, settings: Settings, shown: str, *, dry_run: bool) -> TextFile:

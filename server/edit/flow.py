@@ -9,7 +9,7 @@ with a `Verdict`; `build_result` (`server/edit/answer.py`) makes the one answer 
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from complex_edit.edit_tools.syntax import grammar_for, language_for_path
@@ -23,7 +23,7 @@ from complex_edit.server.outcome import (
     WirePosition,
     WireRange,
 )
-from complex_edit.server.session.events import EventSink
+from complex_edit.server.session.events import SessionEvent
 from complex_edit.server.session.request import EditRequest, LineRange
 from complex_edit.server.session.result import FinishedSession, SessionRunner
 from complex_edit.server.settings import Settings
@@ -55,6 +55,19 @@ class EditOrder:
         return self.settings.review and not self.dry_run
 
 
+@dataclass(frozen=True)
+class Sending:
+    """The flow hands the result to the editor (`EditorPort.apply`): from here on it lands or
+    is refused as a whole, and nothing may cancel it."""
+
+    uri: str
+
+
+# What the flow reports while it runs: the session's events, then `Sending`.
+FlowEvent = SessionEvent | Sending
+FlowSink = Callable[[FlowEvent], None]
+
+
 def check(order: EditOrder, text: str) -> None:
     """Raises EditRefused when `order` on a document holding `text` cannot go to the model
     (the instruction, the selection, the document: `server/edit/checks.py`)."""
@@ -62,7 +75,7 @@ def check(order: EditOrder, text: str) -> None:
 
 
 async def perform(
-    order: EditOrder, editor: EditorPort, runner: SessionRunner, on_event: EventSink
+    order: EditOrder, editor: EditorPort, runner: SessionRunner, on_event: FlowSink
 ) -> EditResult:
     """Run `order` to its answer. Raises EditRefused before any model call."""
     snapshot = editor.snapshot(order.uri)
@@ -74,7 +87,8 @@ async def perform(
             "dryRun: true to get the change as a diff.",
         )
     finished = await runner.run_session(_request(order, snapshot), on_event)
-    return build_result(finished.outcome, await _verdict(order, editor, snapshot, finished))
+    verdict = await _verdict(order, editor, snapshot, finished, on_event)
+    return build_result(finished.outcome, verdict)
 
 
 def _request(order: EditOrder, snapshot: Snapshot) -> EditRequest:
@@ -97,7 +111,11 @@ def _language(language_id: str, uri: str) -> str | None:
 
 
 async def _verdict(
-    order: EditOrder, editor: EditorPort, snapshot: Snapshot, finished: FinishedSession
+    order: EditOrder,
+    editor: EditorPort,
+    snapshot: Snapshot,
+    finished: FinishedSession,
+    on_event: FlowSink,
 ) -> Verdict:
     outcome = finished.outcome
     if not outcome.success:
@@ -109,6 +127,7 @@ async def _verdict(
         return Verdict(diff=computed)
     if order.reviewing and not editor.can_review():
         return _proposed(order, editor, snapshot, finished, computed)
+    on_event(Sending(order.uri))
     return await _apply(order, editor, snapshot, finished, computed)
 
 
@@ -120,7 +139,8 @@ async def _apply(
     computed: Diff,
 ) -> Verdict:
     """Apply the result to the live document, rebased over what changed meanwhile, and read
-    what landed. A plain edit is a review whose hunks must all land."""
+    what landed. A plain edit is a review whose hunks must all land. (Nothing awaits before
+    the edit is sent.)"""
     if not editor.is_open(order.uri):
         return Verdict.failed(
             "document_changed", "The document was closed while the edit was running."

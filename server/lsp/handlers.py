@@ -76,7 +76,7 @@ def stats(ls: ComplexEditServer, params: Any) -> dict[str, Any]:
     child = ls.sessions.pid()
     return {
         "asyncioTasks": len(asyncio.all_tasks()),
-        "runningCommands": len(ls.commands.running),
+        "runningCommands": len(ls.commands.tasks()),
         "openDocuments": len(ls.documents.uris()),
         "changeWaiters": ls.commands.waiter_count(),
         "pendingRequests": pending_count(ls.protocol),

@@ -197,7 +197,7 @@ class ComplexEditServer(LanguageServer):
             self.output.close()
         for watch in list(self.late_echoes):
             watch.cancel()
-        tasks: set[asyncio.Future[Any]] = set(self.commands.running.values())
+        tasks: set[asyncio.Future[Any]] = set(self.commands.tasks())
         tasks |= cancel_pending(self.protocol)
         if tasks:
             await asyncio.wait(tasks, timeout=WIND_DOWN_SECONDS)
