@@ -15,7 +15,14 @@ from typing import Any
 from pygls.exceptions import JsonRpcInvalidParams
 
 from complex_edit.server.edit.flow import EditOrder, check, one_line, perform
-from complex_edit.server.lsp.arguments import InvalidArguments, PerformArgs, parse_arguments
+from complex_edit.server.edit.review import Proposal, Proposals, ReviewRefused, land_review
+from complex_edit.server.lsp.arguments import (
+    InvalidArguments,
+    PerformArgs,
+    ReviewArgs,
+    parse_arguments,
+    parse_review_arguments,
+)
 from complex_edit.server.lsp.bridge import label_for_uri
 from complex_edit.server.lsp.editor import LspEditor
 from complex_edit.server.lsp.life import CommandLife, Ending, closed_before_start
@@ -28,6 +35,7 @@ from complex_edit.server.settings import Settings, SettingsError
 log = logging.getLogger("complex_edit")
 # The `data.code` of the invalid-params error for a document the server does not have open.
 DOCUMENT_NOT_OPEN = "document_not_open"
+REVIEW_COMMAND = "complexEdit.applyReview"
 
 
 class EditCommand:
@@ -62,11 +70,8 @@ class EditCommand:
         if refused is not None:
             return refused
         if not self._life.hold():
-            return Ending.of(
-                EditResult.failure(
-                    "busy", "Another complex edit is already running on this document."
-                )
-            )
+            return _busy()
+        proposals(self._ls).forget_document(self.uri)  # a new command voids the old proposal
         await self._life.show_progress(one_line(self._args.prompt, 80))
         return self._life.stopped() or await self._perform(order)
 
@@ -90,6 +95,7 @@ class EditCommand:
             label=self.label,
             selection=self._args.selection(text),
             dry_run=self._args.dry_run,
+            dry_run_hunks=True,
         )
 
     def _check(self, order: EditOrder, text: str) -> Ending | None:
@@ -115,7 +121,68 @@ class EditCommand:
     async def _flow(self, order: EditOrder) -> EditResult:
         # `perform` snapshots the document before its first await: the same text as this.
         self._preview.begin()
-        return await perform(order, self._editor, self._ls.sessions, self._life.report)
+        editor, sessions = self._editor, self._ls.sessions
+        return await perform(order, editor, sessions, self._life.report, proposals(self._ls))
+
+
+class ReviewCommand:
+    """One `complexEdit.applyReview`: the hunks a reviewer kept of a proposal, landed through
+    the flow's apply step (`review.land_review`), with a life of its own (no progress)."""
+
+    def __init__(self, ls: ComplexEditServer, request: Request, args: ReviewArgs) -> None:
+        proposal = _proposal(ls, args)
+        self._ls = ls
+        self._args = args
+        uri = proposal.uri
+        preview = LivePreview(ls, LspEditor(ls), uri)  # never begun: nothing to preview
+        self._life = CommandLife(ls, request, uri, label_for_uri(uri), preview, REVIEW_COMMAND)
+
+    @classmethod
+    async def answer(cls, ls: ComplexEditServer, raw: tuple[Any, ...]) -> dict[str, Any]:
+        """The answer to `complexEdit.applyReview` with `arguments: raw`."""
+        try:
+            args = parse_review_arguments(raw)
+        except InvalidArguments as exc:
+            raise JsonRpcInvalidParams(str(exc)) from None
+        command = cls(ls, Request.current(ls.protocol), args)
+        return command._life.end(await command._run())
+
+    async def _run(self) -> Ending:
+        if not self._life.hold():
+            return _busy()
+        args, life = self._args, self._life
+        landing = land_review(proposals(self._ls), args.proposal_id, args.keep, life.report)
+        try:
+            return Ending.of(await life.run(landing), logged=True)
+        except asyncio.CancelledError:
+            return life.after_cancel()
+        except ReviewRefused as refused:  # its document was closed meanwhile
+            return Ending.failed(refused.code, _review_refused(refused))
+        except Exception as exc:
+            return life.internal_error(exc)
+
+
+def _busy() -> Ending:
+    problem = "Another complex edit is already running on this document."
+    return Ending.of(EditResult.failure("busy", problem))
+
+
+def proposals(ls: ComplexEditServer) -> Proposals:
+    """The server's proposals waiting for their reviewer (made at the first command)."""
+    if ls.proposals is None:
+        ls.proposals = Proposals()
+    return ls.proposals
+
+
+def _proposal(ls: ComplexEditServer, args: ReviewArgs) -> Proposal:
+    try:
+        return proposals(ls).find(args.proposal_id, args.keep)
+    except ReviewRefused as refused:
+        raise _review_refused(refused) from None
+
+
+def _review_refused(refused: ReviewRefused) -> JsonRpcInvalidParams:
+    return JsonRpcInvalidParams(refused.message, data={"code": refused.code})
 
 
 def _arguments(ls: ComplexEditServer, raw: tuple[Any, ...]) -> PerformArgs:

@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcRequestCancelled
 
-from complex_edit.server.edit.flow import FlowEvent, Sending
+from complex_edit.server.edit.apply import FlowEvent, Sending
 from complex_edit.server.lsp.preview import LivePreview
 from complex_edit.server.lsp.progress import Progress
 from complex_edit.server.lsp.requests import Request
@@ -52,9 +52,16 @@ class CommandLife:
     """The life of the command on `uri` answering `request`."""
 
     def __init__(
-        self, ls: ComplexEditServer, request: Request, uri: str, label: str, preview: LivePreview
+        self,
+        ls: ComplexEditServer,
+        request: Request,
+        uri: str,
+        label: str,
+        preview: LivePreview,
+        name: str = "performComplexEdit",
     ) -> None:
         self.phase: Phase = "starting"
+        self._name = name
         self.task: asyncio.Task[EditResult] | None = None
         self._ls = ls
         self._request = request
@@ -136,7 +143,8 @@ class CommandLife:
         result = ending.result
         if ending.logged:
             log.info(
-                "performComplexEdit %s: %s%s (turns=%d, toolCalls=%d)",
+                "%s %s: %s%s (turns=%d, toolCalls=%d)",
+                self._name,
                 self._label,
                 "success" if result.success else "failed",
                 "" if result.success else f" [{result.reason}]",
@@ -148,7 +156,7 @@ class CommandLife:
     def internal_error(self, exc: Exception) -> Ending:
         """A bug, not a fault of the model or the editor. pygls would answer with the exception
         text and a traceback; answer with the type only (no document text)."""
-        log.error("performComplexEdit %s failed unexpectedly", self._label, exc_info=exc)
+        log.error("%s %s failed unexpectedly", self._name, self._label, exc_info=exc)
         return Ending.failed(
             "internal error",
             JsonRpcInternalError(
