@@ -22,7 +22,11 @@ export interface PerformArgs {
   review?: boolean;
   maxTurns?: number;
   model?: string;
+  /** "edit": the sub-agent may change other files of the workspace too (contract: "Other files"). */
+  otherFiles?: OtherFiles;
 }
+
+export type OtherFiles = "off" | "read" | "edit";
 
 export const REASONS = [
   "task_failed",
@@ -77,6 +81,8 @@ export interface EditResult {
   hunks?: unknown[];
   /** The document version the result was computed against. */
   version?: number;
+  /** An edit across files: one entry per changed document, the command's own first (read it with `documentsOf`). */
+  documents?: unknown;
 }
 
 /** JSON-RPC error codes the command answers with. */
