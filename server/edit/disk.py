@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from complex_edit.server.edit.apply import FlowEvent, Sending
 from complex_edit.server.edit.files import (
     FileChanged,
     FileRefused,
@@ -24,7 +25,8 @@ from complex_edit.server.edit.files import (
 )
 from complex_edit.server.edit.flow import EditOrder, perform
 from complex_edit.server.edit.port import Landing, Review
-from complex_edit.server.outcome import EditRefused, EditResult
+from complex_edit.server.edit.review import Proposals
+from complex_edit.server.outcome import EditRefused, EditResult, SessionOutcome
 from complex_edit.server.session.events import EventSink, SessionEvent
 from complex_edit.server.session.request import EditRequest, LineRange
 from complex_edit.server.session.result import FinishedSession, SessionRunner
@@ -49,8 +51,10 @@ async def edit_file(
     dry_run: bool = False,
     selection: LineRange | None = None,
     label: str | None = None,
+    proposals: Proposals | None = None,
 ) -> EditResult:
     """Run the instruction on the file at `path` (already resolved and allowed by the caller).
+    A change proposed for review is kept in `proposals`, to land the kept hunks later.
 
     Raises EditRefused before any model call. Cancellation propagates; nothing is written
     after it.
@@ -65,9 +69,13 @@ async def edit_file(
         selection=selection,
         dry_run=dry_run,
     )
-    return await perform(
-        order, DiskEditor(document, shown), _FitTheFile(runner, document), on_event
-    )
+
+    def report(event: FlowEvent) -> None:
+        if not isinstance(event, Sending):  # a write cannot be cancelled half-way anyway
+            on_event(event)
+
+    runner = _FitTheFile(runner, document)
+    return await perform(order, DiskEditor(document, shown), runner, report, proposals)
 
 
 def _open(path: Path, settings: Settings, shown: str, *, dry_run: bool) -> TextFile:
@@ -141,7 +149,7 @@ class DiskEditor:
         except FileChanged:
             raise EditRefused(
                 "document_changed",
-                f"{shown} changed on disk while the sub-agent worked; nothing was written. "
+                f"{shown} changed on disk after it was read; nothing was written. "
                 "Run the edit again.",
                 keep_diff=True,
             ) from None
@@ -172,17 +180,22 @@ class _FitTheFile:
         try:
             fitted.encode("utf-8")
         except UnicodeEncodeError:
-            return FinishedSession(
-                finished.outcome.model_copy(
-                    update={
-                        "success": False,
-                        "message": None,
-                        "reason": "model_error",
-                        "error": "The result contains invalid Unicode (a lone surrogate); "
-                        "nothing was written.",
-                    }
-                )
-            )
+            return FinishedSession(_unwritable(finished.outcome))
         return (
             finished if fitted == target else FinishedSession.of(request, finished.outcome, fitted)
         )
+
+
+def _unwritable(outcome: SessionOutcome) -> SessionOutcome:
+    """The session's outcome when its result cannot be written: a model error, with the
+    session's counts."""
+    return SessionOutcome(
+        success=False,
+        reason="model_error",
+        error="The result contains invalid Unicode (a lone surrogate); nothing was written.",
+        turns=outcome.turns,
+        tool_calls=outcome.tool_calls,
+        usage=outcome.usage,
+        validation=outcome.validation,
+        integrity=outcome.integrity,
+    )

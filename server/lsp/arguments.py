@@ -1,4 +1,5 @@
-"""The `performComplexEdit` arguments, validated before any model call. What they ask is
+"""The `performComplexEdit` arguments, validated before any model call, and those of
+`complexEdit.applyReview`. What they ask is
 checked against the document and the settings by the edit flow (`server/edit/checks.py`)."""
 
 from __future__ import annotations
@@ -67,6 +68,26 @@ class PerformArgs(_Wire):
         )
 
 
+class ReviewArgs(_Wire):
+    """`complexEdit.applyReview`: which hunks of the proposal `proposal_id` to keep."""
+
+    proposal_id: str = Field(min_length=1)
+    keep: list[int]
+
+
+def parse_review_arguments(raw: tuple[Any, ...]) -> ReviewArgs:
+    """Validate `arguments: [{proposalId, keep}]`; raises InvalidArguments."""
+    if len(raw) != 1 or not isinstance(raw[0], dict):
+        raise InvalidArguments(
+            "complexEdit.applyReview takes exactly one argument: an object with "
+            "'proposalId' and 'keep'."
+        )
+    try:
+        return ReviewArgs.model_validate(raw[0], strict=True)
+    except ValidationError as exc:
+        raise InvalidArguments(_describe(exc, "complexEdit.applyReview")) from None
+
+
 def parse_arguments(raw: tuple[Any, ...]) -> PerformArgs:
     """Validate `arguments: [ARGS]`; raises InvalidArguments with a readable message."""
     if len(raw) != 1 or not isinstance(raw[0], dict):
@@ -81,9 +102,9 @@ def parse_arguments(raw: tuple[Any, ...]) -> PerformArgs:
     return args
 
 
-def _describe(exc: ValidationError) -> str:
+def _describe(exc: ValidationError, command: str = "performComplexEdit") -> str:
     problems = []
     for error in exc.errors():
         where = ".".join(str(part) for part in error["loc"]) or "arguments"
         problems.append(f"'{where}': {error['msg']}")
-    return "Invalid performComplexEdit arguments: " + "; ".join(problems)
+    return f"Invalid {command} arguments: " + "; ".join(problems)

@@ -44,10 +44,6 @@ STALE_REFUSAL = re.compile(r"require version (?P<sent>\d+), you have (?P<have>\d
 STALE_WAIT_SECONDS = 2.0
 
 
-def _nothing() -> None:
-    return None
-
-
 class Sent:
     """An edit the editor answered, and the change report that answers it in the document
     (`echo`: the next didChange after the edit was sent)."""
@@ -121,12 +117,9 @@ class Sent:
 
 
 class LspEditor:
-    def __init__(self, ls: ComplexEditServer, on_send: Callable[[], None] = _nothing) -> None:
-        """`on_send` is called right before an edit is sent (from then on it must land or be
-        refused as a whole)."""
+    def __init__(self, ls: ComplexEditServer) -> None:
         self._ls = ls
         self._can = ls.abilities
-        self._on_send = on_send
 
     def is_open(self, uri: str) -> bool:
         return self._ls.documents.is_open(uri)
@@ -196,7 +189,6 @@ class LspEditor:
             edit = self._workspace_edit(base, edits, confirm=confirm)
         if confirm:
             limit_seconds = max(limit_seconds, CONFIRMATION_TIMEOUT_SECONDS)
-        self._on_send()
         echo = self._ls.commands.next_change(uri)
         try:
             async with asyncio.timeout(limit_seconds):
