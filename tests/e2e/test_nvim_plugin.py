@@ -574,6 +574,11 @@ def test_review_ui_keeps_drops_undoes_and_refuses_stale_hunks(
         assert case["maparg_y"] == 0, (name, explain)  # nor its buffer-local keys
         if outcome == "applied" and name != "moved on, still matches":
             assert case["after_undo"] == ORIGINAL, (name, explain)  # one `u`
+    # The kept hunks' ids went back to the server, once per review (none kept: an empty list).
+    assert got["keep one, drop one"]["sent"] == [[0]], explain
+    assert got["move, keep the second"]["sent"] == [[1]], explain
+    assert got["keep all: a line, an insertion, a word"]["sent"] == [[0, 1, 2]], explain
+    assert got["drop all"]["sent"] == [[]], explain
     # Shown in the buffer: the new lines as virtual lines, the cursor on the first hunk.
     assert got["keep one, drop one"]["virt_lines"] == ["def bar(x):", "print(bar(41))"], explain
     assert got["keep one, drop one"]["cursor_row"] == 1, explain
@@ -626,7 +631,9 @@ def test_complex_edit_review_writes_only_the_kept_hunk_as_one_undo_step(
     assert report["states"] == ["pending", "pending"], explain
     assert report["text_during"] == ORIGINAL, explain
     assert report["modified_during"] is False, explain
-    # Exactly the kept hunk landed, in the buffer and (after :write) in the file.
+    # The server landed exactly the kept hunk, in the buffer and (after :write) in the file.
+    assert report["review_done"]["outcome"] == "applied", explain
+    assert report["review_done"]["result"]["declined"] == 1, explain
     assert report["still_open"] is False, explain
     assert report["text"] == KEPT_FOO, explain
     assert path.read_text(encoding="utf-8") == KEPT_FOO, explain

@@ -129,9 +129,11 @@ function M.review(opts)
     local client = vim.lsp.get_clients({ bufnr = bufnr, name = config.name })[1]
     if not err and type(result) == 'table' and type(result.hunks) == 'table' then
       if vim.api.nvim_buf_is_valid(bufnr) then
-        require('complex_edit.review').start(bufnr, result, {
+        local review = require('complex_edit.review')
+        review.start(bufnr, result, {
           encoding = client and client.offset_encoding or 'utf-8',
           on_end = opts.on_review_end,
+          apply = client and review.server_apply(client.id, bufnr, result.proposalId),
         })
       end
     end
