@@ -54,7 +54,9 @@ def hunks(old: str, new: str) -> list[dict[str, object]]:
 
 
 def main() -> None:
-    out = [{"name": name, "old": old, "new": new, "hunks": hunks(old, new)} for name, old, new in CASES]
+    out = [
+        {"name": name, "old": old, "new": new, "hunks": hunks(old, new)} for name, old, new in CASES
+    ]
     path = pathlib.Path(__file__).parent.parent / "test" / "unit" / "fixtures" / "server-hunks.json"
     path.write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
 
