@@ -222,9 +222,16 @@ local function send(review, keep, callback)
     callback({ message = 'this review cannot reach the server' }, nil)
     return
   end
-  local ok, problem = pcall(review.apply, keep, callback)
-  if not ok then
-    callback({ message = tostring(problem) }, nil)
+  local answered = false
+  local function once(err, answer)
+    if not answered then
+      answered = true
+      callback(err, answer)
+    end
+  end
+  local ok, problem = pcall(review.apply, keep, once)
+  if not ok and not answered then
+    once({ message = tostring(problem) }, nil)
   end
 end
 
