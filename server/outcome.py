@@ -152,6 +152,18 @@ class ProposedHunk(BaseModel):
     diff: str
 
 
+class ChangedDocument(BaseModel):
+    """One document an edit of several changed (the answer's `documents`)."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True)
+
+    uri: str
+    applied: bool
+    diff: str
+    changed_lines: list[ChangedLines] | None = None
+    version: int | None = None
+
+
 class EditResult(BaseModel):
     """The contract's result object, shared by the LSP command, the CLI and the MCP tool."""
 
@@ -176,6 +188,8 @@ class EditResult(BaseModel):
     (a client blocked in the request); absent otherwise."""
     proposal_id: str | None = None
     """The proposal kept for `complexEdit.applyReview`, with `hunks` (a plain editor)."""
+    documents: list[ChangedDocument] | None = None
+    """An edit of several documents: each one, the command's own first."""
 
     @classmethod
     def failure(cls, reason: Reason, error: str) -> EditResult:

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from complex_edit.server.outcome import (
+    ChangedDocument,
     ChangedLines,
     EditResult,
     LineSpan,
@@ -60,6 +61,7 @@ class Verdict:
     version: int | None = None
     confirmed: bool = True
     proposal_id: str | None = None
+    documents: list[ChangedDocument] | None = None
 
     @classmethod
     def failed(
@@ -84,6 +86,7 @@ def build_result(outcome: SessionOutcome, verdict: Verdict) -> EditResult:
         declined=verdict.declined,
         version=verdict.version,
         proposal_id=verdict.proposal_id,
+        documents=verdict.documents,
         confirmed=None if verdict.confirmed else False,
         turns=outcome.turns,
         tool_calls=outcome.tool_calls,

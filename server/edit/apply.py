@@ -16,9 +16,22 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from complex_edit.server.edit.answer import Diff, Verdict
-from complex_edit.server.edit.port import Delivery, EditorPort, Landing, Review, StaleEdit
-from complex_edit.server.outcome import EditRefused, ProposedHunk, WirePosition, WireRange
+from complex_edit.server.edit.answer import Diff, Verdict, changed_lines_of
+from complex_edit.server.edit.port import (
+    Delivery,
+    EditorPort,
+    Landing,
+    OtherEdit,
+    Review,
+    StaleEdit,
+)
+from complex_edit.server.outcome import (
+    ChangedDocument,
+    EditRefused,
+    ProposedHunk,
+    WirePosition,
+    WireRange,
+)
 from complex_edit.server.session.events import SessionEvent
 from complex_edit.server.text.diff import TextChange, apply_changes, compute_edits
 from complex_edit.server.text.documents import Snapshot
@@ -29,6 +42,9 @@ from complex_edit.server.text.unified import unified_diff
 
 log = logging.getLogger("complex_edit.flow")
 ECHO_SECONDS = 5.0
+# The version of a snapshot read from disk: no editor version, and none the change log has
+# (rebasing it onto a buffer opened since works from the texts).
+DISK_VERSION = -1
 # Why a change could not be put on the live document, by step: (closed, conflict).
 _MOVED = {
     "apply": (
@@ -71,16 +87,25 @@ class DocumentChange:
     label: str
     changes: tuple[TextChange, ...]
     diff: str
+    on_disk: bool = False
+    """The session read `base.text` from the file on disk (another document, not open in the
+    editor then): it lands only if the file still holds it."""
 
     def computed(self) -> Diff:
         return Diff.of(self.diff, self.base.text, self.changes)
 
     def placed(self, editor: EditorPort) -> Placed | Literal["closed", "conflict"]:
         """The change on the live document: the live snapshot when the document is open, the
-        change rebased onto it; else why not."""
+        change rebased onto it; a file not open: as it is, if its disk text is still `base`;
+        else why not."""
         uri = self.base.uri
         if not editor.is_open(uri):
-            return "closed"
+            if not self.on_disk:
+                return "closed"
+            if editor.disk_text(uri) != self.base.text:
+                return "conflict"
+            as_read = list(self.changes)
+            return Placed(self, self.base, as_read, make_hunks(self.base.text, as_read, self.label))
         live = editor.snapshot(uri)
         changes = onto_live(editor, self.base, live, self.changes)
         if changes is None:
@@ -102,6 +127,14 @@ class Placed:
     live: Snapshot
     changes: list[TextChange]
     hunks: list[Hunk]
+
+    @property
+    def versioned(self) -> bool:
+        """Open in the editor (not a file on disk): sent for the version `live` has."""
+        return self.live is not self.document.base or not self.document.on_disk
+
+    def other_edit(self) -> OtherEdit:
+        return OtherEdit(self.live, self.changes, self.versioned)
 
     def landed(self) -> Diff:
         """Every hunk landed: the change's diff, its new lines read where they landed."""
@@ -179,16 +212,16 @@ class ApplyStep:
     async def land(self) -> Verdict:
         """Apply the change to the live document, rebased over what changed meanwhile, and
         read what landed. A plain edit is a review whose hunks must all land."""
-        placed = self.place("apply")
-        if isinstance(placed, Verdict):
-            return placed
+        every = self._place_all("apply")
+        if isinstance(every, Verdict):
+            return every
         computed = self.document.computed()
-        self.report(Sending(placed.live.uri))
+        self.report(Sending(every[0].live.uri))
         try:
-            sent = await self._send_rebasing_once(placed)
+            sent = await self._send_rebasing_once(every)
         except EditRefused as exc:
             return Verdict.failed(exc.reason, exc.message, diff=computed if exc.keep_diff else None)
-        placed, delivery = sent.placed, sent.delivery
+        (placed, *others), delivery = sent.placed, sent.delivery
         echo_seconds = min(ECHO_SECONDS, self.limit_seconds)
         if sent.review is not None and (delivery.applied or not delivery.failure_reason):
             landing = await _landing(delivery, placed.hunks, echo_seconds, settle=True)
@@ -198,7 +231,10 @@ class ApplyStep:
             return Verdict.failed("client_rejected", f"The editor rejected the edit: {why}")
         landing = await _landing(delivery, placed.hunks, echo_seconds, settle=False)
         if landing.closed or landing.kept == list(range(len(placed.hunks))) or landing.pending:
-            return self._landed(placed, confirmed=not landing.pending)
+            # (an editor that reports only after the answer: unconfirmed, like its own)
+            if not others or landing.pending or await delivery.others_landed(echo_seconds):
+                return self._landed(placed, others, confirmed=not landing.pending)
+            landing = Landing(None, heard=True)  # another document did not report its change
         if landing.heard:
             mismatch = (
                 "The editor reported the edit as applied, but the changes it then reported are "
@@ -211,28 +247,57 @@ class ApplyStep:
             )
         return Verdict.failed("client_rejected", mismatch, applied=True, diff=computed)
 
-    def _landed(self, placed: Placed, *, confirmed: bool) -> Verdict:
+    def _landed(self, placed: Placed, others: Sequence[Placed], *, confirmed: bool) -> Verdict:
         """Every hunk sent landed (after a review through the server: the kept ones)."""
         reviewed = self.declined is not None
         total = len(placed.hunks) + (self.declined or 0)
+        landed = placed.landed()
+        if others:  # one diff section per file; changedLines: the command's document
+            text = "".join([landed.text, *(other.document.diff for other in others)])
+            landed = Diff(text, landed.regions)
         return Verdict(
             applied=True,
-            diff=placed.landed(),
+            diff=landed,
             confirmed=confirmed,
             declined=self.declined,
             message=f"Kept {len(placed.hunks)} of {changes(total)}." if reviewed else None,
+            documents=[_changed(p) for p in [placed, *others]] if others else None,
         )
 
-    async def _send_rebasing_once(self, placed: Placed) -> _Sent:
-        """Send the change as `placed` on the live document. When the editor refuses it
-        because its document had moved on (`StaleEdit`), put it on the document the editor
+    def _place_all(self, step: Literal["apply", "resend"]) -> list[Placed] | Verdict:
+        """Every document's change placed (the command's own first), or the verdict of the
+        first that cannot take it: all or nothing."""
+        own = self.place(step)
+        if isinstance(own, Verdict):
+            return own
+        placed = [own]
+        for change in self.documents[1:]:
+            other = change.placed(self.editor)
+            if not isinstance(other, Placed):
+                return Verdict.failed(
+                    "document_changed",
+                    f"{change.label} changed where the edit applies (or was closed) while the "
+                    "sub-agent worked; nothing was applied to any file. Run the command again.",
+                )
+            placed.append(other)
+        if self.review and len(placed) > 1:
+            return Verdict.failed(
+                "invalid_request",
+                "Review of a change to several files is not supported yet; nothing was "
+                'applied. Run the command without review, or with otherFiles "read".',
+            )
+        return placed
+
+    async def _send_rebasing_once(self, placed: list[Placed]) -> _Sent:
+        """Send the change as `placed` on the live documents. When the editor refuses it
+        because a document had moved on (`StaleEdit`), put it on the documents the editor
         now has and send it once more; never more than once. Raises EditRefused."""
         try:
             try:
                 return await self._send(placed)
             except StaleEdit as stale:
                 log.info("the editor refused a stale edit (%s); rebasing it once", stale.message)
-            moved = self.place("resend")
+            moved = self._place_all("resend")
             if isinstance(moved, Verdict):
                 raise EditRefused("document_changed", moved.error)
             return await self._send(moved)
@@ -244,11 +309,16 @@ class ApplyStep:
                 "check the document.",
             ) from None
 
-    async def _send(self, placed: Placed) -> _Sent:
-        review = Review(placed.hunks, self.message or "") if self.review else None
-        delivery = await self.editor.apply(
-            placed.live, placed.changes, self.title, self.limit_seconds, review
-        )
+    async def _send(self, placed: list[Placed]) -> _Sent:
+        own, limit = placed[0], self.limit_seconds
+        review = Review(own.hunks, self.message or "") if self.review else None
+        if len(placed) == 1:
+            delivery = await self.editor.apply(own.live, own.changes, self.title, limit, review)
+        else:
+            others = [other.other_edit() for other in placed[1:]]
+            delivery = await self.editor.apply(
+                own.live, own.changes, self.title, limit, review, others
+            )
         return _Sent(placed, review, delivery)
 
     def _reviewed(self, placed: Placed, landing: Landing, computed: Diff) -> Verdict:
@@ -283,9 +353,10 @@ class ApplyStep:
 
 @dataclass(frozen=True)
 class _Sent:
-    """The change as it was sent (`placed`), and the editor's answer."""
+    """The change as it was sent (`placed`, the command's document first), and the editor's
+    answer."""
 
-    placed: Placed
+    placed: list[Placed]
     review: Review | None
     delivery: Delivery
 
@@ -297,6 +368,17 @@ async def _landing(
     if not delivery.applied:
         return Landing(kept=[])
     return await delivery.landed(hunks, limit_seconds, settle=settle)
+
+
+def _changed(placed: Placed) -> ChangedDocument:
+    landed = placed.landed()
+    return ChangedDocument(
+        uri=placed.live.uri,
+        applied=True,
+        diff=landed.text,
+        changed_lines=changed_lines_of(placed.document.base.text, placed.document.changes),
+        version=placed.live.version if placed.versioned else None,
+    )
 
 
 def changes(count: int) -> str:

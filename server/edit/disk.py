@@ -24,7 +24,7 @@ from complex_edit.server.edit.files import (
     write_atomic,
 )
 from complex_edit.server.edit.flow import EditOrder, perform
-from complex_edit.server.edit.port import Landing, Review
+from complex_edit.server.edit.port import Landing, OtherEdit, Review
 from complex_edit.server.edit.review import Proposals
 from complex_edit.server.outcome import EditRefused, EditResult, SessionOutcome
 from complex_edit.server.session.events import EventSink, SessionEvent
@@ -96,6 +96,9 @@ class _Written:
     applied: bool = True
     failure_reason: str | None = None
 
+    async def others_landed(self, limit_seconds: float) -> bool:
+        return True
+
     async def landed(self, hunks: Sequence[Hunk], limit_seconds: float, *, settle: bool) -> Landing:
         return Landing(kept=list(range(len(hunks))), heard=True)
 
@@ -118,6 +121,16 @@ class DiskEditor:
     def can_apply_edits(self) -> bool:
         return True
 
+    def can_edit_several(self) -> bool:
+        """Not yet: writing several files all or none is the CLI's to come."""
+        return False
+
+    def uri_for(self, path: str) -> str:
+        return path
+
+    def disk_text(self, uri: str) -> str | None:
+        return self._document.text if uri == str(self._document.path) else None
+
     def can_review(self) -> bool:
         """A file has no one to ask: review answers with the hunks, writing nothing."""
         return False
@@ -135,6 +148,7 @@ class DiskEditor:
         label: str,
         limit_seconds: float,
         review: Review | None = None,
+        others: Sequence[OtherEdit] = (),
     ) -> _Written:
         """The atomic, change-checked write of the result."""
         document, shown = self._document, self._label

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from complex_edit.edit_tools.syntax import grammar_for, language_for_path
 from complex_edit.server.edit.answer import Verdict, build_result
 from complex_edit.server.edit.apply import (
+    DISK_VERSION,
     ApplyStep,
     DocumentChange,
     FlowSink,
@@ -24,8 +25,8 @@ from complex_edit.server.edit.checks import check_before_model
 from complex_edit.server.edit.port import EditorPort
 from complex_edit.server.edit.review import Proposal, Proposals
 from complex_edit.server.outcome import EditRefused, EditResult, SessionOutcome
-from complex_edit.server.session.request import EditRequest, LineRange
-from complex_edit.server.session.result import SessionRunner
+from complex_edit.server.session.request import EditRequest, LineRange, OtherFiles
+from complex_edit.server.session.result import OtherDocument, SessionRunner
 from complex_edit.server.settings import Settings
 from complex_edit.server.text.documents import Snapshot
 from complex_edit.server.text.hunks import make_hunks
@@ -44,6 +45,8 @@ class EditOrder:
     dry_run: bool = False
     # A dry run's answer carries the change's hunks too (positions an editor can use).
     dry_run_hunks: bool = False
+    # Whether the session may read ("read") or also change ("edit") other files.
+    other_files: OtherFiles = "off"
 
     @property
     def reviewing(self) -> bool:
@@ -73,10 +76,18 @@ async def perform(
             "This editor does not support workspace/applyEdit; run the command with "
             "dryRun: true to get the change as a diff.",
         )
+    if order.other_files == "edit" and not order.dry_run and not editor.can_edit_several():
+        raise EditRefused(
+            "invalid_request",
+            "This editor cannot take one edit of several documents (its client does not "
+            "support documentChanges), so other files cannot be edited; run the command with "
+            'otherFiles "read" or "off".',
+        )
     finished = await runner.run_session(_request(order, snapshot), on_event)
+    own = DocumentChange(snapshot, order.label, finished.changes, finished.diff)
     step = ApplyStep(
         editor,
-        (DocumentChange(snapshot, order.label, finished.changes, finished.diff),),
+        (own, *(_other(editor, other) for other in finished.others)),
         title="Complex Edit: " + one_line(order.prompt, 60),
         review=order.settings.review,
         limit_seconds=order.settings.apply_timeout_seconds,
@@ -120,6 +131,15 @@ async def _verdict(
     return await step.land()
 
 
+def _other(editor: EditorPort, other: OtherDocument) -> DocumentChange:
+    """A document other than the command's own, as the session started it: from the editor's
+    buffer (its version), or from disk (no version: the file must still hold it)."""
+    uri = editor.uri_for(other.path)
+    on_disk = other.version is None
+    base = Snapshot(uri, DISK_VERSION if on_disk else other.version or 0, other.original, "")
+    return DocumentChange(base, other.label, other.changes, other.diff, on_disk=on_disk)
+
+
 def _dry_run(order: EditOrder, step: ApplyStep) -> Verdict:
     """The change, applied nowhere; with its hunks (against the snapshot) when asked."""
     change = step.document
@@ -138,6 +158,12 @@ def _proposed(step: ApplyStep, outcome: SessionOutcome, proposals: Proposals | N
     placed = step.propose()
     if isinstance(placed, Verdict):
         return placed
+    if len(step.documents) > 1:
+        return Verdict.failed(
+            "invalid_request",
+            "Review of a change to several files is not supported yet; nothing was proposed. "
+            'Run the command without review, or with otherFiles "read".',
+        )
     kept = proposals.keep(Proposal(step, placed, outcome)) if proposals is not None else None
     return Verdict(
         diff=placed.proposed(),

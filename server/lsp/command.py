@@ -96,6 +96,7 @@ class EditCommand:
             selection=self._args.selection(text),
             dry_run=self._args.dry_run,
             dry_run_hunks=True,
+            other_files=self._args.other_files or "off",
         )
 
     def _check(self, order: EditOrder, text: str) -> Ending | None:

@@ -4,8 +4,12 @@ lines it is about (`LineRange`). Front ends name these without importing the too
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from complex_edit.server.settings import Settings
+
+# Whether a session may read ("read") or also change ("edit") files other than its own.
+OtherFiles = Literal["off", "read", "edit"]
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,26 @@ from complex_edit.server.text.unified import unified_diff
 
 
 @dataclass(frozen=True)
+class OtherDocument:
+    """A document other than the command's own that the session changed: `path` absolute,
+    `label` workspace-relative with forward slashes, `original` the snapshot the session
+    started that file from (`version`: the editor buffer's version then, None from disk),
+    `diff` its unified diff (`a/` and `b/` headers), `changes` the minimal changes from
+    `original` to the result."""
+
+    path: str
+    label: str
+    original: str
+    version: int | None
+    diff: str
+    changes: tuple[TextChange, ...]
+
+    def target(self) -> str:
+        """The result: `changes` applied to `original`."""
+        return apply_changes(self.original, self.changes)
+
+
+@dataclass(frozen=True)
 class FinishedSession:
     """A finished session and, for a success, the diff and the changes from the session's
     text to the result. The outcome's `final_text` is dropped: `changes` carry the result, so
@@ -29,6 +49,9 @@ class FinishedSession:
     outcome: SessionOutcome
     diff: str = ""
     changes: tuple[TextChange, ...] = ()
+    others: tuple[OtherDocument, ...] = ()
+    """Documents other than the command's own that the session changed, in the order they
+    joined the edit."""
 
     @classmethod
     def of(cls, request: EditRequest, outcome: SessionOutcome, target: str) -> FinishedSession:
