@@ -86,6 +86,31 @@ def test_complex_edit_changes_the_buffer_and_notifies(
     assert all(TEST_KEY not in n["msg"] for n in report["notifications"])
 
 
+def test_complex_edit_bang_is_an_edit_across_files_the_real_server_takes(
+    nvim: str, emulator: GeminiEmulator, tmp_path: Path
+) -> None:
+    """`:ComplexEdit!` sends `otherFiles: "edit"`; the real server takes it from Neovim (which
+    applies an edit of several documents) and the edit lands as usual; a change of this buffer
+    alone names no other file."""
+    path = write(tmp_path, "doc.py", ORIGINAL)
+    emulator.enqueue(calls(replace("foo", "bar", replace_all=True), done("renamed foo to bar")))
+
+    report = run_script(
+        nvim,
+        "edit",
+        tmp_path,
+        emulator,
+        file=str(path),
+        steps=[{"command": "ComplexEdit! rename foo to bar"}],
+    )
+
+    explain = report["explain"]
+    (result,) = report["results"]
+    assert result["notification"] == {"msg": "Complex Edit: renamed foo to bar", "level": INFO}
+    assert result["text"] == RENAMED, explain
+    assert path.read_text(encoding="utf-8") == ORIGINAL, explain
+
+
 def test_range_sends_the_selected_lines(
     nvim: str, emulator: GeminiEmulator, tmp_path: Path
 ) -> None:
