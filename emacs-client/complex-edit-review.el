@@ -7,8 +7,9 @@
 ;; highlighted, the new text after it.  The buffer is read-only while the review lasts; the keys
 ;; are y (keep), n (drop), a (keep this and the rest), d (drop this and the rest), RET (apply
 ;; the kept ones now), q (quit, apply nothing), TAB / S-TAB (next / previous).  Once every hunk
-;; is decided, the kept ones are applied as one undo step, and only if their old text is still
-;; where the server saw it.
+;; is decided, the ids of the kept ones go back to the server (`complexEdit.applyReview' with
+;; the answer's proposalId), which lands exactly those as one undo step, rebased over what was
+;; typed meanwhile, or answers `document_changed' with nothing applied.
 
 ;;; Code:
 
@@ -24,10 +25,10 @@
   :group 'complex-edit)
 
 (cl-defstruct (complex-edit--hunk (:constructor complex-edit--hunk-create))
-  overlay old new label decision)
+  id overlay old new label decision)
 
 (defvar-local complex-edit--review nil
-  "The review in this buffer: a plist (:answer :hunks :index :read-only).")
+  "The review in this buffer: a plist (:answer :backend :hunks :index :read-only).")
 
 (defvar complex-edit-review-mode-map
   (let ((map (make-sparse-keymap)))
@@ -58,10 +59,22 @@ Nil when its old text is not there."
     (when (equal (buffer-substring-no-properties start end) (plist-get hunk :oldText))
       (cons start end))))
 
+(defun complex-edit-review--own-hunks (answer backend)
+  "The hunks of ANSWER that change this buffer (not another file), with their ids.
+BACKEND names the buffer's URI."
+  (let ((uri (funcall (plist-get backend :uri)))
+        (index -1))
+    (delq nil (mapcar (lambda (hunk)
+                        (setq index (1+ index))
+                        (unless (and (plist-get hunk :uri)
+                                     (not (equal (plist-get hunk :uri) uri)))
+                          (if (plist-get hunk :id) hunk (plist-put (copy-sequence hunk) :id index))))
+                      (plist-get answer :hunks)))))
+
 (defun complex-edit-review--hunks (answer backend)
   "The hunks of ANSWER placed in the buffer, or nil when the buffer moved on."
-  (let ((regions (mapcar (lambda (hunk) (complex-edit-review--region hunk backend))
-                         (plist-get answer :hunks))))
+  (let* ((own (complex-edit-review--own-hunks answer backend))
+         (regions (mapcar (lambda (hunk) (complex-edit-review--region hunk backend)) own)))
     ;; The ranges are in the coordinates of the answer's version: each must still find its
     ;; old text exactly where it points (always true while the buffer is at that version).
     (when (not (memq nil regions))
@@ -72,25 +85,38 @@ Nil when its old text is not there."
            (overlay-put overlay 'face 'complex-edit-review-old)
            (overlay-put overlay 'after-string (propertize new 'face 'complex-edit-review-new))
            (overlay-put overlay 'complex-edit-review t)
-           (complex-edit--hunk-create :overlay overlay :old (plist-get hunk :oldText) :new new
+           (complex-edit--hunk-create :id (plist-get hunk :id) :overlay overlay
+                                      :old (plist-get hunk :oldText) :new new
                                       :label (plist-get hunk :label))))
-       (plist-get answer :hunks) regions))))
+       own regions))))
 
 (defun complex-edit-review-start (answer backend)
   "Review the hunks of ANSWER in the current buffer.
 BACKEND reads their positions."
   (let ((hunks (complex-edit-review--hunks answer backend)))
-    (if (null hunks)
+    (cond
+     ((null (complex-edit-review--own-hunks answer backend))
+      (complex-edit-report
+       (current-buffer)
+       (complex-edit-with answer :applied :json-false :hunks nil
+                          :message "no change proposed to this buffer; nothing was applied")))
+     ((null hunks)
         (complex-edit-report
          (current-buffer)
          (complex-edit-with answer :success :json-false :applied :json-false
                             :reason "document_changed"
-                            :error "the buffer changed since the server read it; nothing was applied"))
-      (setq complex-edit--review (list :answer answer :hunks hunks :index 0
+                            :error "the buffer changed since the server read it; nothing was applied")))
+     (t
+      (let ((elsewhere (- (length (plist-get answer :hunks)) (length hunks))))
+        (when (> elsewhere 0)
+          (display-warning 'complex-edit
+                           (format "%d proposed change%s to other files cannot be reviewed here \
+and will not land" elsewhere (if (= elsewhere 1) "" "s")))))
+      (setq complex-edit--review (list :answer answer :backend backend :hunks hunks :index 0
                                        :read-only buffer-read-only))
       (setq buffer-read-only t)
       (complex-edit-review-mode 1)
-      (complex-edit-review--show))))
+      (complex-edit-review--show)))))
 
 (defun complex-edit-review--current ()
   "The hunk being decided."
@@ -144,63 +170,72 @@ BACKEND reads their positions."
 (defun complex-edit-review-previous () "Go to the previous change." (interactive)
        (complex-edit-review--move -1))
 
-(defun complex-edit-review--end (kept)
-  "End the review; KEPT is the list of hunks to apply.
-Returns whether they were applied."
-  (let* ((review complex-edit--review)
-         (hunks (plist-get review :hunks))
-         (intact (cl-every (lambda (hunk)
-                             (let ((overlay (complex-edit--hunk-overlay hunk)))
-                               (equal (buffer-substring-no-properties
-                                       (overlay-start overlay) (overlay-end overlay))
-                                      (complex-edit--hunk-old hunk))))
-                           kept))
-         (regions (mapcar (lambda (hunk)
-                            (let ((overlay (complex-edit--hunk-overlay hunk)))
-                              (list (copy-marker (overlay-start overlay))
-                                    (copy-marker (overlay-end overlay))
-                                    (complex-edit--hunk-new hunk))))
-                          kept)))
-    (mapc (lambda (hunk) (delete-overlay (complex-edit--hunk-overlay hunk))) hunks)
+(defun complex-edit-review--end ()
+  "Take the review off the buffer: its overlays, its keys, its read-only state."
+  (let ((review complex-edit--review))
+    (mapc (lambda (hunk) (delete-overlay (complex-edit--hunk-overlay hunk)))
+          (plist-get review :hunks))
     (setq buffer-read-only (plist-get review :read-only)
           complex-edit--review nil)
-    (complex-edit-review-mode -1)
-    (when (and regions intact)
-      (undo-boundary)
-      (atomic-change-group
-        (let ((group (prepare-change-group)))
-          (save-excursion
-            (dolist (region (reverse regions))
-              (goto-char (nth 0 region))
-              (delete-region (nth 0 region) (nth 1 region))
-              (insert (nth 2 region))))
-          (undo-amalgamate-change-group group)))
-      (undo-boundary))
-    (and regions intact)))
+    (complex-edit-review-mode -1)))
+
+(defun complex-edit-review--send (backend answer keep on-answer)
+  "Send the ids KEEP of ANSWER's proposal to the server through BACKEND.
+ON-ANSWER gets the server's answer (a plist); a JSON-RPC error becomes a
+failed one."
+  (funcall (plist-get backend :send)
+           `(:command "complexEdit.applyReview"
+             :arguments [(:proposalId ,(plist-get answer :proposalId) :keep ,(vconcat keep))])
+           (lambda (result) (funcall on-answer (complex-edit--plist result)))
+           (lambda (err)
+             (let* ((err (complex-edit--plist err))
+                    (gone (equal (plist-get (plist-get err :data) :code) "unknown_proposal")))
+               (funcall on-answer
+                        `(:success :json-false :applied :json-false :reason "invalid_request"
+                          :error ,(if gone
+                                      "the proposal is gone (the buffer was closed, another \
+edit ran on it, or 15 minutes passed); nothing was applied"
+                                    (format "%s (JSON-RPC %s)"
+                                            (or (plist-get err :message) "refused")
+                                            (plist-get err :code)))))))))
 
 (defun complex-edit-review-apply ()
-  "Apply the changes kept so far and end the review.
-The changes not decided yet are dropped."
+  "Send the changes kept so far to the server, and end the review.
+The server applies them; the changes not decided yet are dropped."
   (interactive)
   (unless complex-edit--review (user-error "Complex Edit: no review here"))
-  (let* ((answer (plist-get complex-edit--review :answer))
+  (let* ((buffer (current-buffer))
+         (answer (plist-get complex-edit--review :answer))
+         (backend (plist-get complex-edit--review :backend))
          (hunks (plist-get complex-edit--review :hunks))
          (kept (cl-remove-if-not (lambda (hunk) (eq (complex-edit--hunk-decision hunk) 'keep))
                                  hunks))
-         (applied (complex-edit-review--end kept))
          (summary (format "kept %d of %d change%s" (length kept) (length hunks)
                           (if (= (length hunks) 1) "" "s")))
-         (result (complex-edit-with answer :kept (length kept)
-                                    :declined (- (length hunks) (length kept))
-                                    :applied (if applied t :json-false) :hunks nil)))
-    (complex-edit-report
-     (current-buffer)
-     (if (or applied (null kept))
-         (complex-edit-with result :message
-                            (format "%s (%s)" summary (or (plist-get answer :message) "done")))
-       (complex-edit-with result :success :json-false :reason "document_changed"
-                          :error (format "%s, but the buffer changed under them; nothing \
-was applied" summary))))))
+         (counts (list :kept (length kept) :declined (- (length hunks) (length kept))
+                       :hunks nil)))
+    ;; Writable again before the server's edit arrives.
+    (complex-edit-review--end)
+    (complex-edit-review--send
+     backend answer (mapcar #'complex-edit--hunk-id kept)
+     (lambda (landed)
+       (complex-edit-report
+        buffer
+        (apply #'complex-edit-with
+               (cond ((null kept)
+                      (complex-edit-with answer :applied :json-false :message
+                                         (format "%s (%s)" summary
+                                                 (or (plist-get answer :message) "done"))))
+                     ((complex-edit--true-p (plist-get landed :success))
+                      (complex-edit-with landed :message
+                                         (format "%s (%s)" summary
+                                                 (or (plist-get answer :message) "done"))))
+                     ((equal (plist-get landed :reason) "document_changed")
+                      (complex-edit-with landed :error
+                                         (format "%s, but the buffer changed under them; \
+nothing was applied" summary)))
+                     (t landed))
+               counts))))))
 
 (defun complex-edit-review-quit ()
   "End the review without applying anything."

@@ -9,7 +9,8 @@
 ;;; Commentary:
 
 ;; `M-x complex-edit' asks for an instruction and runs the `performComplexEdit' command of the
-;; `complex-edit lsp' language server on the current buffer (the active region is its `range').
+;; `complex-edit lsp' language server on the current buffer (the active region is its `range');
+;; `C-u M-x complex-edit' lets the edit change other files of the workspace too.
 ;; The request is asynchronous: Emacs stays usable while the sub-agent works, the mode line
 ;; shows its progress, `M-x complex-edit-cancel' (or C-g in the buffer) cancels it, and the edit
 ;; lands as one undo step.  `M-x complex-edit-review' proposes the change as hunks kept or
@@ -20,6 +21,8 @@
 
 (require 'cl-lib)
 (require 'subr-x)
+(require 'url-parse)
+(require 'url-util)
 
 (defgroup complex-edit nil
   "Edit a buffer with one instruction through the complex-edit language server."
@@ -68,7 +71,7 @@ handle), :cancel (HANDLE, returns non-nil when no answer will follow), :to-lsp
 \(POS) and :to-point (LSP-POSITION).")
 
 (cl-defstruct (complex-edit--job (:constructor complex-edit--job-create))
-  buffer backend handle review (started (float-time)) progress cancelled)
+  buffer backend handle review (started (float-time)) progress cancelled uri)
 
 (defconst complex-edit--cancel-wait 5 "Seconds to wait for the answer to a cancel.")
 (defvar complex-edit--jobs nil "The edits that are running, newest first.")
@@ -211,24 +214,27 @@ Backends call it with the server's `$/progress' values."
         (force-mode-line-update)))
     t))
 
-(defun complex-edit--arguments (backend prompt review)
+(defun complex-edit--arguments (backend prompt review &optional other-files)
   "The command's argument object for PROMPT in the current buffer.
-Positions are BACKEND's."
+Positions are BACKEND's.  OTHER-FILES, when given, is the argument otherFiles."
   (let ((to-lsp (plist-get backend :to-lsp)))
     `(:textDocument (:uri ,(funcall (plist-get backend :uri)))
       :prompt ,prompt
       ,@(when (use-region-p)
           `(:range (:start ,(funcall to-lsp (region-beginning))
                     :end ,(funcall to-lsp (region-end)))))
-      ,@(when review '(:review t)))))
+      ,@(when review '(:review t))
+      ,@(when other-files `(:otherFiles ,other-files)))))
 
-(defun complex-edit--run (prompt review)
-  "Send PROMPT for the current buffer; REVIEW asks for hunks to review."
+(defun complex-edit--run (prompt review &optional other-files)
+  "Send PROMPT for the current buffer; REVIEW asks for hunks to review.
+OTHER-FILES \"edit\" lets the edit change other files of the workspace too."
   (when complex-edit--job
     (user-error "Complex Edit: an edit is already running here (M-x complex-edit-cancel)"))
   (let* ((backend (complex-edit--backend))
-         (arguments (complex-edit--arguments backend prompt review))
-         (job (complex-edit--job-create :buffer (current-buffer) :backend backend :review review)))
+         (arguments (complex-edit--arguments backend prompt review other-files))
+         (job (complex-edit--job-create :buffer (current-buffer) :backend backend :review review
+                                        :uri (funcall (plist-get backend :uri)))))
     (deactivate-mark)
     ;; Whatever was typed before is its own undo step, apart from the edit.
     (undo-boundary)
@@ -240,24 +246,49 @@ Positions are BACKEND's."
     (complex-edit--start job)
     (message "Complex Edit: running… (M-x complex-edit-cancel or C-g cancels)")))
 
-(defun complex-edit-report (buffer answer)
+(defun complex-edit-report (buffer answer &optional uri)
   "Show how ANSWER ended in the echo area.
-Then run `complex-edit-done-hook' in BUFFER."
-  (message "%s" (complex-edit--describe answer))
+Then run `complex-edit-done-hook' in BUFFER.  URI is BUFFER's document."
+  (message "%s" (complex-edit--describe answer uri))
   (when (buffer-live-p buffer)
     (with-current-buffer buffer
       (run-hook-with-args 'complex-edit-done-hook answer))))
 
 (defun complex-edit--finish (job answer)
   "Report ANSWER of JOB."
-  (complex-edit-report (complex-edit--job-buffer job) answer))
+  (complex-edit-report (complex-edit--job-buffer job) answer (complex-edit--job-uri job)))
 
-(defun complex-edit--describe (answer)
-  "One line for the echo area saying how ANSWER ended."
+(defun complex-edit--other-files (answer uri)
+  "The other files ANSWER's edit across files changed, for the echo area.
+\" (also changed: b.py, c.py; unsaved, C-x s saves them)\": its documents other
+than the one at URI.  The backend visits a file the edit changes that was not
+visited, and leaves every changed buffer unsaved."
+  (let (names unsaved)
+    (mapc (lambda (document)
+            (let ((other (plist-get document :uri)))
+              (when (and (stringp other) (not (equal other uri)))
+                (let* ((file (url-unhex-string (url-filename (url-generic-parse-url other))))
+                       (buffer (find-buffer-visiting file)))
+                  (push (file-relative-name file) names)
+                  (when (and buffer (buffer-modified-p buffer))
+                    (setq unsaved t))))))
+          (plist-get answer :documents))
+    (if (null names)
+        ""
+      (format " (also changed: %s%s)" (string-join (nreverse names) ", ")
+              (if unsaved "; unsaved, C-x s saves them" "")))))
+
+(defun complex-edit--describe (answer &optional uri)
+  "One line for the echo area saying how ANSWER ended.
+URI is the edited buffer's: the other files an edit across files changed are
+named."
   (cond
    ((complex-edit--true-p (plist-get answer :success))
-    (format "Complex Edit: %s%s" (or (plist-get answer :message) "done")
-            (if (eq (plist-get answer :confirmed) :json-false) " (not yet confirmed)" "")))
+    (format "Complex Edit: %s%s%s" (or (plist-get answer :message) "done")
+            (if (eq (plist-get answer :confirmed) :json-false) " (not yet confirmed)" "")
+            (if (complex-edit--true-p (plist-get answer :applied))
+                (complex-edit--other-files answer uri)
+              "")))
    ((equal (plist-get answer :reason) "cancelled")
     (format "Complex Edit: %s" (plist-get answer :error)))
    (t (propertize (format "Complex Edit failed (%s): %s"
@@ -305,11 +336,15 @@ Then run `complex-edit-done-hook' in BUFFER."
 ;;;; Commands
 
 ;;;###autoload
-(defun complex-edit (prompt)
+(defun complex-edit (prompt &optional across-files)
   "Edit the current buffer as PROMPT says, through the complex-edit server.
-With an active region, the region is the part the instruction is about."
-  (interactive (complex-edit--ask "Complex Edit: "))
-  (complex-edit--run prompt nil))
+With an active region, the region is the part the instruction is about.  With a
+prefix argument (ACROSS-FILES), the edit may change other files of the workspace
+too (otherFiles \"edit\"); they are left unsaved."
+  (interactive (append (complex-edit--ask
+                        (if current-prefix-arg "Complex Edit (across files): " "Complex Edit: "))
+                       (list current-prefix-arg)))
+  (complex-edit--run prompt nil (when across-files "edit")))
 
 ;;;###autoload
 (defun complex-edit-review (prompt)

@@ -21,10 +21,56 @@
         (forward-char)))
     (point)))
 
-(defun complex-edit-test--backend (version)
-  "A backend that reads positions in UTF-16 and is at VERSION."
+(defvar complex-edit-test--sent nil
+  "The `complexEdit.applyReview' arguments the fake server received, newest first.")
+
+(defun complex-edit-test--server (answer)
+  "The server's side of `complexEdit.applyReview' for the review ANSWER, as :send.
+The kept hunks land (through the editor, as `workspace/applyEdit' would) while
+their old text is where they point; else `document_changed', nothing applied.
+ANSWER's :fake-error, when set, is the JSON-RPC error it answers instead."
+  (lambda (params on-result on-error)
+    (let* ((arguments (aref (plist-get params :arguments) 0))
+           (keep (append (plist-get arguments :keep) nil))
+           (hunks (mapcar (lambda (id) (aref (plist-get answer :hunks) id)) keep))
+           (regions (mapcar (lambda (hunk)
+                              (let ((range (plist-get hunk :range)))
+                                (cons (complex-edit-test--utf16-point (plist-get range :start))
+                                      (complex-edit-test--utf16-point (plist-get range :end)))))
+                            hunks)))
+      (push arguments complex-edit-test--sent)
+      (cond
+       ((plist-get answer :fake-error) (funcall on-error (plist-get answer :fake-error)))
+       ((cl-some (lambda (hunk region)
+                   (not (equal (buffer-substring-no-properties (car region) (cdr region))
+                               (plist-get hunk :oldText))))
+                 hunks regions)
+        (funcall on-result '(:success :json-false :applied :json-false
+                             :reason "document_changed" :error "it moved")))
+       (t
+        (save-excursion
+          (cl-mapc (lambda (hunk region)
+                     (goto-char (car region))
+                     (delete-region (car region) (cdr region))
+                     (insert (plist-get hunk :newText)))
+                   (reverse hunks) (reverse regions)))
+        (funcall on-result
+                 `(:success t :applied ,(if keep t :json-false)
+                   :declined ,(- (length (plist-get answer :hunks)) (length keep)))))))))
+
+(defun complex-edit-test--backend (version &optional answer)
+  "A backend that reads positions in UTF-16 and is at VERSION.
+Its server answers `complexEdit.applyReview' for the review ANSWER."
   (list :name 'test :version (lambda () version)
+        :uri (lambda () "file:///tmp/complex-edit-test")
+        :send (complex-edit-test--server answer)
         :to-point #'complex-edit-test--utf16-point))
+
+(defun complex-edit-test--review (answer version)
+  "Start the review of ANSWER (with a proposal id) in a buffer at VERSION."
+  (let ((answer (complex-edit-with answer :proposalId "p1")))
+    (setq complex-edit-test--sent nil)
+    (complex-edit-review-start answer (complex-edit-test--backend version answer))))
 
 (defun complex-edit-test--hunk (line old new)
   "A proposed change of the whole LINE (0-based) from OLD to NEW."
@@ -59,65 +105,80 @@
 (ert-deftest complex-edit-test-with ()
   (should (equal (complex-edit-with '(:a 1 :b 2) :b 3 :c 4) '(:a 1 :b 3 :c 4))))
 
-(ert-deftest complex-edit-test-review-keeps-one-of-two-as-one-undo-step ()
+(ert-deftest complex-edit-test-review-sends-the-kept-ids-and-reports-what-landed ()
   (complex-edit-test--with-buffer "alpha\nbeta\ngamma\ndelta\n"
-    (complex-edit-review-start
+    (complex-edit-test--review
      `(:success t :message "bumped" :version 3
        :hunks [,(complex-edit-test--hunk 1 "beta\n" "BETA\n")
                ,(complex-edit-test--hunk 3 "delta\n" "DELTA\n")])
-     (complex-edit-test--backend 3))
+     3)
     (should buffer-read-only)
     (should (equal (buffer-string) "alpha\nbeta\ngamma\ndelta\n"))
     (complex-edit-review-keep)
     (complex-edit-review-drop)
+    (should (equal complex-edit-test--sent '((:proposalId "p1" :keep [0]))))
     (should-not buffer-read-only)
     (should-not complex-edit-review-mode)
     (should (equal (buffer-string) "alpha\nBETA\ngamma\ndelta\n"))
     (should (equal (plist-get (car answers) :kept) 1))
     (should (equal (plist-get (car answers) :declined) 1))
-    (should (eq (plist-get (car answers) :applied) t))
-    (undo-boundary)
-    (primitive-undo 1 (cdr buffer-undo-list))
-    (should (equal (buffer-string) "alpha\nbeta\ngamma\ndelta\n"))))
+    (should (eq (plist-get (car answers) :applied) t))))
 
 (ert-deftest complex-edit-test-review-places-hunks-in-utf16 ()
   (complex-edit-test--with-buffer "x = \"😀\" + old\n"
-    (complex-edit-review-start
+    (complex-edit-test--review
      '(:success t :version 1
        :hunks [(:range (:start (:line 0 :character 11) :end (:line 0 :character 14))
                 :oldText "old" :newText "new")])
-     (complex-edit-test--backend 1))
+     1)
+    (should (equal (overlay-start (complex-edit--hunk-overlay
+                                   (car (plist-get complex-edit--review :hunks))))
+                   11))
     (complex-edit-review-keep)
     (should (equal (buffer-string) "x = \"😀\" + new\n"))))
 
 (ert-deftest complex-edit-test-review-refuses-hunks-whose-text-moved ()
   (complex-edit-test--with-buffer "# typed\nalpha\nbeta\n"
     ;; Computed before "# typed" was added: line 1 is no longer "beta".
-    (complex-edit-review-start
+    (complex-edit-test--review
      `(:success t :version 1 :hunks [,(complex-edit-test--hunk 1 "beta\n" "BETA\n")])
-     (complex-edit-test--backend 2))
+     2)
     (should-not complex-edit-review-mode)
     (should (equal (buffer-string) "# typed\nalpha\nbeta\n"))
     (should (equal (plist-get (car answers) :reason) "document_changed"))
     (should (eq (plist-get (car answers) :applied) :json-false))))
 
-(ert-deftest complex-edit-test-review-refuses-when-the-kept-text-changed ()
+(ert-deftest complex-edit-test-review-reports-the-servers-document-changed ()
   (complex-edit-test--with-buffer "alpha\nbeta\n"
-    (complex-edit-review-start
+    (complex-edit-test--review
      `(:success t :version 1 :hunks [,(complex-edit-test--hunk 1 "beta\n" "BETA\n")])
-     (complex-edit-test--backend 1))
+     1)
     (let ((inhibit-read-only t))         ; a change that is not the user's typing
       (save-excursion (goto-char (point-max)) (forward-line -1) (insert "b")))
     (complex-edit-review-keep)
+    (should (equal complex-edit-test--sent '((:proposalId "p1" :keep [0]))))
     (should (equal (buffer-string) "alpha\nbbeta\n"))
-    (should (equal (plist-get (car answers) :reason) "document_changed"))))
+    (should (equal (plist-get (car answers) :reason) "document_changed"))
+    (should (string-match-p "changed under them" (plist-get (car answers) :error)))))
+
+(ert-deftest complex-edit-test-review-says-when-the-proposal-is-gone ()
+  (complex-edit-test--with-buffer "alpha\nbeta\n"
+    (complex-edit-test--review
+     `(:success t :version 1 :hunks [,(complex-edit-test--hunk 1 "beta\n" "BETA\n")]
+       :fake-error (:code -32602 :message "unknown proposal" :data (:code "unknown_proposal")))
+     1)
+    (complex-edit-review-keep)
+    (should (equal (buffer-string) "alpha\nbeta\n"))
+    (should (eq (plist-get (car answers) :success) :json-false))
+    (should (string-match-p "proposal is gone" (plist-get (car answers) :error)))))
 
 (ert-deftest complex-edit-test-review-quit-applies-nothing ()
   (complex-edit-test--with-buffer "alpha\nbeta\n"
-    (complex-edit-review-start
+    (complex-edit-test--review
      `(:success t :version 1 :hunks [,(complex-edit-test--hunk 1 "beta\n" "BETA\n")])
-     (complex-edit-test--backend 1))
+     1)
     (complex-edit-review-quit)
+    (should (equal complex-edit-test--sent '((:proposalId "p1" :keep []))))
     (should (equal (buffer-string) "alpha\nbeta\n"))
     (should (equal (plist-get (car answers) :declined) 1))
     (should-not buffer-read-only)))
@@ -145,6 +206,32 @@
                      "Complex Edit: cancelled; nothing was applied"))
       (should-not (string-match-p "JSON-RPC\\|jsonrpc\\|-32800"
                                   (complex-edit--describe answer))))))
+
+(ert-deftest complex-edit-test-an-edit-across-files-names-the-other-files ()
+  (let* ((dir (make-temp-file "complex-edit-test" t))
+         (other (expand-file-name "lib.py" dir))
+         (default-directory (file-name-as-directory dir)))
+    (unwind-protect
+        (progn
+          (with-temp-file other (insert "foo = 1\n"))
+          (with-current-buffer (find-file-noselect other)
+            (insert "# changed\n"))
+          (let ((text (complex-edit--describe
+                       `(:success t :applied t :message "renamed"
+                         :documents [(:uri "file:///p/a.py" :applied t)
+                                     (:uri ,(concat "file://" other) :applied t)])
+                       "file:///p/a.py")))
+            (should (equal text "Complex Edit: renamed (also changed: lib.py; unsaved, \
+C-x s saves them)")))
+          (should (equal (complex-edit--arguments
+                          (list :uri (lambda () "file:///p/a.py") :to-lsp #'ignore)
+                          "rename" nil "edit")
+                         '(:textDocument (:uri "file:///p/a.py") :prompt "rename"
+                           :otherFiles "edit"))))
+      (when-let ((buffer (find-buffer-visiting other)))
+        (with-current-buffer buffer (set-buffer-modified-p nil))
+        (kill-buffer buffer))
+      (delete-directory dir t))))
 
 (ert-deftest complex-edit-test-lsp-mode-positions-are-utf16 ()
   (skip-unless (require 'lsp-mode nil t))

@@ -16,8 +16,10 @@ vim.api.nvim_create_user_command('ComplexEdit', function(opts)
 end, {
   nargs = '*',
   range = true,
+  bang = true,
   complete = complete,
-  desc = 'Complex Edit: run an instruction on the buffer (a range is sent as the selection)',
+  desc = 'Complex Edit: run an instruction on the buffer (a range is sent as the selection; '
+    .. 'with ! it may change other files of the workspace too)',
 })
 
 vim.api.nvim_create_user_command('ComplexEditReview', function(opts)

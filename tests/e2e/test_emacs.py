@@ -180,6 +180,26 @@ def test_the_region_is_the_range(start: Start, emulator: GeminiEmulator) -> None
     assert "lines 2-3" in request_text(emulator.requests[0])
 
 
+def test_c_u_complex_edit_is_an_edit_across_files_the_server_takes(
+    start: Start, emulator: GeminiEmulator
+) -> None:
+    """`C-u M-x complex-edit` sends `otherFiles: "edit"`: eglot announces `documentChanges`, so
+    the server takes it (an editor without them is refused before any model call), and the
+    edit lands; a change of this buffer alone names no other file."""
+    emulator.enqueue(calls(replace("beta = 2", "beta = 20"), done("bumped")))
+    original = "alpha = 1\nbeta = 2\n"
+    emacs = start(original.encode(), name="u.txt")
+
+    emacs.keys("\x15", "M-x", "complex-edit", "RET")  # C-u M-x complex-edit
+    emacs.wait_screen("(across files): ")  # the prompt (the terminal redraws only what changed)
+    emacs.keys("bump beta", "RET")
+    answer = emacs.wait_event("done")
+
+    assert answer["answer"]["success"] is True, answer
+    assert answer["text"] == original.replace("beta = 2", "beta = 20")
+    assert len(emulator.requests) == 1
+
+
 # --- typing while the model works -----------------------------------------------------------
 
 

@@ -86,6 +86,31 @@ def test_complex_edit_changes_the_buffer_and_notifies(
     assert all(TEST_KEY not in n["msg"] for n in report["notifications"])
 
 
+def test_complex_edit_bang_is_an_edit_across_files_the_real_server_takes(
+    nvim: str, emulator: GeminiEmulator, tmp_path: Path
+) -> None:
+    """`:ComplexEdit!` sends `otherFiles: "edit"`; the real server takes it from Neovim (which
+    applies an edit of several documents) and the edit lands as usual; a change of this buffer
+    alone names no other file."""
+    path = write(tmp_path, "doc.py", ORIGINAL)
+    emulator.enqueue(calls(replace("foo", "bar", replace_all=True), done("renamed foo to bar")))
+
+    report = run_script(
+        nvim,
+        "edit",
+        tmp_path,
+        emulator,
+        file=str(path),
+        steps=[{"command": "ComplexEdit! rename foo to bar"}],
+    )
+
+    explain = report["explain"]
+    (result,) = report["results"]
+    assert result["notification"] == {"msg": "Complex Edit: renamed foo to bar", "level": INFO}
+    assert result["text"] == RENAMED, explain
+    assert path.read_text(encoding="utf-8") == ORIGINAL, explain
+
+
 def test_range_sends_the_selected_lines(
     nvim: str, emulator: GeminiEmulator, tmp_path: Path
 ) -> None:
@@ -580,6 +605,11 @@ def test_review_ui_keeps_drops_undoes_and_refuses_stale_hunks(
         assert case["maparg_y"] == 0, (name, explain)  # nor its buffer-local keys
         if outcome == "applied" and name != "moved on, still matches":
             assert case["after_undo"] == ORIGINAL, (name, explain)  # one `u`
+    # The kept hunks' ids went back to the server, once per review (none kept: an empty list).
+    assert got["keep one, drop one"]["sent"] == [[0]], explain
+    assert got["move, keep the second"]["sent"] == [[1]], explain
+    assert got["keep all: a line, an insertion, a word"]["sent"] == [[0, 1, 2]], explain
+    assert got["drop all"]["sent"] == [[]], explain
     # Shown in the buffer: the new lines as virtual lines, the cursor on the first hunk.
     assert got["keep one, drop one"]["virt_lines"] == ["def bar(x):", "print(bar(41))"], explain
     assert got["keep one, drop one"]["cursor_row"] == 1, explain
@@ -632,7 +662,9 @@ def test_complex_edit_review_writes_only_the_kept_hunk_as_one_undo_step(
     assert report["states"] == ["pending", "pending"], explain
     assert report["text_during"] == ORIGINAL, explain
     assert report["modified_during"] is False, explain
-    # Exactly the kept hunk landed, in the buffer and (after :write) in the file.
+    # The server landed exactly the kept hunk, in the buffer and (after :write) in the file.
+    assert report["review_done"]["outcome"] == "applied", explain
+    assert report["review_done"]["result"]["declined"] == 1, explain
     assert report["still_open"] is False, explain
     assert report["text"] == KEPT_FOO, explain
     assert path.read_text(encoding="utf-8") == KEPT_FOO, explain

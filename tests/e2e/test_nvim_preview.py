@@ -1,6 +1,7 @@
-"""The Neovim plugin's live preview (`complexEdit/preview`, issue 21) in a real headless Neovim.
+"""The Neovim plugin's live preview (`complexEdit/preview`, issue 21) and `:ComplexEdit!` (an
+edit across files, issue 28) in a real headless Neovim.
 
-The server side is a tiny in-process fake (`nvim_plugin/preview.lua`): the plugin's own
+The server side is a tiny in-process fake (`nvim_plugin/fake_server.lua`): the plugin's own
 `lsp/complex_edit.lua` with only `cmd` replaced, so the capabilities the plugin sends, its
 notification handler and the way its edits end are the real ones.
 """
@@ -115,3 +116,32 @@ def test_opting_out_sends_no_capability_and_draws_nothing(
         assert report[name]["marks"] == 0, (name, explain)
         assert _untouched(report[name], report["before"]), (name, explain)
     assert report["typed_new_version"]["marks"] == 0, explain
+
+
+def test_complex_edit_bang_edits_across_files_and_names_the_unsaved_ones(
+    nvim: str, emulator: GeminiEmulator, tmp_path: Path
+) -> None:
+    """`:ComplexEdit!` against the fake server: `otherFiles: "edit"` is sent (and nothing by a
+    plain `:ComplexEdit`); the file the workspace edit loaded is left unsaved and named in the
+    message, with the `:wall` hint."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "doc.py").write_text(ORIGINAL, encoding="utf-8")
+    other = project / "lib.py"
+    other.write_text("foo = 1\n", encoding="utf-8")
+
+    report = run_script(
+        nvim, "across", tmp_path, emulator, file=str(project / "doc.py"), other=str(other)
+    )
+
+    explain = report["explain"]
+    assert report["plain_other_files"] is None, explain
+    assert report["bang_other_files"] == "edit", explain
+    assert report["apply_answer"]["result"]["applied"] is True, explain
+    assert report["other_loaded_before"] is False, explain
+    assert report["other_loaded"] is True, explain
+    assert report["other_modified"] is True, explain
+    assert report["other_text"] == "bar = 1\n", explain
+    assert other.read_text(encoding="utf-8") == "foo = 1\n", explain  # left unsaved
+    assert report["last"].startswith("Complex Edit: renamed foo to bar (also changed: "), explain
+    assert "lib.py; unsaved, :wall writes them)" in report["last"], explain

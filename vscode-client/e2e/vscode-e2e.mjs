@@ -28,6 +28,7 @@ const workspace = env("E2E_WORKSPACE");
 const STORED_KEY = "stored-key-4b1d9c";
 const screenshot = env("E2E_SCREENSHOT");
 const previewScreenshot = screenshot.replace(/\.png$/, "-preview.png");
+const liveDiffScreenshot = screenshot.replace(/\.png$/, "-live-diff.png");
 const confirmScreenshot = screenshot.replace(/\.png$/, "-tool-confirm.png");
 const INSTRUCTION = "use an f-string in greet";
 const PREVIEW_INSTRUCTION = "rename greet to welcome";
@@ -318,6 +319,17 @@ try {
   if ((await page.locator(".tab.dirty", { hasText: "greet.py" }).count()) > 0) throw new Error("the live preview made the editor dirty");
   await page.screenshot({ path: livePreviewScreenshot });
   log("live preview drawn while the second turn runs; the document is untouched");
+  // "Show Live Diff": the same change so far, whole, in VS Code's diff editor (two read-only
+  // virtual documents); closed again before the edit lands.
+  await runCommand(page, "Complex Edit: Show Live Diff");
+  const liveDiff = page.locator(".editor-instance .monaco-diff-editor .editor.modified .view-lines", { hasText: "Good day" }).first();
+  await liveDiff.waitFor({ timeout: 10000 });
+  await page.locator(".tab", { hasText: "Complex Edit live diff" }).first().waitFor({ timeout: 5000 });
+  await page.screenshot({ path: liveDiffScreenshot });
+  if (readFileSync(file, "utf8") !== expectedAfterReview) throw new Error("the live diff changed the file");
+  await runCommand(page, "View: Close Editor");
+  await page.locator(".tab", { hasText: "Complex Edit live diff" }).first().waitFor({ state: "detached", timeout: 5000 });
+  log("live diff shown while the second turn runs; closed");
   await page.locator(".notification-toast", { hasText: "greeted everyone politely" }).first().waitFor({ timeout: 60000 });
   await page.locator(".monaco-editor .view-lines", { hasText: "welcome('everyone')" }).first().waitFor({ timeout: 10000 });
   // Once the edit has landed, "Good day" is the line's own text, once: nothing drawn beside it.

@@ -3,7 +3,8 @@
 import * as vscode from "vscode";
 import { ArgumentError } from "./core/arguments";
 import { LaunchError } from "./core/launch";
-import { type EditResult, changedLinesOf } from "./core/protocol";
+import { documentsOf, otherFilesText, plainText } from "./core/documents";
+import { type EditResult, type OtherFiles, changedLinesOf } from "./core/protocol";
 import { textBefore } from "./core/landed";
 import { type Action, type Notice, renderRequestError, renderResult } from "./core/render";
 import { flashChangedLines } from "./highlight";
@@ -70,14 +71,46 @@ function activeEditor(): vscode.TextEditor | undefined {
   return editor;
 }
 
+/** How an edit runs: with review, across files. */
+interface EditMode {
+  review: boolean;
+  otherFiles?: OtherFiles;
+}
+
+function sameUri(a: string, b: string): boolean {
+  return vscode.Uri.parse(a).toString() === vscode.Uri.parse(b).toString();
+}
+
+/** Whether a tab shows the document `uri`. */
+function isOpenInTab(uri: string): boolean {
+  return vscode.window.tabGroups.all
+    .flatMap((group) => group.tabs)
+    .some((tab) => tab.input instanceof vscode.TabInputText && sameUri(tab.input.uri.toString(), uri));
+}
+
+/**
+ * The result's notice; after an edit across files, it also names the other files that changed,
+ * each that no tab shows as a link that opens it.
+ */
+function resultNotice(result: EditResult, own: vscode.Uri): Notice {
+  const notice = renderResult(result);
+  const others = result.success
+    ? otherFilesText(documentsOf(result.documents), own.toString(), sameUri, isOpenInTab, (uri) =>
+        vscode.workspace.asRelativePath(vscode.Uri.parse(uri)),
+      )
+    : "";
+  // Links in the text: the model's words in it must not make links of their own.
+  return others === "" ? notice : { ...notice, text: plainText(notice.text) + others };
+}
+
 /** Runs one edit on `editor`'s document with `instruction`; shows the outcome. */
-async function runEdit(ctx: CommandContext, editor: vscode.TextEditor, instruction: string, review: boolean): Promise<void> {
+async function runEdit(ctx: CommandContext, editor: vscode.TextEditor, instruction: string, mode: EditMode): Promise<void> {
   const document = editor.document;
   const selection = editor.selection;
   const beforeRun = document.getText();
   let result: EditResult;
   try {
-    result = await ctx.server.perform({ document: document.uri, prompt: instruction, selection, review });
+    result = await ctx.server.perform({ document: document.uri, prompt: instruction, selection, ...mode });
   } catch (error) {
     await showNotice(failureNotice(error), ctx);
     return;
@@ -89,38 +122,60 @@ async function runEdit(ctx: CommandContext, editor: vscode.TextEditor, instructi
   if (changed !== undefined) {
     flashChangedLines(document, changed);
   }
-  await showNotice(renderResult(result), ctx, {
+  await showNotice(resultNotice(result, document.uri), ctx, {
     "Show Diff": () => ctx.diffs.show(document.uri, before),
-    "Try Again": () => runEdit(ctx, editor, instruction, review),
+    "Try Again": () => runEdit(ctx, editor, instruction, mode),
   });
 }
 
-async function askAndRun(ctx: CommandContext, review: boolean): Promise<void> {
+function askText(mode: EditMode, where: string): { title: string; placeholder: string } {
+  if (mode.otherFiles === "edit") {
+    return {
+      title: "Complex Edit: Edit Across Files",
+      placeholder: `What should change, starting from ${where}? Other files of the workspace may change too; name them if you can. (Enter to run)`,
+    };
+  }
+  return mode.review
+    ? {
+        title: "Complex Edit: Edit with Review",
+        placeholder: `What should change in ${where}? You confirm each change before it lands. (Enter to run)`,
+      }
+    : { title: "Complex Edit: Edit with Instruction", placeholder: `What should change in ${where}? (Enter to run)` };
+}
+
+async function askAndRun(ctx: CommandContext, mode: EditMode): Promise<void> {
   const editor = activeEditor();
   if (editor === undefined) {
     return;
   }
-  const where = editor.selection.isEmpty ? "this file" : "the selection";
-  const instruction = await askInstruction(
-    ctx.history,
-    review ? "Complex Edit: Edit with Review" : "Complex Edit: Edit with Instruction",
-    review
-      ? `What should change in ${where}? You confirm each change before it lands. (Enter to run)`
-      : `What should change in ${where}? (Enter to run)`,
-  );
+  const { title, placeholder } = askText(mode, editor.selection.isEmpty ? "this file" : "the selection");
+  const instruction = await askInstruction(ctx.history, title, placeholder);
   if (instruction === undefined) {
     return;
   }
-  await runEdit(ctx, editor, instruction, review);
+  await runEdit(ctx, editor, instruction, mode);
 }
 
 export function editWithInstruction(ctx: CommandContext): Promise<void> {
-  return askAndRun(ctx, false);
+  return askAndRun(ctx, { review: false });
 }
 
 /** The same edit, but VS Code's refactor preview lists each change to keep or uncheck. */
 export function editWithReview(ctx: CommandContext): Promise<void> {
-  return askAndRun(ctx, true);
+  return askAndRun(ctx, { review: true });
+}
+
+/** An edit that may change other files of the workspace as well (`otherFiles: "edit"`). */
+export function editAcrossFiles(ctx: CommandContext): Promise<void> {
+  return askAndRun(ctx, { review: false, otherFiles: "edit" });
+}
+
+/** A result message's link to a changed file: opens it in an editor. */
+export async function openFile(uri: unknown): Promise<void> {
+  if (typeof uri !== "string") {
+    return;
+  }
+  await vscode.window.showTextDocument(vscode.Uri.parse(uri), { preview: false });
 }
 
 export async function previewEdit(ctx: CommandContext): Promise<void> {

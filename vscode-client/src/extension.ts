@@ -4,13 +4,16 @@ import * as vscode from "vscode";
 import {
   type CommandContext,
   clearApiKey,
+  editAcrossFiles,
   editWithInstruction,
   editWithReview,
   failureNotice,
+  openFile,
   previewEdit,
   restartServer,
   setApiKey,
 } from "./commands";
+import { OPEN_FILE_COMMAND } from "./core/documents";
 import { LaunchError } from "./core/launch";
 import { InstructionHistory } from "./instruction";
 import { APPLY_COMMAND, DISCARD_COMMAND, DiffDocuments, PreviewManager, type ProposalRef } from "./preview";
@@ -47,6 +50,9 @@ export function activate(context: vscode.ExtensionContext): void {
     diffs,
     command("complexEdit.editWithInstruction", () => editWithInstruction(ctx)),
     command("complexEdit.editWithReview", () => editWithReview(ctx)),
+    command("complexEdit.editAcrossFiles", () => editAcrossFiles(ctx)),
+    command("complexEdit.showLiveDiff", () => server?.liveDiff.show()),
+    command(OPEN_FILE_COMMAND, (uri) => openFile(uri)),
     command("complexEdit.preview", () => previewEdit(ctx)),
     command(APPLY_COMMAND, (ref) => preview.apply(proposalRef(ref))),
     command(DISCARD_COMMAND, (ref) => preview.discard(proposalRef(ref))),

@@ -15,6 +15,7 @@ import {
   type PreviewHunk,
   decorationsFor,
 } from "./core/livePreview";
+import type { LiveDiffView } from "./liveDiff";
 import { SECTION } from "./settings";
 
 export const LIVE_PREVIEW_SETTING = "livePreview";
@@ -46,7 +47,8 @@ export class LivePreview implements vscode.Disposable {
   private readonly subscriptions: vscode.Disposable[];
   private disposed = false;
 
-  constructor() {
+  /** `liveDiff` follows the same notifications (Show Live Diff). */
+  constructor(private readonly liveDiff: LiveDiffView) {
     this.subscriptions = [
       vscode.workspace.onDidCloseTextDocument((document) => this.apply(this.previews.closed(keyOf(document.uri)))),
       // A tab shown again gets a new editor, without decorations.
@@ -63,15 +65,18 @@ export class LivePreview implements vscode.Disposable {
     const versionNow = (key: string): number | undefined =>
       vscode.workspace.textDocuments.find((document) => keyOf(document.uri) === key)?.version;
     this.apply(this.previews.receive(params, versionNow, livePreviewEnabled()));
+    this.liveDiff.receive(params);
   }
 
   /** An edit of `document` was sent; `ended` must follow, however it ends. */
   started(document: vscode.Uri): void {
     this.previews.started(keyOf(document));
+    this.liveDiff.started(document);
   }
 
   ended(document: vscode.Uri): void {
     this.apply(this.previews.ended(keyOf(document)));
+    this.liveDiff.ended();
   }
 
   clearAll(): void {

@@ -7,7 +7,7 @@
  */
 
 import * as vscode from "vscode";
-import { DiffError, type OffsetEdit, applyEdits, diffToEdits } from "./core/diff";
+import { HunkError, type OffsetEdit, applyEdits, asHunks, hunksFor, hunksToEdits } from "./core/hunks";
 import { type ProposalEnd, Proposals, proposalEndLine, proposalText } from "./core/proposals";
 import type { EditResult } from "./core/protocol";
 import { counts } from "./core/render";
@@ -59,12 +59,28 @@ export class PreviewManager implements vscode.TextDocumentContentProvider, vscod
       void vscode.window.showWarningMessage("Complex Edit: the document changed while the preview was computed; run Preview again.");
       return;
     }
+    const hunks = asHunks(result.hunks);
+    if (hunks === undefined) {
+      void vscode.window.showErrorMessage(
+        "Complex Edit: cannot show the preview: the server's answer has no hunks (a complex-edit older than this extension?).",
+      );
+      return;
+    }
+    const own = document.uri.toString();
+    const same = (a: string, b: string): boolean => vscode.Uri.parse(a).toString() === vscode.Uri.parse(b).toString();
+    const mine = hunksFor(hunks, own, true, same);
+    if (mine.length < hunks.length) {
+      void vscode.window.showWarningMessage(
+        `Complex Edit: the proposal also changes ${hunks.length - mine.length === 1 ? "another file" : "other files"}; Preview shows one document, so nothing is shown. Use Edit with Review (or Edit Across Files) instead.`,
+      );
+      return;
+    }
     let edits: OffsetEdit[];
     const text = document.getText();
     try {
-      edits = diffToEdits(text, result.diff ?? "");
+      edits = hunksToEdits(text, mine);
     } catch (error) {
-      const why = error instanceof DiffError ? error.message : String(error);
+      const why = error instanceof HunkError ? error.message : String(error);
       void vscode.window.showErrorMessage(`Complex Edit: cannot show the preview: ${why}`);
       return;
     }

@@ -18,6 +18,7 @@ import { COMMAND, type EditResult, REQUEST_CANCELLED, asEditResult, isDocumentNo
 import { errorCode } from "./core/render";
 import { RunLog } from "./core/runLog";
 import { RESTART_SETTINGS } from "./core/settings";
+import { LiveDiffView } from "./liveDiff";
 import { LivePreview, LivePreviewFeature } from "./livePreview";
 import { NotificationProgressFeature } from "./progress";
 import { SECTION, launchSettings, serverSettings } from "./settings";
@@ -66,7 +67,9 @@ export class ComplexEditServer implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [];
   private readonly running = new Set<vscode.CancellationTokenSource>();
   private readonly runLog: RunLog;
-  private readonly livePreview = new LivePreview();
+  /** Show Live Diff: follows the previews the live preview receives. */
+  readonly liveDiff = new LiveDiffView();
+  private readonly livePreview = new LivePreview(this.liveDiff);
   /** The stored key the running server was given (undefined: none, it uses the environment). */
   private keyInUse: string | undefined;
   private keyCheck: Promise<void> = Promise.resolve();
@@ -81,6 +84,7 @@ export class ComplexEditServer implements vscode.Disposable {
     this.runLog = new RunLog((line) => this.output.appendLine(line));
     this.disposables.push(
       this.livePreview,
+      this.liveDiff,
       vscode.workspace.onDidChangeConfiguration((event) => {
         if (RESTART_SETTINGS.some((name) => event.affectsConfiguration(name))) {
           this.output.appendLine("[client] server settings changed: restarting the server");

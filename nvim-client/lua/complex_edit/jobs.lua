@@ -117,6 +117,32 @@ function M.finish(job, data)
   messages.fire('ComplexEditDone', data)
 end
 
+--- " (also changed: lib/b.py, c.py; unsaved, :wall writes them)" for the documents of an edit
+--- across files other than the job's own (the answer's `documents`); Neovim loads a file the
+--- edit changes that was not loaded, and leaves every changed buffer unsaved.
+local function other_files(job, result)
+  if type(result.documents) ~= 'table' then
+    return ''
+  end
+  local own = vim.uri_from_bufnr(job.bufnr)
+  local names, unsaved = {}, false
+  for _, doc in ipairs(result.documents) do
+    if type(doc) == 'table' and type(doc.uri) == 'string' and doc.uri ~= own then
+      local file = vim.uri_to_fname(doc.uri)
+      local buf = vim.fn.bufnr(file)
+      unsaved = unsaved or (buf ~= -1 and vim.bo[buf].modified)
+      table.insert(names, vim.fn.fnamemodify(file, ':~:.'))
+    end
+  end
+  if #names == 0 then
+    return ''
+  end
+  return (' (also changed: %s%s)'):format(
+    table.concat(names, ', '),
+    unsaved and '; unsaved, :wall writes them' or ''
+  )
+end
+
 --- What the user is told about an ended job: the message, its level and the outcome name
 --- (`done`, `failed`, `cancelled`, `lost`) that `User ComplexEditDone` carries.
 ---@param outcome 'answer'|'cancelled'|'lost'
@@ -134,6 +160,8 @@ local function describe_end(job, outcome, err, result)
     local message = result.message ~= nil and result.message ~= '' and result.message or 'done'
     if result.applied == false and not (job.review and type(result.hunks) == 'table') then
       message = message .. ' (not applied)'
+    elseif result.applied then
+      message = message .. other_files(job, result)
     end
     if job.cancelling then
       message = message .. ' (it finished before the cancel reached the server)'

@@ -1,12 +1,17 @@
 --- Review of proposed hunks in the buffer itself (`:ComplexEditReview`): the server applied
---- nothing and answered `hunks` (each `{ range, newText, oldText, label }` in the coordinates of
---- the document at `version`). Each hunk shows its old lines highlighted and its new lines as
---- virtual lines below; the user keeps or drops each, and the kept ones are written as one undo
---- step, or nothing at all when the buffer moved on so that a kept hunk no longer matches.
+--- nothing and answered `hunks` (each `{ id, range, newText, oldText, label }` in the coordinates
+--- of the document at `version`) and a `proposalId`. Each hunk shows its old lines highlighted and
+--- its new lines as virtual lines below; the user keeps or drops each, and the ids of the kept
+--- ones go back to the server (`complexEdit.applyReview`), which lands exactly those as one undo
+--- step, rebased over what the user typed meanwhile, or answers `document_changed`.
 ---
----   require('complex_edit.review').start(bufnr, result, { encoding = 'utf-8', on_end = fn })
+---   require('complex_edit.review').start(bufnr, result, { encoding = 'utf-8', on_end = fn,
+---                                                         apply = fn })
 ---   require('complex_edit.review').act(action, bufnr)  -- next, prev, keep, drop, keep_all,
 ---                                                       -- drop_all, finish, cancel
+---
+--- `apply(keep, callback)` sends the kept hunk ids and calls `callback(err, answer)` with the
+--- server's answer (`M.server_apply` builds the one that asks the server).
 
 local view = require('complex_edit.hunks')
 
@@ -34,6 +39,7 @@ M.default_keys = {
 M.actions = { 'next', 'prev', 'keep', 'drop', 'keep_all', 'drop_all', 'finish', 'cancel' }
 
 ---@class complex_edit.Hunk
+---@field id integer the hunk's id in the proposal
 ---@field range lsp.Range
 ---@field newText string
 ---@field oldText string?
@@ -48,6 +54,7 @@ M.actions = { 'next', 'prev', 'keep', 'drop', 'keep_all', 'drop_all', 'finish', 
 ---@field current integer
 ---@field maps string[]
 ---@field on_end fun(outcome: string, message: string)?
+---@field apply fun(keep: integer[], callback: fun(err: table?, answer: table?))?
 
 --- The open review of each buffer.
 ---@type table<integer, complex_edit.Review>
@@ -140,18 +147,36 @@ local function map_keys(review)
   end
 end
 
-local function close(review, outcome, message, level)
-  reviews[review.bufnr] = nil
+--- Takes the review off the buffer: its marks and keys.
+local function dismiss(review)
+  if reviews[review.bufnr] == review then
+    reviews[review.bufnr] = nil
+  end
   if vim.api.nvim_buf_is_valid(review.bufnr) then
     vim.api.nvim_buf_clear_namespace(review.bufnr, M.ns, 0, -1)
     for _, lhs in ipairs(review.maps) do
       pcall(vim.keymap.del, 'n', lhs, { buffer = review.bufnr })
     end
   end
+end
+
+--- Tells how the review ended: the message, `User ComplexEditReviewDone` and `on_end`.
+local function report(review, outcome, message, level, answer)
   notify(message, level)
+  require('complex_edit.messages').fire('ComplexEditReviewDone', {
+    bufnr = review.bufnr,
+    outcome = outcome,
+    message = message,
+    result = answer,
+  })
   if review.on_end then
     review.on_end(outcome, message)
   end
+end
+
+local function close(review, outcome, message, level)
+  dismiss(review)
+  report(review, outcome, message, level)
 end
 
 local function counts(review)
@@ -164,58 +189,73 @@ local function counts(review)
   return kept, total
 end
 
---- The kept hunks that no longer match the buffer (checked once the buffer moved on past
---- `version`, or always when the answer had no `version`).
-local function stale_hunks(review, kept)
-  if review.version ~= nil and view.version(review.bufnr) == review.version then
-    return {}
-  end
-  local stale = {}
-  for i, hunk in ipairs(kept) do
-    local now = view.text_at(review.bufnr, hunk.range, review.encoding)
-    if hunk.oldText == nil or now ~= hunk.oldText then
-      table.insert(stale, i)
-    end
-  end
-  return stale
-end
-
 --- Briefly highlights rows `first`..`last` (0-based, inclusive) of `bufnr`, like a yank.
 M.flash = require('complex_edit.flash').lines
 
+--- What the server's answer to the kept hunks means: outcome, message, level.
+local function landed(n_kept, total, err, answer)
+  if err then
+    local code = type(err.data) == 'table' and err.data.code or nil
+    if code == 'unknown_proposal' then
+      return 'failed',
+        'the proposal is gone (the buffer was closed, another edit ran on it, or 15 minutes passed); nothing applied.',
+        levels.ERROR
+    end
+    return 'failed', 'failed: ' .. tostring(err.message or err), levels.ERROR
+  elseif type(answer) ~= 'table' then
+    return 'failed', 'failed: the server sent an unexpected answer.', levels.ERROR
+  elseif answer.success and answer.applied then
+    return 'applied', ('applied %d of %d changes.'):format(n_kept, total), levels.INFO
+  elseif answer.reason == 'document_changed' then
+    return 'stale', 'the buffer changed under the review; nothing applied.', levels.ERROR
+  elseif answer.success then
+    return 'none', ('kept none of %d changes; nothing was applied.'):format(total), levels.INFO
+  end
+  return 'failed',
+    ('failed (%s): %s'):format(tostring(answer.reason or 'error'), tostring(answer.error or '')),
+    levels.ERROR
+end
+
+--- Sends the kept hunks' ids to the server, which lands them (or none); `callback(err, answer)`.
+local function send(review, keep, callback)
+  if not review.apply then
+    callback({ message = 'this review cannot reach the server' }, nil)
+    return
+  end
+  local answered = false
+  local function once(err, answer)
+    if not answered then
+      answered = true
+      callback(err, answer)
+    end
+  end
+  local ok, problem = pcall(review.apply, keep, once)
+  if not ok and not answered then
+    once({ message = tostring(problem) }, nil)
+  end
+end
+
 local function write_kept(review)
-  local kept = {}
+  local keep = {}
   for _, hunk in ipairs(review.hunks) do
     if hunk.state == 'kept' then
-      table.insert(kept, hunk)
+      table.insert(keep, hunk.id)
     end
   end
   local n_kept, total = counts(review)
+  dismiss(review)
   if n_kept == 0 then
-    return close(review, 'none', ('kept none of %d changes; nothing was applied.'):format(total))
+    send(review, keep, function() end) -- the server forgets the proposal; nothing lands
+    return report(review, 'none', ('kept none of %d changes; nothing was applied.'):format(total))
   end
-  if #stale_hunks(review, kept) > 0 then
-    local message = 'the buffer changed under the review; nothing applied.'
-    return close(review, 'stale', message, levels.ERROR)
-  end
-  local shapes = {}
-  for _, hunk in ipairs(kept) do
-    table.insert(shapes, view.layout(review.bufnr, hunk, review.encoding))
-  end
-  local edits = {}
-  for _, hunk in ipairs(kept) do
-    table.insert(edits, { range = hunk.range, newText = hunk.newText })
-  end
-  vim.api.nvim_buf_clear_namespace(review.bufnr, M.ns, 0, -1)
-  -- One call: Neovim records every change it makes as one undo step.
-  vim.lsp.util.apply_text_edits(edits, review.bufnr, review.encoding)
-  local delta = 0
-  for _, shape in ipairs(shapes) do
-    local first = shape.first + delta
-    M.flash(review.bufnr, first, first + #shape.new_lines - 1)
-    delta = delta + #shape.new_lines - (shape.last - shape.first + 1)
-  end
-  close(review, 'applied', ('applied %d of %d changes.'):format(n_kept, total))
+  notify(('applying %d of %d changes…'):format(n_kept, total))
+  send(review, keep, function(err, answer)
+    local outcome, message, level = landed(n_kept, total, err, answer)
+    if outcome == 'applied' and vim.api.nvim_buf_is_valid(review.bufnr) then
+      require('complex_edit.flash').changes(review.bufnr, answer.changedLines)
+    end
+    report(review, outcome, message, level, answer)
+  end)
 end
 
 local function decide(review, state)
@@ -264,29 +304,46 @@ function M.act(action, bufnr)
   elseif action == 'finish' then
     write_kept(review)
   elseif action == 'cancel' then
-    close(review, 'cancelled', 'review cancelled; nothing was applied.', levels.WARN)
+    dismiss(review)
+    send(review, {}, function() end) -- the server forgets the proposal
+    report(review, 'cancelled', 'review cancelled; nothing was applied.', levels.WARN)
   else
     error('unknown review action: ' .. tostring(action))
   end
 end
 
 --- Opens a review of `result.hunks` in `bufnr`.
----@param opts { encoding: string?, on_end: fun(outcome: string, message: string)? }?
+---@param opts { encoding: string?, on_end: fun(outcome: string, message: string)?, apply: fun(keep: integer[], callback: fun(err: table?, answer: table?))? }?
 function M.start(bufnr, result, opts)
   opts = opts or {}
   bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
   if reviews[bufnr] then
     close(reviews[bufnr], 'cancelled', 'previous review cancelled.', levels.WARN)
   end
-  local hunks = {}
-  for _, raw in ipairs(result.hunks or {}) do
-    table.insert(hunks, {
-      range = raw.range,
-      newText = raw.newText or '',
-      oldText = raw.oldText,
-      label = raw.label,
-      state = 'pending',
-    })
+  local hunks, elsewhere = {}, 0
+  local own = vim.uri_from_bufnr(bufnr)
+  for i, raw in ipairs(result.hunks or {}) do
+    if raw.uri ~= nil and raw.uri ~= own then
+      elsewhere = elsewhere + 1 -- another file's: not shown here, so never kept
+    else
+      table.insert(hunks, {
+        id = raw.id or (i - 1),
+        range = raw.range,
+        newText = raw.newText or '',
+        oldText = raw.oldText,
+        label = raw.label,
+        state = 'pending',
+      })
+    end
+  end
+  if elsewhere > 0 then
+    notify(
+      ('%d proposed %s to other files cannot be reviewed here and will not land.'):format(
+        elsewhere,
+        elsewhere == 1 and 'change' or 'changes'
+      ),
+      levels.WARN
+    )
   end
   if #hunks == 0 then
     notify('no changes proposed; nothing to review.')
@@ -301,6 +358,7 @@ function M.start(bufnr, result, opts)
     current = 1,
     maps = {},
     on_end = opts.on_end,
+    apply = opts.apply,
   }
   reviews[bufnr] = review
   map_keys(review)
@@ -324,6 +382,30 @@ function M.start(bufnr, result, opts)
     )
   )
   return review
+end
+
+--- The `apply` of a review whose proposal `proposal_id` the client `client_id` answered: sends
+--- `complexEdit.applyReview` with the kept ids; the server lands them through
+--- `workspace/applyEdit` and answers like `performComplexEdit`.
+function M.server_apply(client_id, bufnr, proposal_id)
+  return function(keep, callback)
+    local client = vim.lsp.get_client_by_id(client_id)
+    if not client or client:is_stopped() then
+      return callback({ message = 'the server is gone; nothing applied.' }, nil)
+    end
+    if type(proposal_id) ~= 'string' then
+      return callback({ message = 'the answer has no proposalId (is the server older than the plugin?)' }, nil)
+    end
+    local ok = client:request('workspace/executeCommand', {
+      command = 'complexEdit.applyReview',
+      arguments = { { proposalId = proposal_id, keep = keep } },
+    }, function(err, answer)
+      callback(err, answer)
+    end, bufnr)
+    if not ok then
+      callback({ message = 'not sent: the language server is shutting down.' }, nil)
+    end
+  end
 end
 
 --- The states of the hunks of the buffer's open review (for tests and statuslines), or nil.

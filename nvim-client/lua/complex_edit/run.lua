@@ -43,6 +43,7 @@ end
 ---@field max_turns? integer
 ---@field on_done? fun(err: table?, result: table?) called once, after the notification
 ---@field review? boolean ask for hunks to review instead of an applied edit (see M.review)
+---@field other_files? 'off'|'read'|'edit' the argument `otherFiles` ('edit': other files may change too)
 
 --- Runs `performComplexEdit` on a buffer. Returns the request id, or nil after notifying why not.
 ---@param opts complex_edit.EditOpts
@@ -90,6 +91,7 @@ function M.edit(opts)
   if opts.review then
     args.review = true
   end
+  args.otherFiles = opts.other_files
   args.model = opts.model
   args.maxTurns = opts.max_turns
 
@@ -129,9 +131,11 @@ function M.review(opts)
     local client = vim.lsp.get_clients({ bufnr = bufnr, name = config.name })[1]
     if not err and type(result) == 'table' and type(result.hunks) == 'table' then
       if vim.api.nvim_buf_is_valid(bufnr) then
-        require('complex_edit.review').start(bufnr, result, {
+        local review = require('complex_edit.review')
+        review.start(bufnr, result, {
           encoding = client and client.offset_encoding or 'utf-8',
           on_end = opts.on_review_end,
+          apply = client and review.server_apply(client.id, bufnr, result.proposalId),
         })
       end
     end
@@ -198,12 +202,13 @@ local function when_ready(bufnr, go)
   end)
 end
 
---- `:[range]ComplexEdit [instruction]`: without an instruction, asks with vim.ui.input.
---- With `review` (`:ComplexEditReview`), the proposed hunks open for review instead. A server
+--- `:[range]ComplexEdit[!] [instruction]`: without an instruction, asks with vim.ui.input.
+--- With `!`, the edit may change other files of the workspace too (`otherFiles: "edit"`). With
+--- `review` (`:ComplexEditReview`), the proposed hunks open for review instead. A server
 --- still starting is waited for (bounded), then the edit runs.
 function M.command(opts, review)
   local bufnr = vim.api.nvim_get_current_buf()
-  local edit = { bufnr = bufnr }
+  local edit = { bufnr = bufnr, other_files = opts.bang and 'edit' or nil }
   local run = review and M.review or M.edit
   if opts.range and opts.range > 0 then
     edit.line1, edit.line2 = opts.line1, opts.line2

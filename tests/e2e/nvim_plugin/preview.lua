@@ -11,86 +11,14 @@
 local here = vim.fs.dirname(debug.getinfo(1, 'S').source:sub(2))
 local H = dofile(vim.fs.joinpath(here, 'harness.lua'))
 
-local REQUEST_CANCELLED = -32800
-
---- The fake server's state: capabilities received, commands waiting for their answer.
-local fake = { pending = {}, last_id = nil, capabilities = nil, cancels = 0 }
-
-local function fake_server(dispatchers)
-  local closing, next_id = false, 0
-  local replies = {}
-  local function reply(id, err, result)
-    local r = replies[id]
-    replies[id] = nil
-    vim.schedule(function()
-      if r.notify_reply then
-        r.notify_reply(id)
-      end
-      -- Like vim.lsp.rpc: a RequestCancelled answer reaches no callback.
-      if not (err and err.code == REQUEST_CANCELLED) then
-        r.callback(err, result)
-      end
-    end)
-  end
-  fake.reply = reply
-  fake.send = function(method, params)
-    vim.schedule(function()
-      dispatchers.notification(method, params)
-    end)
-  end
-  local server = {}
-  function server.request(method, params, callback, notify_reply)
-    next_id = next_id + 1
-    local id = next_id
-    replies[id] = { callback = callback, notify_reply = notify_reply }
-    if method == 'initialize' then
-      fake.capabilities = params.capabilities
-      reply(id, nil, {
-        capabilities = {
-          positionEncoding = 'utf-8',
-          textDocumentSync = 2,
-          executeCommandProvider = { commands = { 'performComplexEdit' } },
-        },
-        serverInfo = { name = 'fake complex-edit' },
-      })
-    elseif method == 'workspace/executeCommand' then
-      fake.pending[id] = params
-      fake.last_id = id
-    elseif method == 'shutdown' then
-      reply(id, nil, vim.NIL)
-    else
-      reply(id, { code = -32601, message = 'not in the fake: ' .. method }, nil)
-    end
-    return true, id
-  end
-  function server.notify(method, params)
-    if method == 'exit' then
-      closing = true
-      vim.schedule(function()
-        dispatchers.on_exit(0, 0)
-      end)
-    elseif method == '$/cancelRequest' and fake.pending[params.id] then
-      fake.cancels = fake.cancels + 1
-      fake.pending[params.id] = nil
-      reply(params.id, { code = REQUEST_CANCELLED, message = 'cancelled' }, nil)
-    end
-    return true
-  end
-  function server.is_closing()
-    return closing
-  end
-  function server.terminate()
-    closing = true
-  end
-  return server
-end
+local fake = dofile(vim.fs.joinpath(here, 'fake_server.lua'))
 
 H.run(function()
   H.load_plugin()
   if H.cfg.live_preview == false then
     vim.g.complex_edit_live_preview = false
   end
-  vim.lsp.config('complex_edit', { cmd = fake_server })
+  vim.lsp.config('complex_edit', { cmd = fake.cmd })
   vim.lsp.enable('complex_edit')
   local buf = H.open(H.cfg.file)
   local uri = vim.uri_from_bufnr(buf)

@@ -1,6 +1,7 @@
 -- `:ComplexEditReview` end to end: the real server answers `hunks` (Neovim has no change
 -- annotations, so it applies nothing), the user keeps and drops them with the review keys, the
--- kept ones land as one undo step and are saved; one `u` restores the original.
+-- plugin sends the kept ids back (`complexEdit.applyReview`) and the server lands them as one
+-- undo step; they are saved; one `u` restores the original.
 --
 -- CONFIG: file, command, keys (pressed once the review is open)
 
@@ -26,8 +27,17 @@ H.run(function()
   H.report.text_during = H.buffer_text(buf)
   H.report.modified_during = vim.bo[buf].modified
   local keys = vim.api.nvim_replace_termcodes(H.cfg.keys, true, false, true)
+  vim.api.nvim_create_autocmd('User', {
+    pattern = 'ComplexEditReviewDone',
+    callback = function(ev)
+      H.report.review_done = { outcome = ev.data.outcome, result = ev.data.result or vim.NIL }
+    end,
+  })
   vim.api.nvim_feedkeys(keys, 'mx', false)
   H.report.still_open = review.is_open(buf)
+  H.wait('the server to land the kept hunks', function()
+    return H.report.review_done ~= nil
+  end)
   H.report.text = H.buffer_text(buf)
   vim.cmd('silent write')
   vim.cmd('silent undo')

@@ -1,6 +1,9 @@
 -- The review UI alone, fed a hand-made answer with `hunks` (no server): the keys a user presses
--- (through the buffer-local maps and the <Plug> mappings), the extmarks shown, what lands, undo,
--- and the refusal when the buffer moved on. Also the completion of the commands' argument.
+-- (through the buffer-local maps and the <Plug> mappings), the extmarks shown, the kept ids sent
+-- back, what lands, undo, and the refusal when the buffer moved on. The server's part (landing the
+-- kept hunks, or `document_changed`) is played by `apply` below, as the contract says the server
+-- answers; review.lua runs it against the real server. Also the completion of the commands'
+-- argument.
 --
 -- CONFIG: file (each case edits its own copy of `original`), original, cases = { { name, hunks,
 --          keys, review_keys? (vim.g.complex_edit_review_keys), typed? = 'top'|'bottom' (a line
@@ -19,7 +22,31 @@ H.run(function()
   vim.g.complex_edit_flash_ms = 60000 -- the changed lines stay highlighted while we look
 
   local flashed = H.flashed
+  local hunks_view = require('complex_edit.hunks')
   H.report.cases = {}
+  --- The server's side of `complexEdit.applyReview` for `hunks` in `buf`: the kept hunks land as
+  --- one edit while their old text is where they point, else `document_changed`, nothing applied.
+  local function server(buf, hunks, sent)
+    return function(keep, callback)
+      table.insert(sent, keep)
+      local edits = {}
+      for _, id in ipairs(keep) do
+        local hunk = hunks[id + 1]
+        if hunks_view.text_at(buf, hunk.range, 'utf-8') ~= hunk.oldText then
+          return callback(nil, { success = false, applied = false, reason = 'document_changed' })
+        end
+        table.insert(edits, { range = hunk.range, newText = hunk.newText })
+      end
+      if #edits > 0 then
+        vim.lsp.util.apply_text_edits(edits, buf, 'utf-8')
+      end
+      callback(nil, {
+        success = true,
+        applied = #edits > 0,
+        declined = #hunks - #edits,
+      })
+    end
+  end
   for i, case in ipairs(H.cfg.cases) do
     local path = H.cfg.file .. '.' .. i .. '.py'
     vim.fn.writefile(vim.split(H.cfg.original, '\n', { plain = true }), path, 'b')
@@ -28,11 +55,13 @@ H.run(function()
     local out = { name = case.name }
     vim.g.complex_edit_review_keys = case.review_keys
     local ended = nil
+    out.sent = {}
     review.start(buf, { hunks = case.hunks, version = vim.b[buf].changedtick }, {
       encoding = 'utf-8',
       on_end = function(outcome, message)
         ended = { outcome = outcome, message = message }
       end,
+      apply = server(buf, case.hunks, out.sent),
     })
     out.marks = #vim.api.nvim_buf_get_extmarks(buf, review.ns, 0, -1, {})
     out.virt_lines = {}

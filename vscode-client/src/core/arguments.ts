@@ -1,6 +1,6 @@
 /** Builds the `performComplexEdit` argument object from what the editor or a tool knows. */
 
-import type { PerformArgs, Range } from "./protocol";
+import type { OtherFiles, PerformArgs, Range } from "./protocol";
 
 export interface Selection {
   start: { line: number; character: number };
@@ -14,6 +14,8 @@ export interface ArgumentInput {
   selection?: Selection;
   dryRun?: boolean;
   review?: boolean;
+  /** Sent only when given; the server's setting applies otherwise. */
+  otherFiles?: OtherFiles;
 }
 
 export class ArgumentError extends Error {}
@@ -49,6 +51,9 @@ export function buildArguments(input: ArgumentInput): PerformArgs {
   }
   if (input.review === true) {
     args.review = true;
+  }
+  if (input.otherFiles !== undefined) {
+    args.otherFiles = input.otherFiles;
   }
   return args;
 }

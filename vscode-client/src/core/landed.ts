@@ -3,7 +3,7 @@
  * moment, and the text before it (for "Show Diff").
  */
 
-import { splitLines } from "./diff";
+import { splitLines } from "./hunks";
 import type { ChangedLines } from "./protocol";
 
 /** 0-based, inclusive lines of the document after the edit. */

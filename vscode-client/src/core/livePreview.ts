@@ -4,6 +4,7 @@
  * hunks. The drawing itself (decorations) is `src/livePreview.ts`.
  */
 
+import { asHunks } from "./hunks";
 import type { Range } from "./protocol";
 
 export const PREVIEW_NOTIFICATION = "complexEdit/preview";
@@ -26,26 +27,6 @@ export interface PreviewParams {
   done: boolean;
 }
 
-function isPosition(value: unknown): boolean {
-  if (typeof value !== "object" || value === null) {
-    return false;
-  }
-  const { line, character } = value as Record<string, unknown>;
-  return Number.isInteger(line) && Number.isInteger(character) && (line as number) >= 0 && (character as number) >= 0;
-}
-
-function isHunk(value: unknown): value is PreviewHunk {
-  if (typeof value !== "object" || value === null) {
-    return false;
-  }
-  const { range, newText } = value as Record<string, unknown>;
-  if (typeof range !== "object" || range === null || typeof newText !== "string") {
-    return false;
-  }
-  const { start, end } = range as Record<string, unknown>;
-  return isPosition(start) && isPosition(end);
-}
-
 /** The notification's params, or undefined when they are not well formed (then nothing is drawn). */
 export function asPreviewParams(value: unknown): PreviewParams | undefined {
   if (typeof value !== "object" || value === null) {
@@ -59,8 +40,8 @@ export function asPreviewParams(value: unknown): PreviewParams | undefined {
   if (typeof uri !== "string") {
     return undefined;
   }
-  const list = Array.isArray(hunks) ? (hunks as unknown[]) : [];
-  if (!list.every(isHunk)) {
+  const list = asHunks(Array.isArray(hunks) ? hunks : []);
+  if (list === undefined) {
     return undefined;
   }
   return { uri, version: Number.isInteger(version) ? (version as number) : undefined, hunks: list, done: done === true };

@@ -6,13 +6,15 @@
 
 export const COMMAND = "performComplexEdit";
 
-import type { ChangedLines, EditResult, ErrorData, LineSpan, WirePosition, WireRange } from "./generated/protocol";
+import type { ChangedLines, EditResult, ErrorData, LineSpan, PerformArgs, WirePosition, WireRange } from "./generated/protocol";
 
 export type { ChangedLines, EditResult, LineSpan, PerformArgs, Reason, Remedy } from "./generated/protocol";
 export { REASONS, REASON_REMEDIES, REASON_TEXTS } from "./generated/protocol";
 
 export type Position = WirePosition;
 export type Range = WireRange;
+/** What the sub-agent may do with the workspace's other files (the `otherFiles` argument). */
+export type OtherFiles = NonNullable<PerformArgs["otherFiles"]>;
 
 /** JSON-RPC error codes the command answers with. */
 export const INVALID_PARAMS = -32602;

@@ -49,6 +49,11 @@ describe("buildArguments", () => {
     expect(buildArguments({ uri, prompt: "x", review: false })).toEqual({ textDocument: { uri }, prompt: "x" });
   });
 
+  it("sends otherFiles only when the command sets it (Edit Across Files), so the setting applies otherwise", () => {
+    expect(buildArguments({ uri, prompt: "x", otherFiles: "edit" })).toEqual({ textDocument: { uri }, prompt: "x", otherFiles: "edit" });
+    expect(buildArguments({ uri, prompt: "x" })).toEqual({ textDocument: { uri }, prompt: "x" });
+  });
+
   it("refuses a blank instruction before asking the server", () => {
     expect(() => buildArguments({ uri, prompt: " \n\t" })).toThrow(ArgumentError);
   });

@@ -20,6 +20,16 @@ export type Reason =
   | "config";
 
 /**
+ * One document an edit of several changed (the answer's `documents`).
+ */
+export interface ChangedDocument {
+  uri: string;
+  applied: boolean;
+  diff: string;
+  changedLines?: ChangedLines[];
+  version?: number;
+}
+/**
  * One changed region: the lines of the text the `diff` starts from that it replaced
  * (`snapshot`), and the lines holding its new text in the document once it landed, or in
  * the text the diff gives when nothing landed (`document`).
@@ -57,6 +67,8 @@ export interface EditResult {
   version?: number;
   changedLines?: ChangedLines[];
   confirmed?: boolean;
+  proposalId?: string;
+  documents?: ChangedDocument[];
 }
 export interface Usage {
   inputTokens?: number;
@@ -90,9 +102,13 @@ export interface SyntaxProblem {
 }
 /**
  * One change proposed for review: `range` (in the editor's position encoding; UTF-16
- * for a file on disk) of the text `version` holds, replaced by `new_text`.
+ * for a file on disk) of the text `version` holds, replaced by `new_text`. `id`: its index
+ * in the answer's `hunks` (what `complexEdit.applyReview` keeps); `uri`: its document, when
+ * the change spans several.
  */
 export interface ProposedHunk {
+  id: number;
+  uri?: string;
   range: WireRange;
   newText: string;
   oldText: string;
@@ -124,6 +140,7 @@ export interface PerformArgs {
   maxTurns?: number | null;
   model?: string | null;
   review?: boolean | null;
+  otherFiles?: ("off" | "read" | "edit") | null;
 }
 /**
  * The live document the hunks are placed on, at `version`.
