@@ -99,9 +99,7 @@ def _has_lines(text: str, start: int, end: int, reading: Reading) -> bool:
         above = split_lines(text[lines_back(text, start - 1, lead - 1) : start])
     below = [line for _, line in zip(range(trail), iter_lines(text, end), strict=False)]
     return (
-        len(above) == lead
-        and len(below) == trail
-        and all(_blank(line) for line in above + below)
+        len(above) == lead and len(below) == trail and all(_blank(line) for line in above + below)
     )
 
 
