@@ -14,7 +14,14 @@ from dataclasses import dataclass
 from complex_edit.edit_tools import errors
 from complex_edit.edit_tools.escapes import consistent, unescape
 from complex_edit.edit_tools.indent import is_blank
-from complex_edit.edit_tools.lines import split_lines, strip_terminator
+from complex_edit.edit_tools.lines import (
+    LF,
+    convert_line_endings,
+    iter_lines,
+    lines_back,
+    split_lines,
+    strip_terminator,
+)
 
 BLANK_LINES = "blank_lines"
 ESCAPES = "escapes"
@@ -28,6 +35,8 @@ class Reading:
     note: str  # what the result tells the model
     explain: str  # how old_text was read, for an error: "once … are set aside"
     refusal: errors.ToolError | None = None  # matched, but new_text cannot be read the same way
+    lead: str = ""  # old_text's blank lines set aside at its start
+    trail: str = ""  # and at its end
 
 
 def _blank(line: str) -> bool:
@@ -47,7 +56,8 @@ def _strip_blank_lines(lines: list[str], lead: int, trail: int) -> tuple[list[st
 
 
 def stray_blank_lines(old: str, new: str) -> Reading | None:
-    old_lines, lead, trail = _strip_blank_lines(split_lines(old), len(old), len(old))
+    sent = split_lines(old)
+    old_lines, lead, trail = _strip_blank_lines(sent, len(old), len(old))
     if not (lead or trail) or all(_blank(line) for line in old_lines):
         return None
     new_lines, _, _ = _strip_blank_lines(split_lines(new), lead, trail)
@@ -62,7 +72,47 @@ def stray_blank_lines(old: str, new: str) -> Reading | None:
         "aside (and the same from new_text).",
         f"once the {errors.plural(count, 'blank line')} at its {where} "
         f"{'is' if count == 1 else 'are'} set aside",
+        lead="".join(sent[:lead]),
+        trail="".join(sent[len(sent) - trail :]),
     )
+
+
+def _breaks_as_lf(text: str) -> str:
+    return convert_line_endings(text, LF)
+
+
+def _has_text(text: str, start: int, end: int, reading: Reading) -> bool:
+    """The characters of the set-aside lines stand right before `start` and after `end`,
+    line breaks of any kind (a match found by characters, which may begin mid-line)."""
+    lead, trail = _breaks_as_lf(reading.lead), _breaks_as_lf(reading.trail)
+    before = _breaks_as_lf(text[max(0, start - 2 * len(reading.lead)) : start])
+    after = _breaks_as_lf(text[end : end + 2 * len(reading.trail)])
+    return before.endswith(lead) and after.startswith(trail)
+
+
+def _has_lines(text: str, start: int, end: int, reading: Reading) -> bool:
+    """As many blank lines right above the line at `start` and below the one ending at `end`
+    (a match of whole lines)."""
+    lead, trail = len(split_lines(reading.lead)), len(split_lines(reading.trail))
+    above: list[str] = []
+    if lead and start:
+        above = split_lines(text[lines_back(text, start - 1, lead - 1) : start])
+    below = [line for _, line in zip(range(trail), iter_lines(text, end), strict=False)]
+    return (
+        len(above) == lead and len(below) == trail and all(_blank(line) for line in above + below)
+    )
+
+
+def document_has_set_aside(
+    text: str, start: int, end: int, reading: Reading, *, whole_lines: bool
+) -> bool:
+    """The document has, around the place `[start, end)` the reading matched, the blank lines
+    it set aside: then they were not stray, old_text failed to match for another reason, and
+    setting them aside would be a guess (new_text's own blank lines there would be lost)."""
+    if reading.kind != BLANK_LINES:
+        return False
+    has = _has_lines if whole_lines else _has_text
+    return has(text, start, end, reading)
 
 
 def escaped(old: str, new: str) -> Reading | None:

@@ -26,7 +26,13 @@ from complex_edit.edit_tools.matching import (
     overlapping_starts,
 )
 from complex_edit.edit_tools.params import ReplaceTextParams
-from complex_edit.edit_tools.readings import BLANK_LINES, ESCAPES, Reading, readings
+from complex_edit.edit_tools.readings import (
+    BLANK_LINES,
+    ESCAPES,
+    Reading,
+    document_has_set_aside,
+    readings,
+)
 from complex_edit.edit_tools.reindent import apply_candidate, describe_indent
 from complex_edit.edit_tools.results import Limits, ToolResult
 from complex_edit.edit_tools.tolerant import MAX_CANDIDATES, Candidate, find_candidates
@@ -117,9 +123,16 @@ def _replace_as_read(buffer: WorkingBuffer, reading: Reading, limits: Limits) ->
             raise errors.several_readings(reading.explain, len(candidates), lines)
         if not candidates:
             return None
+        window = candidates[0].window
+        if document_has_set_aside(text, window.start, window.end, reading, whole_lines=True):
+            return None
     elif match.count > 1:
         lines = line_numbers(text, match.starts(text, limit=errors.MAX_LISTED_LINES))
         raise errors.several_readings(reading.explain, match.count, lines)
+    elif document_has_set_aside(
+        text, match.first, match.first + len(match.old), reading, whole_lines=False
+    ):
+        return None
     if reading.refusal is not None:
         raise reading.refusal
     if match is None:
@@ -177,13 +190,13 @@ def _replace_exactly(
             " old_text matched once its line breaks were written the way the document writes "
             "them; new_text was written the same way."
         )
-        adjustments = ("line_endings",)
+        adjustments += ("line_endings",)
     elif match.adjustment is Adjustment.LINE_NUMBERS:
         head += (
             " old_text matched only after removing the get_document line numbers it contained; "
             "they were removed from new_text too. Leave them out of old_text and new_text."
         )
-        adjustments = ("line_numbers",)
+        adjustments += ("line_numbers",)
     if grown is not None and grown.inside:
         head += (
             f" old_text matched inside the indentation of line {lines[0]}, so it was read as "

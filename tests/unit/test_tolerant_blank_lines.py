@@ -103,3 +103,23 @@ def test_spaces_on_a_blank_line_the_document_has_empty_are_a_whitespace_slip() -
     assert toolbox.text == DOC.replace("def g", "def h")
     assert "spaces or tabs at the ends of lines differed" in outcome.response["result"]
     assert outcome.adjustments == ("trailing_whitespace",)
+
+
+def test_blank_lines_the_document_has_there_are_not_set_aside() -> None:
+    # old_text is the document's own text from after the form feed (not a line break in LSP)
+    # up to the "\r" of a "\r\n": it cuts that line break, so it matches nowhere; its blank
+    # lines stand right there in the document, so setting them aside (and deleting the emoji
+    # line alone) would be a guess, not a reading.
+    family = "👨\u200d👩\u200d👧"
+    doc = "\n\f" + "\n" * 10 + "\r\n" + family * 2 + "\r\n"
+    toolbox, outcome = run(doc, doc[2:25], "")
+    assert not outcome.ok, outcome.response
+    assert toolbox.text == doc
+
+
+def test_a_reading_that_rewrites_line_breaks_says_both() -> None:
+    toolbox, outcome = run("a\r\nb\r\nc\r\n", "\n\n\nb\r", "\n\n\nB\r")
+    assert outcome.ok, outcome.response
+    assert toolbox.text == "a\r\nB\r\nc\r\n"
+    assert outcome.adjustments == ("blank_lines", "line_endings")
+    assert "Reading: line breaks, blank lines." in outcome.response["result"]
