@@ -24,7 +24,7 @@ from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 
 from complex_edit.edit_tools.registry import Toolbox
-from complex_edit.server.lsp.arguments import PerformArgs
+from complex_edit.server.lsp.arguments import PerformArgs, ReviewArgs
 from complex_edit.server.lsp.command import DOCUMENT_NOT_OPEN
 from complex_edit.server.lsp.notifications import PreviewParams
 from complex_edit.server.outcome import REASON_REMEDIES, REASON_TEXTS, EditResult, Reason
@@ -36,13 +36,14 @@ Mode = Literal["validation", "serialization"]
 # it sends, its serialization schema (absent optional fields are left out, never null).
 DEFINITIONS: tuple[tuple[type[BaseModel], Mode], ...] = (
     (PerformArgs, "validation"),
+    (ReviewArgs, "validation"),
     (EditResult, "serialization"),
     (PreviewParams, "serialization"),
     (Settings, "validation"),
 )
 SENT_MODE: Mode = "serialization"
 # The `data.code` of the JSON-RPC errors the server answers with.
-ERROR_CODES: tuple[str, ...] = (DOCUMENT_NOT_OPEN,)
+ERROR_CODES: tuple[str, ...] = (DOCUMENT_NOT_OPEN, "unknown_proposal", "invalid_hunk")
 
 REPOSITORY = Path(__file__).resolve().parents[1]
 SCHEMA_FILE = Path("docs/protocol.schema.json")

@@ -130,7 +130,7 @@ export interface WirePosition {
  * The `data` of a JSON-RPC error answer, when it tells errors apart.
  */
 export interface ErrorData {
-  code: "document_not_open";
+  code: "document_not_open" | "unknown_proposal" | "invalid_hunk";
 }
 export interface PerformArgs {
   textDocument: DocumentId;
@@ -166,6 +166,13 @@ export interface PreviewParams {
   textDocument: PreviewDocument;
   hunks: PreviewHunk[];
   done?: boolean;
+}
+/**
+ * `complexEdit.applyReview`: which hunks of the proposal `proposal_id` to keep.
+ */
+export interface ReviewArgs {
+  proposalId: string;
+  keep: number[];
 }
 export interface Settings {
   provider?: "gemini" | "openai" | "anthropic";
@@ -224,4 +231,4 @@ export const REASON_REMEDIES: Readonly<Partial<Record<Reason, Remedy>>> = {
 export const SETTING_NAMES: readonly (keyof Settings)[] = ["provider", "model", "maxTurns", "thinkingLevel", "thoughtSummaries", "temperature", "requestTimeoutSeconds", "maxDocumentBytes", "baseUrl", "maxRetries", "wallTimeSeconds", "applyTimeoutSeconds", "maxPromptBytes", "validate", "review", "otherFiles", "readExclude", "maxFiles"];
 
 /** The `data.code` values of the server's JSON-RPC errors. */
-export const ERROR_CODES: readonly ErrorData["code"][] = ["document_not_open"];
+export const ERROR_CODES: readonly ErrorData["code"][] = ["document_not_open", "unknown_proposal", "invalid_hunk"];
