@@ -26,6 +26,7 @@ from complex_edit.server.providers._retry import (
     status_retry,
     transport_failure,
 )
+from complex_edit.server.providers.access import ACCESS, key_status
 from complex_edit.server.providers.anthropic_turn import TurnAssembly
 from complex_edit.server.providers.base import (
     ConversationRequest,
@@ -41,8 +42,8 @@ if TYPE_CHECKING:
     from anthropic.types import RawMessageStreamEvent
 
 KEY_VARIABLES = CREDENTIALS["anthropic"]
-BASE_URL_VARIABLE = "ANTHROPIC_BASE_URL"
-DEFAULT_MODEL = "claude-sonnet-4-6"
+BASE_URL_VARIABLE = ACCESS["anthropic"].base_url_variable
+DEFAULT_MODEL = ACCESS["anthropic"].default_model
 PLACEHOLDER_KEY = "complex-edit-no-key"
 INSTALL_HINT = "pip install 'complex-edit[anthropic]'"
 DEFAULT_HOST = "api.anthropic.com"
@@ -75,7 +76,7 @@ class AnthropicProvider:
         base_url = request.settings.base_url or self._env.get(BASE_URL_VARIABLE) or None
         api_key = self._env.get("ANTHROPIC_API_KEY") or None
         token = None if api_key else self._env.get("ANTHROPIC_AUTH_TOKEN") or None
-        if api_key is None and token is None and base_url is None:
+        if key_status("anthropic", self._env, base_url).missing:
             raise RunError(
                 "config",
                 "No Anthropic API key is configured. Set ANTHROPIC_API_KEY in the environment "

@@ -23,6 +23,7 @@ from complex_edit.server.providers._retry import (
     status_retry,
     transport_failure,
 )
+from complex_edit.server.providers.access import base_url, key_status, uses_vertex
 from complex_edit.server.providers.base import (
     ConversationRequest,
     FullViews,
@@ -44,16 +45,10 @@ KEY_VARIABLES = CREDENTIALS["gemini"]
 DEFAULT_HOST = "generativelanguage.googleapis.com"
 
 
-def api_key_configured(env: Mapping[str, str]) -> bool:
-    if any(env.get(name) for name in KEY_VARIABLES):
-        return True
-    return env.get("GOOGLE_GENAI_USE_VERTEXAI", "").lower() in ("1", "true", "yes")
-
-
 def key_in_use(env: Mapping[str, str]) -> str | None:
     """The name of the variable whose key the SDK would pick (GOOGLE_API_KEY wins), or None
     for Vertex AI."""
-    return next((name for name in ("GOOGLE_API_KEY", "GEMINI_API_KEY") if env.get(name)), None)
+    return key_status("gemini", env, None).variable
 
 
 def _api_key(env: Mapping[str, str]) -> str | None:
@@ -75,7 +70,8 @@ class GeminiProvider:
         parameters = parameters_for(request.settings, request.settings.model)
         for note in parameters.notes:
             log.warning("%s", note)
-        if not api_key_configured(self._env):
+        url = base_url("gemini", request.settings.base_url, self._env)
+        if key_status("gemini", self._env, url).missing:
             raise RunError(
                 "config",
                 "No Gemini API key is configured. Set GEMINI_API_KEY (or GOOGLE_API_KEY) in the "
@@ -204,10 +200,9 @@ class GeminiConversation:
         return status_retry(code, failure, _retry_delay(exc.details) if code == 429 else None)
 
     def _host(self) -> str:
-        vertex = self._env.get("GOOGLE_GENAI_USE_VERTEXAI", "").lower() in ("1", "true", "yes")
-        variable = "GOOGLE_VERTEX_BASE_URL" if vertex else "GOOGLE_GEMINI_BASE_URL"
-        base_url = self._settings.base_url or self._env.get(variable)
-        return service_host(base_url, "Vertex AI" if vertex else DEFAULT_HOST)
+        vertex = uses_vertex("gemini", self._env)
+        url = base_url("gemini", self._settings.base_url, self._env)
+        return service_host(url, "Vertex AI" if vertex else DEFAULT_HOST)
 
     def _map_api_error(self, exc: Any) -> RunError:
         code = int(exc.code or 0)

@@ -35,6 +35,7 @@ ALLOWED: dict[str, set[str]] = {
     "edit": {"server.outcome", "server.settings", "server.session", "server.text", "edit_tools"},
     "lsp": {
         "server",
+        "server.doctor",
         "server.outcome",
         "server.settings",
         "server.session",
@@ -61,6 +62,7 @@ ALLOWED: dict[str, set[str]] = {
     "cli_review": {"server.outcome", "server.edit", "server.text"},
     "cli": {
         "server",
+        "server.doctor",
         "server.outcome",
         "server.settings",
         "server.session.process",
@@ -76,6 +78,13 @@ ALLOWED: dict[str, set[str]] = {
         "server.providers",
         "edit_tools",
         "prompts",
+    },
+    "doctor": {
+        "server",
+        "server.outcome",
+        "server.settings",
+        "server.providers",
+        "edit_tools.syntax",
     },
     "__init__": set(),
 }

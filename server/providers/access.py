@@ -1,0 +1,94 @@
+"""What each provider needs to reach its model, in one table: the variables it reads for a key
+and a base URL, its default model, whether a base URL makes the key optional; and `key_status`,
+the one rule saying whether a run has the key it needs (the adapters refuse a run by it,
+`complex-edit doctor` reports it). Names only: nothing here returns a key's value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+
+from complex_edit.server.settings import DEFAULT_MODEL
+
+VERTEX_VARIABLE = "GOOGLE_GENAI_USE_VERTEXAI"
+VERTEX_BASE_URL_VARIABLE = "GOOGLE_VERTEX_BASE_URL"
+_TRUE = ("1", "true", "yes")
+
+
+@dataclass(frozen=True)
+class ProviderAccess:
+    """`key_variables`: in the order they win (the first one set is the key used)."""
+
+    name: str
+    key_variables: tuple[str, ...]
+    base_url_variable: str
+    default_model: str
+    key_optional_with_base_url: bool
+
+
+ACCESS: Mapping[str, ProviderAccess] = MappingProxyType(
+    {
+        "gemini": ProviderAccess(
+            "gemini",
+            ("GOOGLE_API_KEY", "GEMINI_API_KEY"),
+            "GOOGLE_GEMINI_BASE_URL",
+            DEFAULT_MODEL,
+            key_optional_with_base_url=False,
+        ),
+        "openai": ProviderAccess(
+            "openai", ("OPENAI_API_KEY",), "OPENAI_BASE_URL", "gpt-5.4-mini", True
+        ),
+        "anthropic": ProviderAccess(
+            "anthropic",
+            ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"),
+            "ANTHROPIC_BASE_URL",
+            "claude-sonnet-4-6",
+            True,
+        ),
+    }
+)
+
+
+@dataclass(frozen=True)
+class KeyStatus:
+    """`variable`: the one whose key is used (None: none is set); `ignored`: other key
+    variables that are set; `vertex`: Gemini through Vertex AI (no key); `missing`: no key
+    and the provider needs one, so a run is refused with `config` before any request."""
+
+    variable: str | None
+    ignored: tuple[str, ...]
+    vertex: bool
+    missing: bool
+
+
+def uses_vertex(provider: str, env: Mapping[str, str]) -> bool:
+    return provider == "gemini" and env.get(VERTEX_VARIABLE, "").lower() in _TRUE
+
+
+def base_url_variable(provider: str, env: Mapping[str, str]) -> str:
+    """The variable the provider (or its SDK) reads a base URL from."""
+    if uses_vertex(provider, env):
+        return VERTEX_BASE_URL_VARIABLE
+    return ACCESS[provider].base_url_variable
+
+
+def base_url(provider: str, setting: str | None, env: Mapping[str, str]) -> str | None:
+    """The base URL in effect: the `baseUrl` setting, else the provider's variable."""
+    return setting or env.get(base_url_variable(provider, env)) or None
+
+
+def key_status(provider: str, env: Mapping[str, str], base_url: str | None) -> KeyStatus:
+    """What the provider would use for a key, `base_url` being the one in effect (the
+    `baseUrl` setting, else the provider's variable)."""
+    access = ACCESS[provider]
+    present = [name for name in access.key_variables if env.get(name)]
+    vertex = uses_vertex(provider, env)
+    keyless_allowed = vertex or bool(base_url and access.key_optional_with_base_url)
+    return KeyStatus(
+        variable=present[0] if present else None,
+        ignored=tuple(present[1:]),
+        vertex=vertex,
+        missing=not present and not keyless_allowed,
+    )

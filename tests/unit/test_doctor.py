@@ -1,0 +1,122 @@
+"""The doctor's report (`server/doctor.py`): what an edit would use, each setting with the layer
+it came from, the providers' own key rules (`providers/access.py`), and never a key's value."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from complex_edit.server import __version__
+from complex_edit.server.doctor import Doctor, examine, render
+from complex_edit.server.providers.access import ACCESS, key_status
+from complex_edit.server.settings import DEFAULT_MODEL, SettingsLayer
+
+KEY = "planted-key-7f3a9c"
+
+
+def sources(doctor: Doctor) -> dict[str, tuple[object, str]]:
+    return {item.name: (item.value, item.source) for item in doctor.settings}
+
+
+def test_defaults_without_a_key_say_what_is_missing() -> None:
+    doctor = examine({})
+    assert doctor.version == __version__
+    assert doctor.provider == "gemini"
+    assert doctor.model.name == DEFAULT_MODEL
+    assert doctor.model.family == "Gemini 3.7/3.8 Flash"
+    assert doctor.model.thinking_levels == ["low", "medium", "high"]
+    assert doctor.model.default_thinking_level == "medium"
+    assert doctor.key.present is False
+    assert doctor.key.needed is True
+    assert doctor.base_url.url is None
+    assert {source for _, source in sources(doctor).values()} == {"default"}
+    assert len(doctor.problems) == 1
+    assert "GOOGLE_API_KEY or GEMINI_API_KEY" in doctor.problems[0]
+    assert "python" in doctor.syntax_languages
+
+
+def test_every_setting_is_listed_with_the_layer_it_came_from() -> None:
+    doctor = examine(
+        {"GEMINI_API_KEY": KEY, "COMPLEX_EDIT_MAX_TURNS": "3", "COMPLEX_EDIT_REVIEW": "true"},
+        SettingsLayer.client("initializationOptions", {"complexEdit": {"maxTurns": 5}}),
+        SettingsLayer.flags({"validate": "off"}, {"validate": "--validate"}),
+    )
+    found = sources(doctor)
+    assert found["maxTurns"] == (5, "initializationOptions complexEdit.maxTurns")
+    assert found["review"] == (True, "COMPLEX_EDIT_REVIEW")
+    assert found["validate"] == ("off", "--validate")
+    assert found["model"] == (DEFAULT_MODEL, "default")
+    assert set(found) == {item.name for item in doctor.settings}
+    assert len(found) == len(doctor.settings) >= 15
+    assert doctor.problems == []
+
+
+def test_the_key_is_named_never_shown() -> None:
+    env = {"GEMINI_API_KEY": KEY, "GOOGLE_API_KEY": KEY + "-google", "OPENAI_API_KEY": KEY}
+    doctor = examine(env, {"baseUrl": f"http://127.0.0.1:9/?key={KEY}"})
+    wire = json.dumps(doctor.to_wire())
+    assert KEY not in wire
+    assert KEY not in render(doctor)
+    assert doctor.key.variable == "GOOGLE_API_KEY"  # the SDK's rule: it wins
+    assert doctor.key.ignored == ["GEMINI_API_KEY"]
+    assert "[redacted]" in (doctor.base_url.url or "")
+
+
+def test_a_refused_thinking_level_is_a_problem_and_the_temperature_a_note() -> None:
+    doctor = examine({"GEMINI_API_KEY": KEY}, {"thinkingLevel": "minimal", "temperature": 0.4})
+    assert doctor.model.thinking_level == "minimal"
+    assert len(doctor.problems) == 1
+    assert "refuses thinking level 'minimal'" in doctor.problems[0]
+    assert doctor.model.temperature_sent is False
+    assert any("'temperature' (0.4) is not sent" in note for note in doctor.notes)
+
+
+def test_other_providers_use_their_default_model_and_no_family_rules() -> None:
+    doctor = examine({"OPENAI_BASE_URL": "http://127.0.0.1:11434/v1"}, {"provider": "openai"})
+    assert doctor.model.name == ACCESS["openai"].default_model
+    assert doctor.model.family is None
+    assert doctor.key == doctor.key.model_copy(update={"present": False, "needed": False})
+    assert doctor.base_url.url == "http://127.0.0.1:11434/v1"
+    assert doctor.base_url.source == "OPENAI_BASE_URL"
+    assert doctor.problems == []
+    assert "not needed with a base URL" in render(doctor)
+
+
+def test_a_bad_value_is_a_problem_and_the_rest_still_reported() -> None:
+    doctor = examine({"COMPLEX_EDIT_PROVIDER": "bogus", "GEMINI_API_KEY": KEY}, {"maxTurns": 4})
+    assert doctor.provider == "gemini"
+    assert doctor.problems == [
+        "Invalid configuration: setting 'provider' (COMPLEX_EDIT_PROVIDER): Input should be "
+        "'gemini', 'openai' or 'anthropic'"
+    ]
+    assert sources(doctor)["provider"] == ("gemini", "default")
+    assert sources(doctor)["maxTurns"][0] == 4
+
+
+@pytest.mark.parametrize(
+    ("provider", "env", "base_url", "variable", "missing"),
+    [
+        ("gemini", {}, None, None, True),
+        ("gemini", {}, "http://127.0.0.1:9", None, True),
+        ("gemini", {"GOOGLE_GENAI_USE_VERTEXAI": "True"}, None, None, False),
+        ("openai", {}, "http://127.0.0.1:9", None, False),
+        ("openai", {"OPENAI_API_KEY": KEY}, None, "OPENAI_API_KEY", False),
+        ("anthropic", {"ANTHROPIC_AUTH_TOKEN": KEY}, None, "ANTHROPIC_AUTH_TOKEN", False),
+        ("anthropic", {}, None, None, True),
+    ],
+)
+def test_key_status_follows_each_providers_rule(
+    provider: str, env: dict[str, str], base_url: str | None, variable: str | None, missing: bool
+) -> None:
+    status = key_status(provider, env, base_url)
+    assert (status.variable, status.missing) == (variable, missing)
+
+
+def test_the_text_report_names_every_part() -> None:
+    text = render(examine({"GEMINI_API_KEY": KEY}, {"thinkingLevel": "high"}))
+    for part in ("complex-edit ", "provider   gemini (default)", "key        present: "):
+        assert part in text
+    assert "thinking level high" in text
+    assert "  maxTurns " in text
+    assert text.endswith("no problems found\n")
