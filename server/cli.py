@@ -209,8 +209,8 @@ def _add_doctor_parser(commands: argparse._SubParsersAction[argparse.ArgumentPar
         help="show what the server would use: provider, model, key, base URL, settings",
         description="What an edit would use: version, provider, the model and its rules, "
         "whether a key is present (never the key), the base URL, every setting with the layer "
-        "it came from, the syntax languages. Exit status: 0 when nothing stops an edit, 1 "
-        "when every edit would fail with reason config (see problems).",
+        "it came from, the syntax languages. Exit status: 0 when no check is a problem, 1 when "
+        "one is (WARN or ERROR: an ERROR makes every edit fail with reason config).",
     )
     doctor.add_argument("--json", action="store_true", help="print the report as JSON")
     _add_setting_flags(doctor)
@@ -287,7 +287,7 @@ def _run_doctor(args: argparse.Namespace) -> int:
         sys.stdout.write(json.dumps(doctor.to_wire(), ensure_ascii=False, indent=2) + "\n")
     else:
         sys.stdout.write(render(doctor))
-    return 1 if doctor.problems else 0
+    return 0 if doctor.ok else 1
 
 
 # The modules each command needs, loaded while Ctrl-C is deferred (`_ctrl_c_deferred`).

@@ -1,10 +1,10 @@
 """What the server would use for an edit, as one object: `complex-edit doctor [--json]` prints
-it, the LSP command `complexEdit.doctor` answers it (with the settings that client gives).
+it, the LSP command `complexEdit.doctor` answers it (with the settings that client gives), and
+the editors' health checks show its `checks` as they are.
 
 Version, provider, the model and its family's rules, the key (present or not and the variable's
 name, never its value), the base URL, every setting with the layer it came from, the syntax
-languages, and the problems that would make every edit fail with `config`. Pure: the caller
-passes the environment and the settings layers; nothing here reads a key's value out.
+languages. Pure: the caller passes the environment and the settings layers.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 import platform
 import sys
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 from pydantic.alias_generators import to_camel
@@ -22,7 +22,9 @@ from complex_edit.server import __version__
 from complex_edit.server.outcome import RunError, scrub
 from complex_edit.server.providers.access import (
     ACCESS,
+    VERTEX_PLACE_VARIABLES,
     VERTEX_VARIABLE,
+    KeyStatus,
     base_url,
     base_url_variable,
     key_status,
@@ -32,12 +34,25 @@ from complex_edit.server.providers.models import family_of, parameters_for, thin
 from complex_edit.server.settings import Settings, ThinkingLevel
 
 DEFAULT_SOURCE = "default"
+FAILS = "Until then every edit fails with reason 'config'."
 # The providers that apply the model-family rules (`models.parameters_for`) before a request.
 _FAMILY_RULES = frozenset({"gemini"})
+
+Level = Literal["ok", "info", "warn", "error"]
+_ALIASES = {field: info.alias or field for field, info in Settings.model_fields.items()}
 
 
 class _Wire(BaseModel):
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, frozen=True)
+
+
+class Check(_Wire):
+    """One line of the report, as a health check shows it: `warn` and `error` are problems
+    (`error`: every edit fails with `config`); `advice`: what to do about it."""
+
+    level: Level
+    text: str
+    advice: list[str] = []
 
 
 class SettingReport(_Wire):
@@ -77,7 +92,7 @@ class KeyReport(_Wire):
 
 
 class BaseUrlReport(_Wire):
-    """`url`: None means the SDK's default service; `source`: a settings layer or `variable`."""
+    """`url`: None means the service's default; `source`: a settings layer or `variable`."""
 
     url: str | None = None
     source: str | None = None
@@ -85,6 +100,8 @@ class BaseUrlReport(_Wire):
 
 
 class Doctor(_Wire):
+    """`ok`: no check is a problem (`warn` or `error`)."""
+
     version: str
     python: str
     executable: str
@@ -95,8 +112,8 @@ class Doctor(_Wire):
     base_url: BaseUrlReport
     settings: list[SettingReport]
     syntax_languages: list[str]
-    problems: list[str] = []
-    notes: list[str] = []
+    checks: list[Check]
+    ok: bool
 
     def to_wire(self) -> dict[str, Any]:
         return self.model_dump(mode="json", by_alias=True)
@@ -104,16 +121,29 @@ class Doctor(_Wire):
 
 def examine(env: Mapping[str, str], *layers: Mapping[str, Any] | None) -> Doctor:
     """The report for the environment `env` and the settings `layers` (as `from_layers`)."""
-    settings, origins, problem = Settings.traced_leniently(env, *layers)
-    problems = [problem] if problem else []
+    settings, named, problem = Settings.traced_leniently(env, *layers)
+    # A layer without a name (a plain mapping) is named by the setting itself.
+    origins = {field: origin or _ALIASES[field] for field, origin in named.items()}
     provider = settings.provider
     url = base_url(provider, settings.base_url, env)
-    url_variable = base_url_variable(provider, env)
-    url_source = (origins.get("base_url") or "baseUrl") if settings.base_url else url_variable
+    url_source = origins.get("base_url") if settings.base_url else None
+    url_report = BaseUrlReport(
+        url=scrub(url, env) if url else None,
+        source=(url_source or base_url_variable(provider, env)) if url else None,
+        variable=base_url_variable(provider, env),
+    )
     key = key_status(provider, env, url)
-    if key.missing:
-        problems.append(_missing_key(provider, url_variable))
-    model, notes = _model(settings, provider, problems)
+    model, model_checks = _model(settings, origins, provider)
+    checks = [
+        Check(level="info", text=f"Server: complex-edit {__version__} ({sys.executable})"),
+        *([Check(level="error", text=problem, advice=[FAILS])] if problem else []),
+        Check(level="info", text=f"Provider: {provider} ({_from(origins.get('provider'))})"),
+        *_base_url_checks(url_report),
+        *_key_checks(provider, key, env, url_report),
+        *model_checks,
+        _syntax_check(settings),
+        *_layers_check(origins),
+    ]
     return Doctor(
         version=__version__,
         python=platform.python_version(),
@@ -129,55 +159,137 @@ def examine(env: Mapping[str, str], *layers: Mapping[str, Any] | None) -> Doctor
             vertex=key.vertex,
             needed=key.missing,
         ),
-        base_url=BaseUrlReport(
-            url=scrub(url, env) if url else None,
-            source=url_source if url else None,
-            variable=url_variable,
-        ),
+        base_url=url_report,
         settings=_settings(settings, origins, env),
         syntax_languages=sorted(GRAMMARS),
-        problems=[scrub(text, env) for text in problems],
-        notes=notes,
+        checks=[_scrubbed(check, env) for check in checks],
+        ok=all(check.level in ("ok", "info") for check in checks),
     )
 
 
-def _model(settings: Settings, provider: str, problems: list[str]) -> tuple[ModelReport, list[str]]:
-    """The model a run uses and its rules; a refused value joins `problems`."""
+def _from(source: str | None) -> str:
+    return f"from {source}" if source and source != DEFAULT_SOURCE else DEFAULT_SOURCE
+
+
+def _model(
+    settings: Settings, origins: Mapping[str, str], provider: str
+) -> tuple[ModelReport, list[Check]]:
+    """The model a run uses, its rules, and what the server would refuse or leave out."""
     name = effective_model(settings, ACCESS[provider].default_model)
     family = family_of(name) if provider in _FAMILY_RULES else None
-    notes: list[str] = []
+    where = _from(origins.get("model")) if name == settings.model else "the provider's default"
+    checks = [Check(level="info", text=f"Model: {name} ({where})")]
+    level = settings.thinking_level
     temperature_sent = settings.temperature is not None
     if family is not None:
         allowed = settings
         try:
             parameters_for(settings, name)
         except RunError as refused:
-            problems.append(refused.message)
+            checks.append(Check(level="error", text=refused.message, advice=[FAILS]))
             allowed = settings.model_copy(update={"thinking_level": None})
         parameters = parameters_for(allowed, name)
-        notes.extend(parameters.notes)
         temperature_sent = parameters.temperature is not None
+        checks.extend(
+            Check(
+                level="warn",
+                text=note,
+                advice=["Remove the setting, or use thinkingLevel to trade speed for care."],
+            )
+            for note in parameters.notes
+        )
+    if level is None:
+        own = f", {family.default_level}" if family and family.default_level else ""
+        checks.append(
+            Check(level="info", text=f"Thinking level: not set (the model's own default{own})")
+        )
+    elif not any(check.level == "error" for check in checks):
+        where = _from(origins.get("thinking_level"))
+        checks.append(Check(level="info", text=f"Thinking level: {level} ({where})"))
     report = ModelReport(
         name=name,
         family=family.name if family else None,
         thinking_levels=list(family.levels) if family and family.levels else None,
         default_thinking_level=family.default_level if family else None,
-        thinking_level=settings.thinking_level,
+        thinking_level=level,
         temperature_sent=temperature_sent,
         thought_summaries=settings.thought_summaries and thinks(name),
     )
-    return report, notes
+    return report, checks
 
 
-def _missing_key(provider: str, url_variable: str) -> str:
-    access = ACCESS[provider]
-    names = " or ".join(access.key_variables)
-    text = f"No API key for provider {provider}: set {names} in the server's environment"
-    if access.key_optional_with_base_url:
-        text += f", or point baseUrl (or {url_variable}) at a server that needs none"
+def _base_url_checks(url: BaseUrlReport) -> list[Check]:
+    if url.url is None:
+        return []
+    return [Check(level="info", text=f"{url.source} is set: requests go to a custom endpoint")]
+
+
+def _key_checks(
+    provider: str, key: KeyStatus, env: Mapping[str, str], url: BaseUrlReport
+) -> list[Check]:
+    """The key the provider would use, by name; what to do when there is none."""
+    variables = ACCESS[provider].key_variables
+    if key.variable is not None:
+        checks = [Check(level="ok", text=f"API key set: {key.variable}")]
+        if key.ignored:
+            checks.append(
+                Check(
+                    level="info",
+                    text=f"{' and '.join((key.variable, *key.ignored))} are set: the key in use "
+                    f"is {key.variable} (the SDK's rule); {', '.join(key.ignored)} ignored.",
+                )
+            )
+        return checks
+    if key.vertex:
+        return [
+            Check(level="ok", text=f"Vertex AI selected ({VERTEX_VARIABLE}); no API key needed"),
+            *(
+                Check(
+                    level="warn",
+                    text=f"{name} is not set: Vertex AI needs a project and a location",
+                )
+                for name in VERTEX_PLACE_VARIABLES
+                if not env.get(name)
+            ),
+        ]
+    if not key.missing:
+        return [
+            Check(
+                level="info",
+                text=f"No {variables[0]}: not needed with a base URL ({url.source}), local "
+                f"servers usually need none. If yours asks for one, set {variables[0]}.",
+            )
+        ]
+    names = (
+        f"neither {variables[0]} nor {variables[1]} is set"
+        if len(variables) == 2
+        else f"{' or '.join(variables)} is not set"
+    )
+    advice = ["Set it in the environment the server is started with."]
+    if ACCESS[provider].key_optional_with_base_url:
+        advice.append(f"Or point baseUrl (or {url.variable}) at a local server that needs no key.")
     if provider == "gemini":
-        text += f", or use Vertex AI ({VERTEX_VARIABLE}=true)"
-    return text + "; until then every edit fails with reason 'config'."
+        advice.append(
+            f"Or use Vertex AI: {VERTEX_VARIABLE}=true, {', '.join(VERTEX_PLACE_VARIABLES)}."
+        )
+    advice.append("Without a key every edit fails with reason 'config'.")
+    return [Check(level="warn", text=f"No API key: {names}", advice=advice)]
+
+
+def _syntax_check(settings: Settings) -> Check:
+    if settings.validate_result == "off":
+        return Check(level="info", text="Syntax check: off (setting validate)")
+    return Check(
+        level="info",
+        text=f"Syntax check of results in {len(GRAMMARS)} languages: {', '.join(sorted(GRAMMARS))}",
+    )
+
+
+def _layers_check(origins: Mapping[str, str]) -> list[Check]:
+    if not origins:
+        return []
+    changed = ", ".join(f"{_ALIASES[field]} ({_from(source)})" for field, source in origins.items())
+    return [Check(level="info", text=f"Settings not at their default: {changed}")]
 
 
 def _settings(
@@ -186,11 +298,11 @@ def _settings(
     values = settings.model_dump(mode="json", by_alias=True)
     return [
         SettingReport(
-            name=info.alias or field,
-            value=_shown(values[info.alias or field], env),
-            source=origins.get(field) or DEFAULT_SOURCE,
+            name=name,
+            value=_shown(values[name], env),
+            source=origins.get(field, DEFAULT_SOURCE),
         )
-        for field, info in Settings.model_fields.items()
+        for field, name in _ALIASES.items()
     ]
 
 
@@ -198,34 +310,29 @@ def _shown(value: Any, env: Mapping[str, str]) -> Any:
     return scrub(value, env) if isinstance(value, str) else value
 
 
+def _scrubbed(check: Check, env: Mapping[str, str]) -> Check:
+    return Check(
+        level=check.level,
+        text=scrub(check.text, env),
+        advice=[scrub(line, env) for line in check.advice],
+    )
+
+
 def render(doctor: Doctor) -> str:
-    """The report as text for a terminal."""
-    setting = {item.name: item for item in doctor.settings}
-    lines = [
-        f"complex-edit {doctor.version} (Python {doctor.python}, {doctor.executable})",
-        f"provider   {doctor.provider} ({_from(setting['provider'].source)})",
-        f"model      {doctor.model.name} ({_from(setting['model'].source)})",
-        *(f"           {line}" for line in _rules(doctor.model)),
-        f"key        {_key(doctor.key)}",
-        f"base URL   {_base_url(doctor.base_url)}",
-        f"syntax     {', '.join(doctor.syntax_languages)} (validate: {setting['validate'].value})",
-        "settings",
-    ]
+    """The report as text for a terminal: the checks, the base URL, then every setting."""
+    lines = [f"complex-edit {doctor.version} (Python {doctor.python}, {doctor.executable})"]
+    for check in doctor.checks[1:]:
+        lines.append(f"{check.level.upper():<6}{check.text}")
+        lines.extend(f"      {advice}" for advice in check.advice)
+    if doctor.base_url.url is not None:
+        lines.append(f"base URL: {doctor.base_url.url} (from {doctor.base_url.source})")
+    lines.append("settings:")
     width = max(len(item.name) for item in doctor.settings)
     for item in doctor.settings:
         shown = "unset" if item.value is None else _value(item.value)
         lines.append(f"  {item.name:<{width}}  {shown:<20}  {_from(item.source)}")
-    for title, texts in (("notes", doctor.notes), ("problems", doctor.problems)):
-        if texts:
-            lines.append(title)
-            lines.extend(f"  {text}" for text in texts)
-    if not doctor.problems:
-        lines.append("no problems found")
+    lines.append("no problems found" if doctor.ok else "problems found: see WARN and ERROR above")
     return "\n".join(lines) + "\n"
-
-
-def _from(source: str) -> str:
-    return source if source == DEFAULT_SOURCE else f"from {source}"
 
 
 def _value(value: Any) -> str:
@@ -234,33 +341,3 @@ def _value(value: Any) -> str:
     if isinstance(value, list):
         return ", ".join(str(item) for item in value)
     return str(value)
-
-
-def _rules(model: ModelReport) -> list[str]:
-    if model.family is None:
-        return ["no known rules for this model: every setting is sent as set"]
-    levels = ", ".join(model.thinking_levels) if model.thinking_levels else "not known"
-    own = model.default_thinking_level or "not known"
-    sent = model.thinking_level or f"not sent (the model's own: {own})"
-    return [
-        f"{model.family}: thinking levels {levels}; thinking level {sent}",
-        f"temperature {'sent' if model.temperature_sent else 'not sent'}; "
-        f"thought summaries {'on' if model.thought_summaries else 'off'}",
-    ]
-
-
-def _key(key: KeyReport) -> str:
-    if key.variable is not None:
-        ignored = f" ({', '.join(key.ignored)} also set, ignored)" if key.ignored else ""
-        return f"present: {key.variable}{ignored}"
-    if key.vertex:
-        return f"none needed: Vertex AI ({VERTEX_VARIABLE})"
-    if key.needed:
-        return f"missing: none of {', '.join(key.variables)} is set"
-    return f"none set ({', '.join(key.variables)}), not needed with a base URL"
-
-
-def _base_url(url: BaseUrlReport) -> str:
-    if url.url is None:
-        return f"the service's default (neither baseUrl nor {url.variable} is set)"
-    return f"{url.url} (from {url.source})"

@@ -10,43 +10,45 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
+from complex_edit.server.outcome import CREDENTIALS
 from complex_edit.server.settings import DEFAULT_MODEL
 
 VERTEX_VARIABLE = "GOOGLE_GENAI_USE_VERTEXAI"
 VERTEX_BASE_URL_VARIABLE = "GOOGLE_VERTEX_BASE_URL"
+# What Vertex AI needs besides VERTEX_VARIABLE (the SDK reads them).
+VERTEX_PLACE_VARIABLES = ("GOOGLE_CLOUD_PROJECT", "GOOGLE_CLOUD_LOCATION")
 _TRUE = ("1", "true", "yes")
 
 
 @dataclass(frozen=True)
 class ProviderAccess:
-    """`key_variables`: in the order they win (the first one set is the key used)."""
+    """`key_variables`: the variables a key is read from (`outcome.CREDENTIALS`);
+    `preference`: their order when several are set (the first one set is the key used), when
+    it is not that one."""
 
     name: str
-    key_variables: tuple[str, ...]
     base_url_variable: str
     default_model: str
     key_optional_with_base_url: bool
+    preference: tuple[str, ...] = ()
+
+    @property
+    def key_variables(self) -> tuple[str, ...]:
+        return CREDENTIALS[self.name]
 
 
 ACCESS: Mapping[str, ProviderAccess] = MappingProxyType(
     {
+        # The SDK prefers GOOGLE_API_KEY when both are set.
         "gemini": ProviderAccess(
             "gemini",
-            ("GOOGLE_API_KEY", "GEMINI_API_KEY"),
             "GOOGLE_GEMINI_BASE_URL",
             DEFAULT_MODEL,
             key_optional_with_base_url=False,
+            preference=("GOOGLE_API_KEY", "GEMINI_API_KEY"),
         ),
-        "openai": ProviderAccess(
-            "openai", ("OPENAI_API_KEY",), "OPENAI_BASE_URL", "gpt-5.4-mini", True
-        ),
-        "anthropic": ProviderAccess(
-            "anthropic",
-            ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"),
-            "ANTHROPIC_BASE_URL",
-            "claude-sonnet-4-6",
-            True,
-        ),
+        "openai": ProviderAccess("openai", "OPENAI_BASE_URL", "gpt-5.4-mini", True),
+        "anthropic": ProviderAccess("anthropic", "ANTHROPIC_BASE_URL", "claude-sonnet-4-6", True),
     }
 )
 
@@ -83,7 +85,7 @@ def key_status(provider: str, env: Mapping[str, str], base_url: str | None) -> K
     """What the provider would use for a key, `base_url` being the one in effect (the
     `baseUrl` setting, else the provider's variable)."""
     access = ACCESS[provider]
-    present = [name for name in access.key_variables if env.get(name)]
+    present = [name for name in access.preference or access.key_variables if env.get(name)]
     vertex = uses_vertex(provider, env)
     keyless_allowed = vertex or bool(base_url and access.key_optional_with_base_url)
     return KeyStatus(

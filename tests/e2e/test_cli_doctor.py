@@ -42,19 +42,20 @@ def test_json_report_with_a_key_and_settings_from_each_layer() -> None:
     assert settings["maxTurns"] == (5, "--max-turns")
     assert settings["model"] == ("gemini-3.7-flash", "COMPLEX_EDIT_MODEL")
     assert settings["review"] == (False, "default")
-    assert report["problems"] == []
+    assert report["ok"] is True
+    assert {check["level"] for check in report["checks"]} == {"ok", "info"}
 
 
 def test_text_report_without_a_key_exits_1_and_says_why() -> None:
     run = doctor(env={})
     assert run.returncode == 1, run.stderr
-    assert "key        missing: none of GOOGLE_API_KEY, GEMINI_API_KEY is set" in run.stdout
-    assert "problems\n  No API key for provider gemini" in run.stdout
+    assert "WARN  No API key: neither GEMINI_API_KEY nor GOOGLE_API_KEY is set" in run.stdout
+    assert run.stdout.endswith("problems found: see WARN and ERROR above\n")
     assert run.stderr == ""
 
 
 def test_a_bad_flag_value_is_a_problem_naming_the_flag() -> None:
     run = doctor("--json", "--provider", "nope", env={"GEMINI_API_KEY": TEST_KEY})
     assert run.returncode == 1
-    (problem,) = json.loads(run.stdout)["problems"]
-    assert problem.startswith("Invalid configuration: setting 'provider' (--provider)")
+    (problem,) = [c for c in json.loads(run.stdout)["checks"] if c["level"] == "error"]
+    assert problem["text"].startswith("Invalid configuration: setting 'provider' (--provider)")

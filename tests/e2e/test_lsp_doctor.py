@@ -53,7 +53,7 @@ async def test_doctor_answers_with_the_clients_layers_and_never_the_key(
     assert answer["key"] == {
         "present": True,
         "variable": "GEMINI_API_KEY",
-        "variables": ["GOOGLE_API_KEY", "GEMINI_API_KEY"],
+        "variables": ["GEMINI_API_KEY", "GOOGLE_API_KEY"],
         "ignored": [],
         "vertex": False,
         "needed": False,
@@ -67,10 +67,11 @@ async def test_doctor_answers_with_the_clients_layers_and_never_the_key(
     assert model["name"] == "gemini-3.7-flash"
     assert model["thinkingLevels"] == ["low", "medium", "high"]
     assert answer["baseUrl"]["source"] == "GOOGLE_GEMINI_BASE_URL"  # type: ignore[index]
-    problems = answer["problems"]
-    assert isinstance(problems, list)
-    assert len(problems) == 1
-    assert "refuses thinking level 'minimal'" in problems[0]
+    checks = answer["checks"]
+    assert isinstance(checks, list)
+    (problem,) = [check for check in checks if check["level"] in ("warn", "error")]
+    assert problem["level"] == "error"
+    assert "refuses thinking level 'minimal'" in problem["text"]
 
 
 async def test_doctor_over_lsp_answers_what_the_command_line_prints(

@@ -19,6 +19,13 @@ def sources(doctor: Doctor) -> dict[str, tuple[object, str]]:
     return {item.name: (item.value, item.source) for item in doctor.settings}
 
 
+def problems(doctor: Doctor) -> list[tuple[str, str]]:
+    return [(check.level, check.text) for check in doctor.checks if check.level in PROBLEMS]
+
+
+PROBLEMS = ("warn", "error")
+
+
 def test_defaults_without_a_key_say_what_is_missing() -> None:
     doctor = examine({})
     assert doctor.version == __version__
@@ -31,8 +38,10 @@ def test_defaults_without_a_key_say_what_is_missing() -> None:
     assert doctor.key.needed is True
     assert doctor.base_url.url is None
     assert {source for _, source in sources(doctor).values()} == {"default"}
-    assert len(doctor.problems) == 1
-    assert "GOOGLE_API_KEY or GEMINI_API_KEY" in doctor.problems[0]
+    assert problems(doctor) == [
+        ("warn", "No API key: neither GEMINI_API_KEY nor GOOGLE_API_KEY is set")
+    ]
+    assert doctor.ok is False
     assert "python" in doctor.syntax_languages
 
 
@@ -49,7 +58,11 @@ def test_every_setting_is_listed_with_the_layer_it_came_from() -> None:
     assert found["model"] == (DEFAULT_MODEL, "default")
     assert set(found) == {item.name for item in doctor.settings}
     assert len(found) == len(doctor.settings) >= 15
-    assert doctor.problems == []
+    assert doctor.ok is True
+    assert (
+        "Settings not at their default: maxTurns (from initializationOptions complexEdit.maxTurns),"
+        " review (from COMPLEX_EDIT_REVIEW), validate (from --validate)"
+    ) in [check.text for check in doctor.checks]
 
 
 def test_the_key_is_named_never_shown() -> None:
@@ -66,10 +79,15 @@ def test_the_key_is_named_never_shown() -> None:
 def test_a_refused_thinking_level_is_a_problem_and_the_temperature_a_note() -> None:
     doctor = examine({"GEMINI_API_KEY": KEY}, {"thinkingLevel": "minimal", "temperature": 0.4})
     assert doctor.model.thinking_level == "minimal"
-    assert len(doctor.problems) == 1
-    assert "refuses thinking level 'minimal'" in doctor.problems[0]
+    (refused, temperature) = problems(doctor)
+    assert refused[0] == "error"
+    assert "refuses thinking level 'minimal'" in refused[1]
     assert doctor.model.temperature_sent is False
-    assert any("'temperature' (0.4) is not sent" in note for note in doctor.notes)
+    assert temperature == (
+        "warn",
+        "setting 'temperature' (0.4) is not sent: it is deprecated for Gemini 3.7/3.8 Flash "
+        "(gemini-3.8-flash)",
+    )
 
 
 def test_other_providers_use_their_default_model_and_no_family_rules() -> None:
@@ -79,16 +97,20 @@ def test_other_providers_use_their_default_model_and_no_family_rules() -> None:
     assert doctor.key == doctor.key.model_copy(update={"present": False, "needed": False})
     assert doctor.base_url.url == "http://127.0.0.1:11434/v1"
     assert doctor.base_url.source == "OPENAI_BASE_URL"
-    assert doctor.problems == []
-    assert "not needed with a base URL" in render(doctor)
+    assert doctor.ok is True
+    assert "INFO  No OPENAI_API_KEY: not needed with a base URL (OPENAI_BASE_URL)" in render(doctor)
+    assert "Model: gpt-5.4-mini (the provider's default)" in render(doctor)
 
 
 def test_a_bad_value_is_a_problem_and_the_rest_still_reported() -> None:
     doctor = examine({"COMPLEX_EDIT_PROVIDER": "bogus", "GEMINI_API_KEY": KEY}, {"maxTurns": 4})
     assert doctor.provider == "gemini"
-    assert doctor.problems == [
-        "Invalid configuration: setting 'provider' (COMPLEX_EDIT_PROVIDER): Input should be "
-        "'gemini', 'openai' or 'anthropic'"
+    assert problems(doctor) == [
+        (
+            "error",
+            "Invalid configuration: setting 'provider' (COMPLEX_EDIT_PROVIDER): Input should be "
+            "'gemini', 'openai' or 'anthropic'",
+        )
     ]
     assert sources(doctor)["provider"] == ("gemini", "default")
     assert sources(doctor)["maxTurns"][0] == 4
@@ -115,8 +137,8 @@ def test_key_status_follows_each_providers_rule(
 
 def test_the_text_report_names_every_part() -> None:
     text = render(examine({"GEMINI_API_KEY": KEY}, {"thinkingLevel": "high"}))
-    for part in ("complex-edit ", "provider   gemini (default)", "key        present: "):
+    for part in ("complex-edit ", "INFO  Provider: gemini (default)", "OK    API key set: "):
         assert part in text
-    assert "thinking level high" in text
+    assert "INFO  Thinking level: high (from thinkingLevel)" in text
     assert "  maxTurns " in text
     assert text.endswith("no problems found\n")
