@@ -1,5 +1,6 @@
--- `:checkhealth complex_edit` with the server attached, once with the API key in the environment
--- and once without; records the health buffer's lines.
+-- `:checkhealth complex_edit` with the server attached, once started with the API key in its
+-- environment and once (a new server) without; then with no server attached. Records the
+-- health buffer's lines.
 --
 -- CONFIG: file
 
@@ -9,10 +10,12 @@ local H = dofile(vim.fs.joinpath(here, 'harness.lua'))
 local function checkhealth()
   vim.cmd('checkhealth complex_edit')
   local buf = vim.api.nvim_get_current_buf()
-  return {
+  local report = {
     filetype = vim.bo[buf].filetype,
     lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false),
   }
+  vim.cmd('bwipeout')
+  return report
 end
 
 H.run(function()
@@ -22,5 +25,11 @@ H.run(function()
   H.report.with_key = checkhealth()
   vim.env.GEMINI_API_KEY = nil
   vim.env.GOOGLE_API_KEY = nil
+  H.restart(H.cfg.file)
   H.report.without_key = checkhealth()
+  H.stop_clients()
+  H.wait('the server to go', function()
+    return #vim.lsp.get_clients({ name = 'complex_edit', _uninitialized = true }) == 0
+  end)
+  H.report.detached = checkhealth()
 end)
