@@ -154,7 +154,7 @@ def examine(env: Mapping[str, str], *layers: Mapping[str, Any] | None) -> Doctor
         key=KeyReport(
             present=key.variable is not None,
             variable=key.variable,
-            variables=list(ACCESS[provider].key_variables),
+            variables=list(ACCESS[provider].own_key_variables),
             ignored=list(key.ignored),
             vertex=key.vertex,
             needed=key.missing,
@@ -228,7 +228,7 @@ def _key_checks(
     provider: str, key: KeyStatus, env: Mapping[str, str], url: BaseUrlReport
 ) -> list[Check]:
     """The key the provider would use, by name; what to do when there is none."""
-    variables = ACCESS[provider].key_variables
+    variables = ACCESS[provider].own_key_variables
     if key.variable is not None:
         checks = [Check(level="ok", text=f"API key set: {key.variable}")]
         if key.ignored:

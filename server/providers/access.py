@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from complex_edit.server.outcome import CREDENTIALS
+from complex_edit.server.outcome import CREDENTIALS, STORED_KEY
 from complex_edit.server.settings import DEFAULT_MODEL
 
 VERTEX_VARIABLE = "GOOGLE_GENAI_USE_VERTEXAI"
@@ -22,9 +22,10 @@ _TRUE = ("1", "true", "yes")
 
 @dataclass(frozen=True)
 class ProviderAccess:
-    """`key_variables`: the variables a key is read from (`outcome.CREDENTIALS`);
-    `preference`: their order when several are set (the first one set is the key used), when
-    it is not that one."""
+    """`key_variables`: the variables a key is read from (`outcome.CREDENTIALS`), and
+    `own_key_variables` those of the provider itself (not an editor's `STORED_KEY`), to name
+    to users; `preference`: their order when several are set (the first one set is the key
+    used), when it is not that one."""
 
     name: str
     base_url_variable: str
@@ -36,16 +37,20 @@ class ProviderAccess:
     def key_variables(self) -> tuple[str, ...]:
         return CREDENTIALS[self.name]
 
+    @property
+    def own_key_variables(self) -> tuple[str, ...]:
+        return tuple(name for name in self.key_variables if name != STORED_KEY)
+
 
 ACCESS: Mapping[str, ProviderAccess] = MappingProxyType(
     {
-        # The SDK prefers GOOGLE_API_KEY when both are set.
+        # An editor's stored key first; then the SDK's rule: GOOGLE_API_KEY before GEMINI_API_KEY.
         "gemini": ProviderAccess(
             "gemini",
             "GOOGLE_GEMINI_BASE_URL",
             DEFAULT_MODEL,
             key_optional_with_base_url=False,
-            preference=("GOOGLE_API_KEY", "GEMINI_API_KEY"),
+            preference=(STORED_KEY, "GOOGLE_API_KEY", "GEMINI_API_KEY"),
         ),
         "openai": ProviderAccess("openai", "OPENAI_BASE_URL", "gpt-5.4-mini", True),
         "anthropic": ProviderAccess("anthropic", "ANTHROPIC_BASE_URL", "claude-sonnet-4-6", True),

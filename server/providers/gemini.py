@@ -83,14 +83,17 @@ class GeminiProvider:
         return GeminiConversation(client, request, parameters, self._env)
 
     def _tell_key(self) -> None:
-        """Both key variables set: say which one is used (its name, never its value), once."""
-        if self._told_key or not all(self._env.get(name) for name in KEY_VARIABLES):
+        """Several key variables set: say which one is used (its name, never its value), once."""
+        status = key_status("gemini", self._env, None)
+        if self._told_key or not status.ignored:
             return
         self._told_key = True
-        used = key_in_use(self._env)
-        other = next(name for name in KEY_VARIABLES if name != used)
+        both = [name for name in KEY_VARIABLES if self._env.get(name)]
         log.warning(
-            "Both GEMINI_API_KEY and GOOGLE_API_KEY are set; using %s (%s is ignored).", used, other
+            "Both %s are set; using %s (%s is ignored).",
+            " and ".join(both),
+            status.variable,
+            ", ".join(status.ignored),
         )
 
     def _client(self, base_url: str | None) -> genai.Client:

@@ -76,6 +76,14 @@ def test_the_key_is_named_never_shown() -> None:
     assert "[redacted]" in (doctor.base_url.url or "")
 
 
+def test_an_editors_stored_key_is_used_first_and_never_listed_as_missing() -> None:
+    doctor = examine({"COMPLEX_EDIT_STORED_KEY": KEY, "GEMINI_API_KEY": KEY + "-env"})
+    assert doctor.key.variable == "COMPLEX_EDIT_STORED_KEY"
+    assert doctor.key.ignored == ["GEMINI_API_KEY"]
+    assert doctor.key.variables == ["GEMINI_API_KEY", "GOOGLE_API_KEY"]
+    assert KEY not in json.dumps(doctor.to_wire())
+
+
 def test_a_refused_thinking_level_is_a_problem_and_the_temperature_a_note() -> None:
     doctor = examine({"GEMINI_API_KEY": KEY}, {"thinkingLevel": "minimal", "temperature": 0.4})
     assert doctor.model.thinking_level == "minimal"
