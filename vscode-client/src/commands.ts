@@ -157,7 +157,7 @@ export async function previewEdit(ctx: CommandContext): Promise<void> {
 export async function setApiKey(ctx: CommandContext): Promise<void> {
   const key = await vscode.window.showInputBox({
     title: "Complex Edit: Set Gemini API Key",
-    prompt: "Stored in VS Code's secret storage and given to the server as GEMINI_API_KEY. Never written to settings or logs.",
+    prompt: "Stored in VS Code's secret storage and given to the server, where it wins over a key in the environment. Never written to settings or logs.",
     password: true,
     ignoreFocusOut: true,
     placeHolder: "Gemini API key",
@@ -180,7 +180,7 @@ export async function clearApiKey(ctx: CommandContext): Promise<void> {
   await ctx.secrets.delete(API_KEY_SECRET);
   await restartForKey(ctx);
   void vscode.window.showInformationMessage(
-    "Complex Edit: the stored API key is removed; the server now uses GEMINI_API_KEY or GOOGLE_API_KEY from the environment.",
+    "Complex Edit: the stored API key is removed; the server now uses the key in its environment (`complex-edit doctor` shows which).",
   );
 }
 
