@@ -2,6 +2,7 @@
 
 import * as vscode from "vscode";
 import { ArgumentError } from "./core/arguments";
+import { doctorLines } from "./core/doctorReport";
 import { LaunchError } from "./core/launch";
 import { type EditResult, changedLinesOf } from "./core/protocol";
 import { textBefore } from "./core/landed";
@@ -182,6 +183,20 @@ export async function clearApiKey(ctx: CommandContext): Promise<void> {
   void vscode.window.showInformationMessage(
     "Complex Edit: the stored API key is removed; the server now uses the key in its environment (`complex-edit doctor` shows which).",
   );
+}
+
+/** The server's report of what an edit would use, in the output channel. */
+export async function showServerReport(ctx: CommandContext, extensionVersion: string): Promise<void> {
+  let report: unknown;
+  let failure: string | undefined;
+  try {
+    report = await ctx.server.doctor(vscode.window.activeTextEditor?.document.uri);
+  } catch (error) {
+    failure = error instanceof Error ? error.message : String(error);
+  }
+  const lines = doctorLines({ extensionVersion, command: ctx.server.launched }, report, failure);
+  ctx.server.output.appendLine(`[doctor] ${lines.join("\n[doctor] ")}`);
+  ctx.server.output.show(true);
 }
 
 export async function restartServer(ctx: CommandContext): Promise<void> {
