@@ -448,7 +448,8 @@ def test_checkhealth_checks_the_effective_providers_key(
     assert "refuse" not in invalid, explain
     assert "Thinking level: not set" in invalid, explain
     refused = got["refused_level"]
-    assert "ERROR The model gemini-3.8-flash (Gemini 3.7/3.8 Flash) refuses thinking level" in refused
+    refusal = "ERROR The model gemini-3.8-flash (Gemini 3.7/3.8 Flash) refuses thinking level"
+    assert refusal in refused, explain
 
 
 LONG_ERROR = (
