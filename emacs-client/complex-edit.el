@@ -130,6 +130,12 @@ URI-TO-PATH turns a URI into a file name (each backend has its own)."
                         ((featurep 'lsp-mode) "M-x lsp")
                         (t "eglot or lsp-mode (see the README)")))))
 
+(defun complex-edit--ask (prompt)
+  "The arguments of an edit command: its instruction, read with PROMPT.
+A buffer without a server is refused first, before the instruction is asked for."
+  (complex-edit--backend)
+  (list (complex-edit--read-instruction prompt)))
+
 (defun complex-edit--read-instruction (prompt)
   "Read an instruction with PROMPT, refusing an empty one."
   (let ((text (string-trim (read-string prompt nil 'complex-edit-instruction-history))))
@@ -252,6 +258,8 @@ Then run `complex-edit-done-hook' in BUFFER."
    ((complex-edit--true-p (plist-get answer :success))
     (format "Complex Edit: %s%s" (or (plist-get answer :message) "done")
             (if (eq (plist-get answer :confirmed) :json-false) " (not yet confirmed)" "")))
+   ((equal (plist-get answer :reason) "cancelled")
+    (format "Complex Edit: %s" (plist-get answer :error)))
    (t (propertize (format "Complex Edit failed (%s): %s"
                           (or (plist-get answer :reason) "error")
                           (or (plist-get answer :error) "no reason given"))
@@ -277,14 +285,22 @@ Then run `complex-edit-done-hook' in BUFFER."
   (when (complex-edit--stop job)
     (complex-edit--finish
      job
-     (if (eql (plist-get err :code) -32800)
-         `(:success :json-false :reason "cancelled"
-           :error ,(or (plist-get err :message) "the edit was cancelled") :applied :json-false)
-       `(:success :json-false :reason ,(if (eql (plist-get err :code) -32602)
-                                           "invalid_request" "error")
-         :error ,(format "%s (JSON-RPC %s)" (or (plist-get err :message) "request failed")
-                         (plist-get err :code))
-         :applied :json-false)))))
+     (pcase (plist-get err :code)
+       (-32800
+        `(:success :json-false :reason "cancelled"
+          :error ,(if (plist-get err :unanswered)
+                      "cancelled (the server did not answer the cancel)"
+                    "cancelled; nothing was applied")
+          :applied :json-false))
+       (-32602
+        `(:success :json-false :reason "invalid_request"
+          :error ,(or (plist-get err :message) "the server refused the request")
+          :applied :json-false))
+       (code
+        `(:success :json-false :reason "error"
+          :error ,(format "%s (JSON-RPC %s)" (or (plist-get err :message) "request failed")
+                          code)
+          :applied :json-false))))))
 
 ;;;; Commands
 
@@ -292,14 +308,14 @@ Then run `complex-edit-done-hook' in BUFFER."
 (defun complex-edit (prompt)
   "Edit the current buffer as PROMPT says, through the complex-edit server.
 With an active region, the region is the part the instruction is about."
-  (interactive (list (complex-edit--read-instruction "Complex Edit: ")))
+  (interactive (complex-edit--ask "Complex Edit: "))
   (complex-edit--run prompt nil))
 
 ;;;###autoload
 (defun complex-edit-review (prompt)
   "Like `complex-edit' for PROMPT, but review the proposed changes first.
 Each is kept or dropped; nothing is written before."
-  (interactive (list (complex-edit--read-instruction "Complex Edit (review): ")))
+  (interactive (complex-edit--ask "Complex Edit (review): "))
   (complex-edit--run prompt t))
 
 ;;;###autoload
@@ -321,8 +337,7 @@ Each is kept or dropped; nothing is written before."
       ;; The server answers a cancel at once; do not wait for ever if it cannot.
       (run-with-timer complex-edit--cancel-wait nil
                       (lambda ()
-                        (complex-edit--failed
-                         job '(:code -32800 :message "the server did not answer the cancel")))))))
+                        (complex-edit--failed job '(:code -32800 :unanswered t)))))))
 
 (defun complex-edit-keyboard-quit ()
   "C-g while an edit runs here: cancel it (see `complex-edit-quit-cancels')."

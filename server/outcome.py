@@ -1,6 +1,7 @@
 """What a run ends with, as every front end reports it: the contract's `reason` codes (defined
-here only), `RunError` for failures the model cannot fix, the session's outcome, the result
-object, and `scrub`, the one function that keeps API keys out of text shown to users."""
+here only) and their texts for people, `RunError` for failures the model cannot fix, the
+session's outcome, the result object, and `scrub`, the one function that keeps API keys out of
+text shown to users."""
 
 from __future__ import annotations
 
@@ -31,6 +32,34 @@ Reason = Literal[
 # A Gemini key an editor hands over from its own secret storage (VS Code's "Set Gemini API Key"):
 # it wins over the environment's, so the editor needs to know no provider's variables.
 STORED_KEY = "COMPLEX_EDIT_STORED_KEY"
+# Each reason in a few words, for a person reading a failure ("Complex Edit failed — the turn
+# limit was reached: ..."); clients take them from the generated protocol (docs/protocol.md).
+REASON_TEXTS: Mapping[Reason, str] = {
+    "task_failed": "the sub-agent could not do it",
+    "max_turns": "the turn limit was reached",
+    "model_error": "model error",
+    "auth": "the API key was refused",
+    "quota": "quota or rate limit",
+    "blocked": "the model refused the content",
+    "document_changed": "the document changed meanwhile",
+    "client_rejected": "the editor did not apply the edit",
+    "cancelled": "the edit was cancelled",
+    "busy": "another edit is running on this document",
+    "invalid_request": "invalid request",
+    "too_large": "the document is too large",
+    "config": "configuration problem",
+}
+# What a person can do about a failure, where something helps: fix a setting or the key,
+# run it again, or wait for the other edit and run it again. The clients offer it.
+Remedy = Literal["settings", "retry", "wait"]
+REASON_REMEDIES: Mapping[Reason, Remedy] = {
+    "auth": "settings",
+    "config": "settings",
+    "max_turns": "retry",
+    "document_changed": "retry",
+    "busy": "wait",
+}
+
 # The environment variables that may hold a model credential, by provider. Text shown to users
 # is scrubbed of all of them, whichever provider is in use.
 CREDENTIALS: Mapping[str, tuple[str, ...]] = {

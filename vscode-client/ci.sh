@@ -11,6 +11,9 @@ echo "== vscode-client: npm ci"
 # itself), and it keeps optional native builds (keytar, via vsce) off the CI path.
 npm ci --no-audit --no-fund --ignore-scripts
 
+echo "== vscode-client: generated protocol types (src/core/generated/protocol.ts) match docs/protocol.schema.json"
+node scripts/generate-protocol.mjs --check
+
 echo "== vscode-client: type-check (tsc --noEmit)"
 npx --no-install tsc -p . --noEmit
 

@@ -122,6 +122,30 @@
     (should (equal (plist-get (car answers) :declined) 1))
     (should-not buffer-read-only)))
 
+(ert-deftest complex-edit-test-no-server-refuses-before-asking ()
+  "In a buffer no server manages, M-x complex-edit says so before it asks for anything."
+  (with-temp-buffer
+    (let ((complex-edit--backend-finders nil)
+          (asked nil))
+      (cl-letf (((symbol-function 'read-string) (lambda (&rest _) (setq asked t) "x")))
+        (should-error (call-interactively #'complex-edit) :type 'user-error)
+        (should-error (call-interactively #'complex-edit-review) :type 'user-error))
+      (should-not asked))))
+
+(ert-deftest complex-edit-test-a-cancel-says-cancelled ()
+  "A cancel reads as one, without the JSON-RPC error behind it."
+  (let* ((answers nil)
+         (complex-edit-done-hook (list (lambda (answer) (push answer answers))))
+         (job (complex-edit--job-create :buffer (current-buffer))))
+    (cl-letf (((symbol-function 'complex-edit--stop) (lambda (_job) t)))
+      (complex-edit--failed job '(:code -32800 :message "Request cancelled (jsonrpc)")))
+    (let ((answer (car answers)))
+      (should (equal (plist-get answer :reason) "cancelled"))
+      (should (equal (complex-edit--describe answer)
+                     "Complex Edit: cancelled; nothing was applied"))
+      (should-not (string-match-p "JSON-RPC\\|jsonrpc\\|-32800"
+                                  (complex-edit--describe answer))))))
+
 (ert-deftest complex-edit-test-lsp-mode-positions-are-utf16 ()
   (skip-unless (require 'lsp-mode nil t))
   (require 'complex-edit-lsp-mode)

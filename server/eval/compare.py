@@ -115,7 +115,8 @@ def render_comparison(runs: Sequence[Run], prices: Mapping[str | None, Price]) -
             )
         )
     widths = [max(len(cell) for cell in column) for column in zip(header, *rows, strict=True)]
-    lines = [f"complex-edit eval · comparison of {len(runs)} runs", ""]
+    count = f"{len(runs)} run{'' if len(runs) == 1 else 's'}"
+    lines = [f"complex-edit eval · comparison of {count}", ""]
     for row in (header, *rows):
         lines.append("  " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)))
     if any(price_for(prices, run.model) is None for run in runs):

@@ -13,22 +13,27 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from typing import Any
 
 from lsprotocol.types import Range
 
 from complex_edit.server.edit.flow import onto_live
 from complex_edit.server.edit.port import EditorPort
 from complex_edit.server.lsp.bridge import range_of
+from complex_edit.server.lsp.notifications import (
+    PREVIEW_METHOD,
+    PreviewDocument,
+    PreviewHunk,
+    PreviewParams,
+)
 from complex_edit.server.lsp.pacing import Latest
 from complex_edit.server.lsp.server import ComplexEditServer
+from complex_edit.server.outcome import WirePosition, WireRange
 from complex_edit.server.session.events import WorkingChanged
 from complex_edit.server.text.diff import TextChange
 from complex_edit.server.text.documents import Snapshot
 from complex_edit.server.text.hunks import make_hunks
 
 log = logging.getLogger("complex_edit.preview")
-PREVIEW_METHOD = "complexEdit/preview"
 # At most one preview per interval; the latest state wins and is always sent.
 PREVIEW_INTERVAL_SECONDS = 0.05
 
@@ -71,20 +76,22 @@ class LivePreview:
         self._previews.flush()
         self._ended = True
         live = self._ls.documents.get(self._uri)
-        document = {"uri": self._uri, "version": (live or self._snapshot).version}
-        self._send({"textDocument": document, "hunks": [], "done": True})
+        document = PreviewDocument(uri=self._uri, version=(live or self._snapshot).version)
+        self._send(PreviewParams(text_document=document, hunks=[], done=True))
 
     def _send_changes(self, changes: tuple[TextChange, ...]) -> None:
         snapshot = self._snapshot
         live = self._ls.documents.get(self._uri)
         if snapshot is None or live is None or self._ended:
             return
-        document = {"uri": self._uri, "version": live.version}
-        self._send({"textDocument": document, "hunks": self._hunks(snapshot, live, changes)})
+        document = PreviewDocument(uri=self._uri, version=live.version)
+        self._send(
+            PreviewParams(text_document=document, hunks=self._hunks(snapshot, live, changes))
+        )
 
     def _hunks(
         self, snapshot: Snapshot, live: Snapshot, changes: Sequence[TextChange]
-    ) -> list[dict[str, Any]]:
+    ) -> list[PreviewHunk]:
         """`changes` as hunks on `live` (none when the user's typing conflicts with them)."""
         try:
             on_live = onto_live(self._editor, snapshot, live, changes)
@@ -93,27 +100,26 @@ class LivePreview:
             index = self._ls.documents.line_index(self._uri)
             encoding = self._editor.encoding()
             return [
-                {
-                    "range": _range(range_of(index, hunk.start, hunk.end, encoding)),
-                    "newText": hunk.new_text,
-                    "oldText": hunk.old_text,
-                }
+                PreviewHunk(
+                    range=_range(range_of(index, hunk.start, hunk.end, encoding)),
+                    new_text=hunk.new_text,
+                    old_text=hunk.old_text,
+                )
                 for hunk in make_hunks(live.text, on_live)
             ]
         except Exception:  # a bug here must not end the command: no hunks, never wrong ones
             log.exception("could not place the preview on the document")
             return []
 
-    def _send(self, params: dict[str, Any]) -> None:
-        params.setdefault("done", False)
+    def _send(self, params: PreviewParams) -> None:
         try:
-            self._ls.protocol.notify(PREVIEW_METHOD, params)
+            self._ls.protocol.notify(PREVIEW_METHOD, params.to_wire())
         except Exception as exc:  # the editor is gone: the command ends on its own
             log.debug("could not send a preview: %s", type(exc).__name__)
 
 
-def _range(range_: Range) -> dict[str, dict[str, int]]:
-    return {
-        "start": {"line": range_.start.line, "character": range_.start.character},
-        "end": {"line": range_.end.line, "character": range_.end.character},
-    }
+def _range(range_: Range) -> WireRange:
+    return WireRange(
+        start=WirePosition(line=range_.start.line, character=range_.start.character),
+        end=WirePosition(line=range_.end.line, character=range_.end.character),
+    )

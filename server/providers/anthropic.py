@@ -10,32 +10,21 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, cast
 
-from complex_edit.server.outcome import CREDENTIALS, RunError, scrub
-from complex_edit.server.providers._retry import (
-    RETRYABLE_STATUS,
-    Retry,
-    RetryBudget,
-    connection_failure,
-    readable,
-    retry_after_seconds,
-    sentence,
-    service_host,
-    status_retry,
-    transport_failure,
-)
+from complex_edit.server.outcome import CREDENTIALS, Reason, RunError, scrub
+from complex_edit.server.providers._retry import readable, retry_after_seconds, service_host
 from complex_edit.server.providers.access import ACCESS, key_status
 from complex_edit.server.providers.anthropic_turn import TurnAssembly
-from complex_edit.server.providers.base import (
-    ConversationRequest,
-    FullViews,
-    ToolResult,
-    TurnItem,
-    effective_model,
+from complex_edit.server.providers.base import ConversationRequest, ToolResult, effective_model
+from complex_edit.server.providers.conversation import (
+    StatusAnswer,
+    StreamedConversation,
+    hints_in,
+    import_sdk,
+    label,
 )
-from complex_edit.server.providers.streaming import aclose, stream_with_retries
 
 if TYPE_CHECKING:
     from anthropic import AsyncAnthropic, AsyncStream
@@ -51,18 +40,17 @@ DEFAULT_HOST = "api.anthropic.com"
 # (older ones reject more) and holds a set_document of roughly 30 KB.
 MAX_OUTPUT_TOKENS = 8192
 TOO_LARGE_HINTS = ("prompt is too long", "too long", "too large", "context window", "maximum")
+# The API's error types that say more than their status.
+REASON_BY_KIND: Mapping[str, Reason] = {
+    "authentication_error": "auth",
+    "permission_error": "auth",
+    "rate_limit_error": "quota",
+    "request_too_large": "too_large",
+}
 
 
 def _sdk() -> Any:
-    try:
-        import anthropic
-    except ImportError:
-        raise RunError(
-            "config",
-            "The 'anthropic' provider needs the Anthropic SDK, which is not installed: "
-            f"{INSTALL_HINT}",
-        ) from None
-    return anthropic
+    return import_sdk("anthropic", "The 'anthropic' provider needs the Anthropic SDK", INSTALL_HINT)
 
 
 class AnthropicProvider:
@@ -102,7 +90,11 @@ class AnthropicProvider:
         return cast("AsyncAnthropic", client)
 
 
-class AnthropicConversation:
+class AnthropicConversation(StreamedConversation[dict[str, Any], dict[str, Any]]):
+    API_NAME = "Anthropic API"
+    KEY_VARIABLES = KEY_VARIABLES
+    BASE_URL_VARIABLE = BASE_URL_VARIABLE
+
     def __init__(
         self,
         client: AsyncAnthropic,
@@ -112,50 +104,21 @@ class AnthropicConversation:
         host: str,
         keyless: bool,
     ) -> None:
+        model = effective_model(request.settings, DEFAULT_MODEL)
+        super().__init__(request, env, host=host, model=model, keyless=keyless)
         self._client = client
-        self._env = env
-        self._host = host
-        self._keyless = keyless
-        self._settings = request.settings
-        self._model = effective_model(request.settings, DEFAULT_MODEL)
-        self._limit = request.limit
-        self._budget = RetryBudget(request.settings, limit=self._limit, on_retry=request.on_retry)
-        self._system = request.system_instruction
-        self._messages: list[dict[str, Any]] = [{"role": "user", "content": request.first_message}]
-        self._views: FullViews[tuple[int, int]] = FullViews()
+        # The prefix every turn re-sends (tools, system, first message) is cached: a breakpoint
+        # on the system block covers the tools before it, one on the first message the rest.
+        self._system = [_cached({"type": "text", "text": request.system_instruction})]
+        first = _cached({"type": "text", "text": request.first_message})
+        self._history = [{"role": "user", "content": [first]}]
         self._tools = [
             {"name": tool.name, "description": tool.description, "input_schema": tool.parameters}
             for tool in request.tools
         ]
 
-    def stream_turn(self) -> AsyncIterator[TurnItem]:
-        return stream_with_retries(self._budget, self._attempt, self._classify)
-
-    async def _attempt(self) -> AsyncIterator[TurnItem]:
-        """One streamed request: its calls as their blocks close, then the whole turn."""
-        stream = await self._send()
-        assembly = TurnAssembly(self._host, lambda text: scrub(text, self._env))
-        try:
-            async for event in stream:
-                for item in assembly.add(event):
-                    yield item
-        finally:
-            await aclose(stream)
-        for item in assembly.end():
-            yield item
-        turn, content = assembly.finish()
-        if content is not None:
-            self._messages.append({"role": "assistant", "content": content})
-        yield turn
-
-    def add_tool_results(self, results: Sequence[ToolResult]) -> None:
-        at = len(self._messages)
-        self._messages.append(
-            {"role": "user", "content": [_tool_result_block(result) for result in results]}
-        )
-        placed = [((at, index), result) for index, result in enumerate(results)]
-        for (message, block), stub in self._views.outdated(placed):
-            self._messages[message]["content"][block] = _tool_result_block(stub)
+    def _assembly(self) -> TurnAssembly:
+        return TurnAssembly(self._host, lambda text: scrub(text, self._env))
 
     async def _send(self) -> AsyncStream[RawMessageStreamEvent]:
         extra: dict[str, Any] = {}
@@ -164,8 +127,8 @@ class AnthropicConversation:
         stream: Any = await self._client.messages.create(
             model=self._model,
             max_tokens=MAX_OUTPUT_TOKENS,
-            system=self._system,
-            messages=cast(Any, self._messages),
+            system=cast(Any, self._system),
+            messages=cast(Any, self._history),
             tools=cast(Any, self._tools),
             tool_choice={"type": "any"},
             timeout=self._limit,
@@ -174,58 +137,52 @@ class AnthropicConversation:
         )
         return cast("AsyncStream[RawMessageStreamEvent]", stream)
 
-    def _classify(self, exc: Exception) -> Retry | RunError:
-        anthropic = _sdk()
-        if isinstance(exc, anthropic.APIStatusError):
-            failure = self._map_status(exc)
-            status = int(exc.status_code)
-            if status not in RETRYABLE_STATUS:
-                return failure
-            return status_retry(status, failure, retry_after_seconds(exc.response.headers))
-        if isinstance(exc, anthropic.APIConnectionError):
-            return connection_failure(f"Could not reach the model service at {self._host}.")
-        return transport_failure(exc, self._settings, self._env, KEY_VARIABLES)
+    def _result_block(self, result: ToolResult) -> dict[str, Any]:
+        block: dict[str, Any] = {
+            "type": "tool_result",
+            "tool_use_id": result.call.id or "",
+            "content": result.text,
+        }
+        if not result.ok:
+            block["is_error"] = True
+        return block
 
-    def _map_status(self, exc: Any) -> RunError:
+    def _results_entry(self, blocks: list[dict[str, Any]]) -> dict[str, Any]:
+        return {"role": "user", "content": blocks}
+
+    def _blocks_of(self, entry: dict[str, Any]) -> list[dict[str, Any]]:
+        return cast("list[dict[str, Any]]", entry["content"])
+
+    def _read_status(self, exc: Exception) -> StatusAnswer | None:
+        if not isinstance(exc, _sdk().APIStatusError):
+            return None
         code = int(exc.status_code)
         kind = str(getattr(exc, "type", None) or "")
-        detail = readable(scrub(_detail(exc), self._env))
-        label = f"{code} {kind}".strip()
-        if code in (401, 403) or kind in ("authentication_error", "permission_error"):
-            hint = (
-                f"No ANTHROPIC_API_KEY is set, and the server at {self._host} needs one."
-                if self._keyless
-                else "Check ANTHROPIC_API_KEY."
-            )
-            return RunError(
-                "auth",
-                f"The server at {self._host} refused the credentials ({label}): "
-                f"{sentence(detail)} {hint}",
-            )
-        if code == 429 or kind == "rate_limit_error":
-            return RunError("quota", f"The Anthropic API rate limit was hit ({label}): {detail}")
-        if code == 413 or kind == "request_too_large":
-            return RunError("too_large", f"The request is too large for the model ({detail}).")
-        if code == 400 and any(hint in detail.lower() for hint in TOO_LARGE_HINTS):
-            return RunError("too_large", f"The request is too large for the model ({detail}).")
-        if code == 404:
-            return RunError(
-                "config",
-                f"The model '{self._model}' was not found at {self._host} ({label}): {detail} "
-                "Check the 'model' and 'baseUrl' settings.",
-            )
-        return RunError("model_error", f"The server at {self._host} answered {label}: {detail}")
+        return StatusAnswer(
+            code=code,
+            label=label(code, kind),
+            detail=readable(scrub(_detail(exc), self._env)),
+            kind=kind,
+            delay=retry_after_seconds(exc.response.headers),
+            raw=exc,
+        )
+
+    def _is_connection_error(self, exc: Exception) -> bool:
+        return isinstance(exc, _sdk().APIConnectionError)
+
+    def _reason(self, answer: StatusAnswer) -> Reason:
+        return REASON_BY_KIND.get(answer.kind) or super()._reason(answer)
+
+    def _about_the_model(self, answer: StatusAnswer) -> bool:
+        return answer.kind == "not_found_error" and super()._about_the_model(answer)
+
+    def _too_large(self, answer: StatusAnswer) -> bool:
+        return hints_in(answer.detail, TOO_LARGE_HINTS)
 
 
-def _tool_result_block(result: ToolResult) -> dict[str, Any]:
-    block: dict[str, Any] = {
-        "type": "tool_result",
-        "tool_use_id": result.call.id or "",
-        "content": result.text,
-    }
-    if not result.ok:
-        block["is_error"] = True
-    return block
+def _cached(block: dict[str, Any]) -> dict[str, Any]:
+    """`block` marked as the end of a prefix the API caches (`cache_control`)."""
+    return {**block, "cache_control": {"type": "ephemeral"}}
 
 
 def _detail(exc: Any) -> str:
@@ -237,4 +194,4 @@ def _detail(exc: Any) -> str:
         return json.dumps(body, ensure_ascii=False)
     if isinstance(body, str) and body:
         return body
-    return str(getattr(exc, "message", "") or exc)
+    return ""  # no body: the status says all there is

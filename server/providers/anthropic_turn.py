@@ -98,9 +98,9 @@ class TurnAssembly:
         self._calls.append(self._waiting)
         return []
 
-    def finish(self) -> tuple[ModelTurn, list[dict[str, Any]] | None]:
-        """The whole turn and the content to append (None: append nothing). Raises `RunError`
-        for a reply that ends the run."""
+    def finish(self) -> tuple[ModelTurn, dict[str, Any] | None]:
+        """The whole turn and the assistant message to append (None: append nothing). Raises
+        `RunError` for a reply that ends the run."""
         if self._events == 0:  # an HTML page or plain text answered 200
             raise RunError(
                 "model_error",
@@ -132,7 +132,10 @@ class TurnAssembly:
             problem = f"reply without a tool call (stop reason {stop or 'none'})"
             return ModelTurn(calls=[], usage=usage, problem=problem), None
         content = [self._blocks[index] for index in sorted(self._blocks)]
-        return ModelTurn(calls=list(self._calls), usage=usage), content
+        return ModelTurn(calls=list(self._calls), usage=usage), {
+            "role": "assistant",
+            "content": content,
+        }
 
 
 def _usage(usage: Any) -> Usage:

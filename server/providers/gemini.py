@@ -9,31 +9,24 @@ from __future__ import annotations
 import logging
 import os
 import re
-from collections.abc import AsyncIterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import AsyncIterator, Mapping
+from typing import TYPE_CHECKING
 
-from complex_edit.server.outcome import CREDENTIALS, RunError, scrub
-from complex_edit.server.providers._retry import (
-    RETRYABLE_STATUS,
-    Retry,
-    RetryBudget,
-    readable,
-    sentence,
-    service_host,
-    status_retry,
-    transport_failure,
-)
+from complex_edit.server.outcome import CREDENTIALS, Reason, RunError, scrub
+from complex_edit.server.providers._retry import readable, service_host
 from complex_edit.server.providers.access import base_url, key_status, uses_vertex
-from complex_edit.server.providers.base import (
-    ConversationRequest,
-    FullViews,
-    ToolResult,
-    TurnItem,
+from complex_edit.server.providers.base import ConversationRequest, ToolResult
+from complex_edit.server.providers.conversation import (
+    StatusAnswer,
+    StreamedConversation,
+    about_a_url,
+    hints_in,
+    label,
+    said,
 )
 from complex_edit.server.providers.gemini_turn import TurnAssembly
 from complex_edit.server.providers.models import ModelParameters, parameters_for
-from complex_edit.server.providers.streaming import aclose, stream_with_retries
-from complex_edit.server.settings import DEFAULT_MODEL
+from complex_edit.server.settings import DEFAULT_MODEL, Settings
 
 if TYPE_CHECKING:
     from google import genai
@@ -43,11 +36,12 @@ log = logging.getLogger("complex_edit.providers.gemini")
 
 KEY_VARIABLES = CREDENTIALS["gemini"]
 DEFAULT_HOST = "generativelanguage.googleapis.com"
+TOO_LARGE_HINTS = ("token count", "too large", "too long", "exceeds the maximum", "payload size")
 
 
 def key_in_use(env: Mapping[str, str]) -> str | None:
-    """The name of the variable whose key the SDK would pick (GOOGLE_API_KEY wins), or None
-    for Vertex AI."""
+    """The name of the variable whose key is used (an editor's stored key, else the SDK's
+    rule: GOOGLE_API_KEY wins), or None for Vertex AI."""
     return key_status("gemini", env, None).variable
 
 
@@ -108,7 +102,11 @@ class GeminiProvider:
         return client
 
 
-class GeminiConversation:
+class GeminiConversation(StreamedConversation["types.Content", "types.Part"]):
+    API_NAME = "Gemini API"
+    KEY_VARIABLES = KEY_VARIABLES
+    BASE_URL_VARIABLE = "GOOGLE_GEMINI_BASE_URL"
+
     def __init__(
         self,
         client: genai.Client,
@@ -118,15 +116,9 @@ class GeminiConversation:
     ) -> None:
         from google.genai import types
 
+        super().__init__(request, env, host=_host(request.settings, env), model=parameters.model)
         self._client = client
-        self._env = env
-        self._settings = request.settings
-        limit = request.limit
-        self._budget = RetryBudget(request.settings, limit=limit, on_retry=request.on_retry)
-        self._history: list[types.Content] = [
-            types.Content(role="user", parts=[types.Part(text=request.first_message)])
-        ]
-        self._views: FullViews[tuple[int, int]] = FullViews()
+        self._history = [types.Content(role="user", parts=[types.Part(text=request.first_message)])]
         self._config = types.GenerateContentConfig(
             system_instruction=request.system_instruction,
             temperature=parameters.temperature,
@@ -151,91 +143,96 @@ class GeminiConversation:
             ),
             automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True),
             http_options=types.HttpOptions(
-                timeout=int(limit * 1000),
+                timeout=int(self._limit * 1000),
                 retry_options=types.HttpRetryOptions(attempts=1),
             ),
         )
 
-    def stream_turn(self) -> AsyncIterator[TurnItem]:
-        return stream_with_retries(self._budget, self._attempt, self._classify)
-
-    def add_tool_results(self, results: Sequence[ToolResult]) -> None:
-        from google.genai import types
-
-        at = len(self._history)
-        self._history.append(
-            types.Content(role="user", parts=[_function_response(result) for result in results])
-        )
-        placed = [((at, index), result) for index, result in enumerate(results)]
-        for (content, part), stub in self._views.outdated(placed):
-            parts = self._history[content].parts
-            assert parts is not None  # a content of our own function responses
-            parts[part] = _function_response(stub)
-
-    async def _attempt(self) -> AsyncIterator[TurnItem]:
-        """One streamed request: its calls and thoughts as they arrive, then the whole turn."""
-        stream = await self._client.aio.models.generate_content_stream(
+    async def _send(self) -> AsyncIterator[types.GenerateContentResponse]:
+        return await self._client.aio.models.generate_content_stream(
             model=self._settings.model, contents=self._history, config=self._config
         )
-        assembly = TurnAssembly(lambda text: scrub(text, self._env))
-        try:
-            async for chunk in stream:
-                for item in assembly.add(chunk):
-                    yield item
-        finally:
-            await aclose(stream)
-        turn, content = assembly.finish()
-        if content is not None:
-            self._history.append(content)
-        yield turn
 
-    def _classify(self, exc: Exception) -> Retry | RunError:
+    def _assembly(self) -> TurnAssembly:
+        return TurnAssembly(lambda text: scrub(text, self._env))
+
+    def _result_block(self, result: ToolResult) -> types.Part:
+        from google.genai import types
+
+        return types.Part(
+            function_response=types.FunctionResponse(
+                id=result.call.id, name=result.call.name, response=result.response
+            )
+        )
+
+    def _results_entry(self, blocks: list[types.Part]) -> types.Content:
+        from google.genai import types
+
+        return types.Content(role="user", parts=blocks)
+
+    def _blocks_of(self, entry: types.Content) -> list[types.Part]:
+        assert entry.parts is not None  # a content of our own function responses
+        return entry.parts
+
+    def _read_status(self, exc: Exception) -> StatusAnswer | None:
         from google.genai import errors
 
         if not isinstance(exc, errors.APIError):
-            return transport_failure(
-                exc, self._settings, self._env, KEY_VARIABLES, host=self._host()
-            )
+            return None
         code = int(exc.code or 0)
-        failure = self._map_api_error(exc)
-        if code not in RETRYABLE_STATUS:
-            return failure
-        return status_retry(code, failure, _retry_delay(exc.details) if code == 429 else None)
+        return StatusAnswer(
+            code=code,
+            label=label(code, str(exc.status or "")),
+            detail=readable(scrub(str(exc.message or ""), self._env)),
+            delay=_retry_delay(exc.details) if code == 429 else None,
+            raw=exc,
+        )
 
-    def _host(self) -> str:
-        vertex = uses_vertex("gemini", self._env)
-        url = base_url("gemini", self._settings.base_url, self._env)
-        return service_host(url, "Vertex AI" if vertex else DEFAULT_HOST)
+    def _reason(self, answer: StatusAnswer) -> Reason:
+        if _is_invalid_key(answer.raw.details):
+            return "auth"
+        reason = super()._reason(answer)
+        if reason == "model_error" and answer.code in (400, 410) and _says_retired(answer.detail):
+            return "config"
+        return reason
 
-    def _map_api_error(self, exc: Any) -> RunError:
-        code = int(exc.code or 0)
-        status = str(exc.status or "")
-        detail = readable(scrub(str(exc.message or ""), self._env))
-        label = f"{code} {status}".strip()
-        if code in (401, 403) or _is_invalid_key(exc.details):
-            return RunError(
-                "auth",
-                f"The Gemini API refused the credentials ({label}): {detail} "
-                "Check GEMINI_API_KEY / GOOGLE_API_KEY.",
-            )
-        if code == 429:
-            return RunError("quota", f"The Gemini API quota or rate limit was hit ({label}).")
-        if code == 400 and _looks_too_large(detail):
-            return RunError("too_large", f"The request is too large for the model ({detail}).")
-        if code == 404 and not _about_the_model(exc):
-            return RunError(
-                "config",
-                f"The service at {self._host()} answered {label} for the model request's URL, "
-                f"and not as the Gemini API answers about a model ({detail}). Check baseUrl / "
-                "GOOGLE_GEMINI_BASE_URL.",
-            )
-        if code == 404 or (code in (400, 410) and _says_retired(detail)):
-            return RunError(
-                "config",
-                f"The model '{self._settings.model}' was not found or is no longer served "
-                f"({label}). Check the 'model' setting; the current default is {DEFAULT_MODEL}.",
-            )
-        return RunError("model_error", sentence(f"The Gemini API answered {label}: {detail}"))
+    def _too_large(self, answer: StatusAnswer) -> bool:
+        return hints_in(answer.detail, TOO_LARGE_HINTS)
+
+    def _auth_message(self, answer: StatusAnswer) -> str:
+        return (
+            f"The Gemini API refused the credentials ({answer.label}){said(answer.detail)} "
+            "Check GEMINI_API_KEY / GOOGLE_API_KEY."
+        )
+
+    def _quota_message(self, answer: StatusAnswer) -> str:
+        return f"The Gemini API quota or rate limit was hit ({answer.label})."
+
+    def _not_found_message(self, answer: StatusAnswer) -> str:
+        if answer.code == 404 and not self._about_the_model(answer):
+            return super()._not_found_message(answer)
+        return (
+            f"The model '{self._settings.model}' was not found or is no longer served "
+            f"({answer.label}). Check the 'model' setting; the current default is {DEFAULT_MODEL}."
+        )
+
+    def _about_the_model(self, answer: StatusAnswer) -> bool:
+        """In the API's own error format (`{"error": {"status": "NOT_FOUND", ...}}`); an HTML
+        or plain-text 404 comes from something else at the base URL."""
+        details = answer.raw.details
+        error = details.get("error") if isinstance(details, dict) else None
+        if not isinstance(error, dict) or str(error.get("status", "")) != "NOT_FOUND":
+            return False
+        return not about_a_url(str(error.get("message", "")))
+
+    def _other_message(self, answer: StatusAnswer) -> str:
+        return f"The Gemini API answered {answer.label}{said(answer.detail)}"
+
+
+def _host(settings: Settings, env: Mapping[str, str]) -> str:
+    vertex = uses_vertex("gemini", env)
+    url = base_url("gemini", settings.base_url, env)
+    return service_host(url, "Vertex AI" if vertex else DEFAULT_HOST)
 
 
 def _thinking(parameters: ModelParameters) -> types.ThinkingConfig | None:
@@ -250,16 +247,6 @@ def _thinking(parameters: ModelParameters) -> types.ThinkingConfig | None:
             else None
         ),
         include_thoughts=parameters.include_thoughts or None,
-    )
-
-
-def _function_response(result: ToolResult) -> types.Part:
-    from google.genai import types
-
-    return types.Part(
-        function_response=types.FunctionResponse(
-            id=result.call.id, name=result.call.name, response=result.response
-        )
     )
 
 
@@ -283,28 +270,8 @@ def _is_invalid_key(details: object) -> bool:
     )
 
 
-def _about_the_model(exc: Any) -> bool:
-    """A 404 in the API's own error format (`{"error": {"status": "NOT_FOUND", ...}}`) that
-    does not talk about a URL or a route: the API saying the model does not exist. An HTML or
-    plain-text 404, or one about the path, comes from something else at the base URL."""
-    details = exc.details
-    error = details.get("error") if isinstance(details, dict) else None
-    if not isinstance(error, dict) or str(error.get("status", "")) != "NOT_FOUND":
-        return False
-    message = str(error.get("message", "")).lower()
-    return not any(word in message for word in ("url", "route", "path"))
-
-
 def _says_retired(message: str) -> bool:
     lowered = message.lower()
     return "model" in lowered and any(
         word in lowered for word in ("no longer", "retired", "shut down", "discontinued")
-    )
-
-
-def _looks_too_large(message: str) -> bool:
-    lowered = message.lower()
-    return any(
-        hint in lowered
-        for hint in ("token count", "too large", "too long", "exceeds the maximum", "payload size")
     )

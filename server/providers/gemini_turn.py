@@ -84,6 +84,10 @@ class TurnAssembly:
                 items.append(Thought(line))
         return items
 
+    def end(self) -> list[ToolCall | Thought]:
+        """The stream ended: nothing is left open (each chunk holds its parts whole)."""
+        return []
+
     def finish(self) -> tuple[ModelTurn, types.Content | None]:
         """The whole turn, and the content to append to the history (None: append nothing).
         Raises `RunError` for a reply that ends the run."""

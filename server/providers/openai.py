@@ -10,32 +10,21 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 from complex_edit.server.outcome import CREDENTIALS, RunError, scrub
-from complex_edit.server.providers._retry import (
-    RETRYABLE_STATUS,
-    Retry,
-    RetryBudget,
-    connection_failure,
-    readable,
-    retry_after_seconds,
-    sentence,
-    service_host,
-    status_retry,
-    transport_failure,
-)
+from complex_edit.server.providers._retry import readable, retry_after_seconds, service_host
 from complex_edit.server.providers.access import ACCESS, key_status
-from complex_edit.server.providers.base import (
-    ConversationRequest,
-    FullViews,
-    ToolResult,
-    TurnItem,
-    effective_model,
+from complex_edit.server.providers.base import ConversationRequest, ToolResult, effective_model
+from complex_edit.server.providers.conversation import (
+    StatusAnswer,
+    StreamedConversation,
+    hints_in,
+    import_sdk,
+    label,
 )
 from complex_edit.server.providers.openai_turn import TurnAssembly
-from complex_edit.server.providers.streaming import aclose, stream_with_retries
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI, AsyncStream
@@ -64,14 +53,7 @@ QUOTA_EXHAUSTED_CODES = frozenset({"insufficient_quota", "billing_hard_limit_rea
 
 
 def _sdk() -> Any:
-    try:
-        import openai
-    except ImportError:
-        raise RunError(
-            "config",
-            f"The 'openai' provider needs the OpenAI SDK, which is not installed: {INSTALL_HINT}",
-        ) from None
-    return openai
+    return import_sdk("openai", "The 'openai' provider needs the OpenAI SDK", INSTALL_HINT)
 
 
 class OpenAIProvider:
@@ -109,7 +91,11 @@ class OpenAIProvider:
         return cast("AsyncOpenAI", client)
 
 
-class OpenAIConversation:
+class OpenAIConversation(StreamedConversation[dict[str, Any], dict[str, Any]]):
+    API_NAME = "OpenAI API"
+    KEY_VARIABLES = KEY_VARIABLES
+    BASE_URL_VARIABLE = BASE_URL_VARIABLE
+
     def __init__(
         self,
         client: AsyncOpenAI,
@@ -119,21 +105,15 @@ class OpenAIConversation:
         host: str,
         keyless: bool,
     ) -> None:
+        model = effective_model(request.settings, DEFAULT_MODEL)
+        super().__init__(request, env, host=host, model=model, keyless=keyless)
         self._client = client
-        self._env = env
-        self._host = host
-        self._keyless = keyless
-        self._settings = request.settings
-        self._model = effective_model(request.settings, DEFAULT_MODEL)
-        self._limit = request.limit
-        self._budget = RetryBudget(request.settings, limit=self._limit, on_retry=request.on_retry)
         self._tool_choice = "required"
         self._made_ids = 0
-        self._messages: list[dict[str, Any]] = [
+        self._history = [
             {"role": "system", "content": request.system_instruction},
             {"role": "user", "content": request.first_message},
         ]
-        self._views: FullViews[int] = FullViews()
         self._tools = [
             {
                 "type": "function",
@@ -146,44 +126,28 @@ class OpenAIConversation:
             for tool in request.tools
         ]
 
-    def stream_turn(self) -> AsyncIterator[TurnItem]:
-        return stream_with_retries(self._budget, self._attempt, self._classify)
-
-    async def _attempt(self) -> AsyncIterator[TurnItem]:
-        """One streamed request: its calls as they are completed, then the whole turn."""
-        stream = await self._create()
-        assembly = TurnAssembly(self._new_id, self._host)
-        try:
-            async for chunk in stream:
-                for call in assembly.add(chunk):
-                    yield call
-        finally:
-            await aclose(stream)
-        for call in assembly.end():
-            yield call
-        turn, message = assembly.finish()
-        if message is not None:
-            self._messages.append(message)
-        yield turn
+    def _assembly(self) -> TurnAssembly:
+        return TurnAssembly(self._new_id, self._host)
 
     def add_tool_results(self, results: Sequence[ToolResult]) -> None:
-        start = len(self._messages)
-        self._messages.extend(_tool_message(result) for result in results)
+        """Chat Completions takes each result as a message of its own."""
+        start = len(self._history)
+        self._history.extend(_tool_message(result) for result in results)
         for index, stub in self._views.outdated(list(enumerate(results, start))):
-            self._messages[index] = _tool_message(stub)
+            self._history[index] = _tool_message(stub)
 
-    async def _create(self) -> AsyncStream[ChatCompletionChunk]:
+    async def _send(self) -> AsyncStream[ChatCompletionChunk]:
         openai = _sdk()
         try:
-            return await self._send()
+            return await self._create()
         except openai.BadRequestError as exc:
             # Some local servers accept only "auto" (or "none"): fall back once, for good.
             if self._tool_choice == "required" and "tool_choice" in _detail(exc).lower():
                 self._tool_choice = "auto"
-                return await self._send()
+                return await self._create()
             raise
 
-    async def _send(self) -> AsyncStream[ChatCompletionChunk]:
+    async def _create(self) -> AsyncStream[ChatCompletionChunk]:
         extra: dict[str, Any] = {}
         if self._settings.temperature is not None:
             extra["temperature"] = self._settings.temperature
@@ -191,7 +155,7 @@ class OpenAIConversation:
             extra["reasoning_effort"] = self._settings.thinking_level
         completion: Any = await self._client.chat.completions.create(
             model=self._model,
-            messages=cast(Any, self._messages),
+            messages=cast(Any, self._history),
             tools=cast(Any, self._tools),
             tool_choice=cast(Any, self._tool_choice),
             timeout=self._limit,
@@ -205,46 +169,29 @@ class OpenAIConversation:
         self._made_ids += 1
         return f"call_ce_{self._made_ids}"
 
-    def _classify(self, exc: Exception) -> Retry | RunError:
-        openai = _sdk()
-        if isinstance(exc, openai.APIStatusError):
-            failure = self._map_status(exc)
-            code = int(exc.status_code)
-            if code not in RETRYABLE_STATUS or _error_code(exc) in QUOTA_EXHAUSTED_CODES:
-                return failure
-            return status_retry(code, failure, retry_after_seconds(exc.response.headers))
-        if isinstance(exc, openai.APIConnectionError):
-            return connection_failure(f"Could not reach the model service at {self._host}.")
-        return transport_failure(exc, self._settings, self._env, KEY_VARIABLES)
-
-    def _map_status(self, exc: Any) -> RunError:
+    def _read_status(self, exc: Exception) -> StatusAnswer | None:
+        if not isinstance(exc, _sdk().APIStatusError):
+            return None
         code = int(exc.status_code)
-        detail = readable(scrub(_detail(exc), self._env))
-        label = f"{code} {_error_code(exc) or ''}".strip()
-        if code in (401, 403):
-            hint = (
-                f"No OPENAI_API_KEY is set, and the server at {self._host} needs one."
-                if self._keyless
-                else "Check OPENAI_API_KEY."
-            )
-            return RunError(
-                "auth",
-                f"The server at {self._host} refused the credentials ({label}): "
-                f"{sentence(_mask_key_echo(detail))} {hint}",
-            )
-        if code == 429:
-            return RunError(
-                "quota", f"The OpenAI API quota or rate limit was hit ({label}): {detail}"
-            )
-        if code in (400, 413, 422) and _looks_too_large(exc, detail):
-            return RunError("too_large", f"The request is too large for the model ({detail}).")
-        if code == 404:
-            return RunError(
-                "config",
-                f"The model '{self._model}' was not found at {self._host} ({label}): {detail} "
-                "Check the 'model' and 'baseUrl' settings.",
-            )
-        return RunError("model_error", f"The server at {self._host} answered {label}: {detail}")
+        error_code = _error_code(exc)
+        return StatusAnswer(
+            code=code,
+            label=label(code, error_code),
+            detail=readable(scrub(_detail(exc), self._env)),
+            kind=error_code or "",
+            delay=retry_after_seconds(exc.response.headers),
+            raw=exc,
+            final=error_code in QUOTA_EXHAUSTED_CODES,
+        )
+
+    def _is_connection_error(self, exc: Exception) -> bool:
+        return isinstance(exc, _sdk().APIConnectionError)
+
+    def _about_the_model(self, answer: StatusAnswer) -> bool:
+        return answer.kind == "model_not_found" or super()._about_the_model(answer)
+
+    def _too_large(self, answer: StatusAnswer) -> bool:
+        return answer.kind in TOO_LARGE_CODES or hints_in(answer.detail, TOO_LARGE_HINTS)
 
 
 def _tool_message(result: ToolResult) -> dict[str, Any]:
@@ -261,31 +208,9 @@ def _detail(exc: Any) -> str:
         return json.dumps(body, ensure_ascii=False)
     if isinstance(body, str) and body:
         return body
-    return str(getattr(exc, "message", "") or exc)
+    return ""  # no body: the status says all there is
 
 
 def _error_code(exc: Any) -> str | None:
     code = getattr(exc, "code", None)
     return str(code) if code else None
-
-
-def _looks_too_large(exc: Any, detail: str) -> bool:
-    if _error_code(exc) in TOO_LARGE_CODES or int(exc.status_code) == 413:
-        return True
-    lowered = detail.lower()
-    return any(hint in lowered for hint in TOO_LARGE_HINTS)
-
-
-def _mask_key_echo(detail: str) -> str:
-    """OpenAI echoes a masked form of a wrong key ("Incorrect API key provided: sk-ab***cd"):
-    drop it."""
-    marker = "key provided:"
-    index = detail.lower().find(marker)
-    if index < 0:
-        return detail
-    rest = detail[index + len(marker) :].lstrip()
-    end = rest.find(" ")
-    shown = rest if end < 0 else rest[:end]
-    tail = "" if end < 0 else rest[end:]
-    period = "." if shown.endswith(".") else ""
-    return detail[: index + len(marker)] + " [redacted]" + period + tail

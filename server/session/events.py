@@ -14,13 +14,16 @@ from complex_edit.server.text.diff import TextChange
 @dataclass(frozen=True)
 class TurnStarted:
     """Turn `turn` asks the model. `added`/`removed`: lines of the working text changed so
-    far (against the snapshot); `last_calls`: the tools the previous turn called."""
+    far (against the snapshot); `last_calls`: the tools the previous turn called;
+    `input_tokens`/`cached_tokens`: the usage so far, of which read from the prompt cache."""
 
     turn: int
     max_turns: int
     added: int = 0
     removed: int = 0
     last_calls: tuple[str, ...] = ()
+    input_tokens: int = 0
+    cached_tokens: int = 0
 
 
 @dataclass(frozen=True)
@@ -108,10 +111,11 @@ EventSink = Callable[[SessionEvent], None]
 def describe(event: SessionEvent) -> str:
     """`Turn 2/8 · replace_text 'foo' → 'bar'` and friends."""
     match event:
-        case TurnStarted(turn, max_turns, added, removed, last_calls):
+        case TurnStarted(turn, max_turns, added, removed, last_calls, input_tokens, cached):
             so_far = f"+{added} −{removed} lines · " if added or removed else ""
             calls = f"last turn: {_calls(last_calls)} · " if last_calls else ""
-            return f"Turn {turn}/{max_turns} · {so_far}{calls}waiting for the model…"
+            saved = f"{cached:,} of {input_tokens:,} input tokens cached · " if cached else ""
+            return f"Turn {turn}/{max_turns} · {so_far}{calls}{saved}waiting for the model…"
         case ModelWaiting(started, waited):
             return f"{describe(started).removesuffix('…')} · {seconds(waited)}"
         case ModelRetrying(turn, max_turns, why, retry, max_retries, delay):

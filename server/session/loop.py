@@ -222,7 +222,15 @@ class _Loop:
         if self.toolbox.changed:
             text = self.request.text
             added, removed = changed_lines(text, compute_edits(text, self.toolbox.text))
-        return TurnStarted(self.turns, self.max_turns, added, removed, self.last_calls)
+        return TurnStarted(
+            self.turns,
+            self.max_turns,
+            added,
+            removed,
+            self.last_calls,
+            self.usage.input_tokens,
+            self.usage.cached_tokens,
+        )
 
     async def _ask(self, conversation: Conversation, started: TurnStarted) -> ModelTurn:
         """Stream the model's next turn, running each call as it arrives; while nothing has

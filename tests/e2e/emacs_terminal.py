@@ -1,7 +1,8 @@
 """A real `emacs -nw` in a pseudo-terminal, driven with keys, for tests/e2e/test_emacs.py.
 
-Emacs loads `tests/e2e/emacs/harness.el` (the package set up as a user would, plus events in
-`events.jsonl`) and opens one file; eglot (or lsp-mode) starts the venv's `complex-edit lsp`.
+Emacs loads `tests/e2e/emacs/harness.el` (the package set up by a block of its README, as a
+user would, plus events in `events.jsonl`) and opens one file; eglot (or lsp-mode) starts the
+venv's `complex-edit lsp`.
 The test types keys into the terminal and waits on events, never on fixed sleeps.
 """
 
@@ -11,6 +12,7 @@ import contextlib
 import fcntl
 import json
 import os
+import re
 import shutil
 import signal
 import struct
@@ -24,7 +26,13 @@ from pathlib import Path
 from typing import Any
 
 HARNESS = Path(__file__).parent / "emacs" / "harness.el"
-CLIENT_DIR = Path(__file__).resolve().parents[2] / "emacs-client"
+REPOSITORY = Path(__file__).resolve().parents[2]
+CLIENT_DIR = REPOSITORY / "emacs-client"
+# The set-up blocks of emacs-client/README.md the tests load, by the marker line above each.
+SETUP_REQUIRE = "tests/e2e/test_emacs.py loads this block"
+SETUP_USE_PACKAGE = "tests/e2e/test_emacs.py loads this block with use-package"
+# Where the README's blocks say the repository is cloned.
+README_CHECKOUT = "~/src/complex-edit"
 EVENT_TIMEOUT = 20.0
 ROWS, COLUMNS = 30, 120
 
@@ -48,6 +56,19 @@ def missing_packages(emacs: str, features: tuple[str, ...]) -> list[str]:
         if probe.returncode != 0:
             missing.append(feature)
     return missing
+
+
+def readme_setup(marker: str, into: Path) -> Path:
+    """The init file a user makes from emacs-client/README.md: the elisp block under
+    `<!-- MARKER -->`, verbatim but for the checkout's place, written to INTO/init.el."""
+    text = (CLIENT_DIR / "README.md").read_text(encoding="utf-8")
+    after = text.split(f"<!-- {marker} -->\n", 1)
+    block = re.match(r"```elisp\n(.*?)```", after[1], re.DOTALL) if len(after) == 2 else None
+    if block is None:
+        raise AssertionError(f"emacs-client/README.md has no elisp block under <!-- {marker} -->")
+    init = into / "init.el"
+    init.write_text(block[1].replace(README_CHECKOUT, str(REPOSITORY)), encoding="utf-8")
+    return init
 
 
 def server_executable() -> Path:

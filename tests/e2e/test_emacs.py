@@ -23,9 +23,12 @@ import pytest
 from tests.conftest import TEST_KEY
 from tests.e2e.emacs_terminal import (
     CLIENT_DIR,
+    SETUP_REQUIRE,
+    SETUP_USE_PACKAGE,
     EmacsTerminal,
     find_emacs,
     missing_packages,
+    readme_setup,
     server_executable,
 )
 from tests.editor.turns import calls, done, replace, request_text
@@ -63,7 +66,9 @@ def start(emacs: str, emulator: GeminiEmulator, tmp_path: Path) -> Iterator[Star
     """`start(content, name=..., backend=...)`: Emacs on a new file, its server ready."""
     terminals: list[EmacsTerminal] = []
 
-    def run(content: bytes, name: str = "doc.py", backend: str = "eglot") -> EmacsTerminal:
+    def run(
+        content: bytes, name: str = "doc.py", backend: str = "eglot", setup: str = SETUP_REQUIRE
+    ) -> EmacsTerminal:
         project = tmp_path / "project"
         project.mkdir(exist_ok=True)
         file = project / name
@@ -81,7 +86,7 @@ def start(emacs: str, emulator: GeminiEmulator, tmp_path: Path) -> Iterator[Star
             LANG="C.UTF-8",
             GEMINI_API_KEY=TEST_KEY,
             GOOGLE_GEMINI_BASE_URL=emulator.base_url,
-            CE_TEST_CLIENT_DIR=str(CLIENT_DIR),
+            CE_TEST_INIT=str(readme_setup(setup, out)),
             CE_TEST_EXE=str(server_executable()),
             CE_TEST_OUT=str(out),
             CE_TEST_BACKEND=backend,
@@ -231,6 +236,26 @@ def test_a_review_keeps_one_of_two_changes(start: Start, emulator: GeminiEmulato
     assert emacs.dump()["text"] == original
 
 
+# --- the README's use-package block ---------------------------------------------------------
+
+
+def test_the_readmes_use_package_block_sets_it_up(
+    start: Start, emulator: GeminiEmulator, emacs: str
+) -> None:
+    """The block for `use-package` (built into Emacs 29+, elpa-use-package on 28) loads the
+    package eagerly, so eglot finds it registered; an edit then lands as with `require`."""
+    if missing_packages(emacs, ("use-package",)):
+        pytest.skip("this Emacs has no use-package: apt-get install elpa-use-package")
+    emulator.enqueue(calls(replace('"Hello, "', '"Hi there, "'), done("greeting changed")))
+    emacs_ = start(GREETING.encode(), setup=SETUP_USE_PACKAGE)
+
+    emacs_.command("complex-edit", "say hi there instead of hello")
+    answer = emacs_.wait_event("done")
+
+    assert answer["answer"]["success"] is True, answer
+    assert answer["text"] == GREETING.replace('"Hello, "', '"Hi there, "')
+
+
 # --- cancel ---------------------------------------------------------------------------------
 
 
@@ -254,6 +279,8 @@ def test_cancel_applies_nothing(start: Start, emulator: GeminiEmulator, how: str
 
     assert answer["answer"]["success"] is False, answer
     assert answer["answer"]["reason"] == "cancelled", answer
+    assert answer["answer"]["error"] == "cancelled; nothing was applied", answer
+    assert answer["echo"] == "Complex Edit: cancelled; nothing was applied", answer
     assert answer["text"] == original
     state = emacs.dump()
     assert state["text"] == original

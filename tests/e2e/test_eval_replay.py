@@ -23,6 +23,7 @@ import pytest
 
 from complex_edit.edit_tools.registry import TOOL_NAMES
 from complex_edit.server.eval.cli import main
+from complex_edit.server.eval.samples import STEADY_LABELS, samples, steady_lines
 from tests.conftest import TEST_KEY
 from tests.fakes.gemini_emulator import GeminiEmulator, Reply
 
@@ -167,6 +168,18 @@ def test_the_summary_table_and_progress_are_printed(
     lines = stderr.strip().splitlines()
     assert lines[-1].startswith("eval: 194/194 done")
     assert "\r" not in stderr
+
+
+def test_the_documented_summary_is_what_the_replay_prints(
+    replay_run: tuple[Path, str, str, float],
+) -> None:
+    """docs/eval.md's sample (made by `python -m complex_edit.server.eval.samples`) holds the
+    figures a replay prints today: rerun the script when they change."""
+    _, stdout, _, _ = replay_run
+    document = (Path(__file__).resolve().parents[2] / "docs" / "eval.md").read_text("utf-8")
+    documented = samples(document)["summary"]
+    assert steady_lines(documented) == steady_lines(stdout)
+    assert len(steady_lines(stdout)) == len(STEADY_LABELS)
 
 
 def test_the_key_is_never_written(replay_run: tuple[Path, str, str, float]) -> None:

@@ -66,6 +66,8 @@ class Calls(Step):
     usage: tuple[int, int] = (100, 20)
     truncated: bool = False
     thinking: tuple[str, str] | None = None
+    cached: int | None = None
+    """Input tokens the service read from its prompt cache."""
 
 
 @dataclass(frozen=True)
@@ -188,9 +190,10 @@ def calls(
     ids: Sequence[str | None] | None = None,
     usage: tuple[int, int] = (100, 20),
     thinking: tuple[str, str] | None = None,
+    cached: int | None = None,
 ) -> Calls:
     chosen = tuple(ids) if ids is not None else None
-    return Calls(calls=items, ids=chosen, usage=usage, thinking=thinking)
+    return Calls(calls=items, ids=chosen, usage=usage, thinking=thinking, cached=cached)
 
 
 def truncated(*items: CallSpec) -> Calls:
@@ -275,6 +278,7 @@ def render_gemini(step: Step) -> gemini.Reply:
                 usage=step.usage,
                 finish_reason="MAX_TOKENS" if step.truncated else "STOP",
                 thought_signature=step.thinking[1].encode() if step.thinking else None,
+                cached_tokens=step.cached,
             )
         case TextOnly():
             reply = gemini.Reply.text(step.text)
@@ -315,6 +319,7 @@ def render_openai(step: Step) -> openai.Reply:
                 ids=step.ids,
                 usage=step.usage,
                 finish_reason="length" if step.truncated else "tool_calls",
+                cached_tokens=step.cached,
             )
         case RawArguments():
             reply = openai.Reply.tool_calls([openai.Call(step.name, step.raw)])
@@ -361,6 +366,7 @@ def render_anthropic(step: Step) -> anthropic.Reply:
                 usage=step.usage,
                 stop_reason="max_tokens" if step.truncated else "tool_use",
                 thinking=step.thinking,
+                cache_read_tokens=step.cached,
             )
         case TextOnly():
             reply = anthropic.Reply.text(step.text)
@@ -603,7 +609,10 @@ class AnthropicHarness(_Base):
         self.emulator.enqueue(*(render_anthropic(step) for step in steps))
 
     def first_message(self, index: int) -> str:
-        return str(self.emulator.requests[index].messages[0]["content"])
+        content = self.emulator.requests[index].messages[0]["content"]
+        if isinstance(content, list):
+            return "\n".join(str(block.get("text", "")) for block in content)
+        return str(content)
 
     def tool_names(self, index: int) -> list[str]:
         return list(self.emulator.requests[index].function_names)

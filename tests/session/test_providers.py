@@ -6,6 +6,8 @@ Provider-specific behaviour (malformed JSON arguments, thinking blocks, ...) fol
 from __future__ import annotations
 
 import asyncio
+import json
+import subprocess
 import sys
 from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
@@ -30,6 +32,7 @@ from tests.conftest import TEST_KEY
 from tests.fakes.anthropic_emulator import AnthropicEmulator
 from tests.fakes.anthropic_emulator import Reply as AnthropicReply
 from tests.fakes.gemini_emulator import GeminiEmulator
+from tests.fakes.gemini_emulator import Reply as GeminiReply
 from tests.fakes.openai_emulator import OpenAIEmulator
 from tests.fakes.openai_emulator import Reply as OpenAIReply
 from tests.session.scripts import (
@@ -375,6 +378,138 @@ async def test_cancel_aborts_the_request(run: RunFn, model: Harness) -> None:
     assert await model.wait_for_disconnect()
 
 
+# What every request re-sends before the history: besides the first message(s), these fields.
+PREFIX_FIELDS = {
+    "gemini": ("systemInstruction", "tools", "toolConfig", "generationConfig"),
+    "openai": ("model", "tools", "tool_choice"),
+    "anthropic": ("model", "system", "tools", "tool_choice"),
+}
+FIRST_MESSAGES = {"gemini": 1, "openai": 2, "anthropic": 1}  # OpenAI: system, then user
+
+
+def request_prefix(model: Harness, index: int) -> str:
+    """The prefix of request `index` as the emulator received it (key order as sent)."""
+    body = model.emulator.requests[index].body  # type: ignore[attr-defined]
+    history = body["contents" if model.provider == "gemini" else "messages"]
+    fields = [(name, body.get(name)) for name in PREFIX_FIELDS[model.provider]]
+    return json.dumps([fields, history[: FIRST_MESSAGES[model.provider]]], ensure_ascii=False)
+
+
+async def test_the_request_prefix_is_the_same_every_turn(run: RunFn, model: Harness) -> None:
+    model.script(
+        calls(("get_document", {})),
+        calls(replace("return 1", "return 2")),
+        calls(("set_document", {"content": DOC.replace("foo", "bar")})),
+        calls(("get_document", {})),
+        calls(done()),
+    )
+    outcome, _ = await run(DOC)
+    assert outcome.success, outcome
+    prefixes = [request_prefix(model, i) for i in range(model.request_count)]
+    assert model.request_count == 5
+    assert "editing sub-agent" in prefixes[0]
+    assert all(prefix == prefixes[0] for prefix in prefixes[1:])
+    for i in range(1, model.request_count):  # each request extends the one before
+        before = model.model_turn_bodies(i - 1)
+        assert model.model_turn_bodies(i)[: len(before)] == before
+
+
+async def test_cached_input_tokens_reach_the_usage_and_the_progress_line(
+    run: RunFn, model: Harness
+) -> None:
+    model.script(
+        calls(replace("return 1", "return 2"), usage=(1000, 20)),
+        calls(replace("return 2", "return 3"), usage=(1200, 10), cached=900),
+        calls(done(), usage=(1300, 10), cached=1100),
+    )
+    outcome, events = await run(DOC)
+    assert outcome.success, outcome
+    assert outcome.usage.cached_tokens == 2000
+    assert outcome.usage.model_dump(by_alias=True)["cachedTokens"] == 2000
+    uncounted = 2000 if model.provider == "anthropic" else 0  # Anthropic counts them apart
+    assert outcome.usage.input_tokens == 3500 + uncounted
+    lines = [describe(event) for event in events if isinstance(event, TurnStarted)]
+    assert "cached" not in lines[0] + lines[1]
+    assert f"900 of {2200 + 900 * (uncounted > 0):,} input tokens cached" in lines[2]
+
+
+async def test_anthropic_marks_the_prefix_for_caching(
+    anthropic_server: AnthropicEmulator, hubs: dict[str, ProviderHub]
+) -> None:
+    anthropic_server.reset()
+    anthropic_server.enqueue(
+        AnthropicReply.tool_use([("get_document", {})]), AnthropicReply.tool_use([done()])
+    )
+    settings = Settings.from_layers(
+        {}, {"provider": "anthropic", "baseUrl": anthropic_server.base_url}
+    )
+    outcome = await run_tool_loop(
+        EditRequest(instruction="edit", text=DOC, settings=settings), hubs["anthropic"]
+    )
+    assert outcome.success, outcome
+    ephemeral = {"type": "ephemeral"}
+    for request in anthropic_server.requests:
+        (system,) = request.field("system")
+        assert system["cache_control"] == ephemeral
+        (first,) = request.messages[0]["content"]
+        assert first["cache_control"] == ephemeral
+        assert "cache_control" not in json.dumps(request.messages[1:])  # at most 4 breakpoints
+    anthropic_server.reset()
+
+
+REPLY_CLASS = {"gemini": GeminiReply, "openai": OpenAIReply, "anthropic": AnthropicReply}
+
+
+def flat_parentheses(text: str) -> bool:
+    """No empty pair and none inside another."""
+    depth = 0
+    for ch in text:
+        depth += (ch == "(") - (ch == ")")
+        if depth > 1 or depth < 0:
+            return False
+    return depth == 0 and "()" not in text
+
+
+async def test_a_model_the_api_does_not_know_is_named_plainly(run: RunFn, model: Harness) -> None:
+    model.script(model_not_found())
+    outcome, _ = await run(DOC, model="model-nope", maxRetries=0)
+    error = outcome.error or ""
+    assert outcome.reason == "config"
+    assert "'model-nope' was not found" in error
+    assert "'model' setting" in error
+    assert flat_parentheses(error), error
+
+
+@pytest.mark.parametrize(
+    "shape", ["html", "plain text", "empty", "json of another server", "json with parentheses"]
+)
+async def test_a_404_from_something_else_names_the_base_url_plainly(
+    run: RunFn, model: Harness, shape: str
+) -> None:
+    reply_class: Any = REPLY_CLASS[model.provider]
+    reply = {
+        "html": lambda: reply_class.html(status=404),
+        "plain text": lambda: reply_class.raw_bytes(
+            b"404 page not found\n", status=404, content_type="text/plain"
+        ),
+        "empty": lambda: reply_class.raw_bytes(b"", status=404),
+        "json of another server": lambda: reply_class.json({"detail": "Not Found"}, status=404),
+        "json with parentheses": lambda: reply_class.json(
+            {"detail": "Not Found (no route (POST))"}, status=404
+        ),
+    }[shape]()
+    model.emulator.enqueue(reply)  # type: ignore[attr-defined]
+    outcome, _ = await run(DOC, maxRetries=0)
+    error = outcome.error or ""
+    assert outcome.reason == "config"
+    assert "was not found" not in error
+    assert "baseUrl" in error
+    assert "()" not in error
+    if shape != "json with parentheses":  # the service's own text is quoted as it came
+        assert flat_parentheses(error), error
+    assert "Error code" not in error  # the SDK's own wording of the status says nothing more
+
+
 # ------------------------------------------------------------------------------------------
 # Context: besides the first message, at most one full copy of the document
 # ------------------------------------------------------------------------------------------
@@ -677,6 +812,24 @@ def test_a_missing_sdk_is_config_with_the_install_hint(
         hub.open(_request(provider))
     assert caught.value.reason == "config"
     assert f"pip install 'complex-edit[{provider}]'" in caught.value.message
+
+
+def test_choosing_a_provider_imports_no_model_sdk() -> None:
+    """`complex-edit mcp` lists its tools, and any front end starts, without loading an SDK."""
+    modules = [
+        "complex_edit.server.providers.select",
+        "complex_edit.server.providers.base",
+        "complex_edit.server.mcp",
+    ]
+    code = (
+        f"import sys; import {', '.join(modules)}; "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('openai', 'anthropic') "
+        "or m.startswith('google.genai')))"
+    )
+    found = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert found.stdout.strip() == "[]"
 
 
 def test_scrub_removes_every_provider_key() -> None:

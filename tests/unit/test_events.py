@@ -23,6 +23,16 @@ def test_no_change_yet_shows_only_the_calls() -> None:
     assert describe(event) == "Turn 2/8 · last turn: get_document · waiting for the model…"
 
 
+def test_cached_input_tokens_show_once_there_are_some() -> None:
+    cached = TurnStarted(3, 8, last_calls=("get_document",), input_tokens=24000, cached_tokens=9800)
+    assert describe(cached) == (
+        "Turn 3/8 · last turn: get_document · 9,800 of 24,000 input tokens cached · "
+        "waiting for the model…"
+    )
+    uncached = TurnStarted(2, 8, input_tokens=12000)
+    assert describe(uncached) == "Turn 2/8 · waiting for the model…"
+
+
 def test_a_working_change_shows_the_lines_so_far() -> None:
     event = WorkingChanged(2, 8, (TextChange(0, 1, "x"),), 3, 1)
     assert describe(event) == "Turn 2/8 · +3 −1 lines so far"

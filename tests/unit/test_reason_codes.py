@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import get_args
 
-from complex_edit.server.outcome import Reason
+from complex_edit.server.outcome import REASON_TEXTS, Reason
 
 # CONTRACT.md, "The LSP command", the result's `reason` field, as written there.
 CONTRACT_TEXT = (
@@ -21,3 +21,8 @@ def test_reason_codes_are_the_contracts() -> None:
     assert len(contract) == 13
     assert len(set(codes)) == len(codes)
     assert set(codes) == set(contract)
+
+
+def test_every_reason_has_a_text_for_people() -> None:
+    assert list(REASON_TEXTS) == list(get_args(Reason))
+    assert all(text and text != code for code, text in REASON_TEXTS.items())

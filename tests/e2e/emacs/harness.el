@@ -1,11 +1,11 @@
 ;;; harness.el --- test instrumentation around emacs-client/ in a real `emacs -nw'  -*- lexical-binding: t; -*-
 
 ;; Loaded by tests/e2e/test_emacs.py with `emacs -nw -q -l harness.el FILE'.  It sets the
-;; package up as a user would (eglot or lsp-mode starts the venv's `complex-edit lsp' for the
+;; package up as a user would (the README's own block) (eglot or lsp-mode starts the venv's `complex-edit lsp' for the
 ;; file) and reports what happens as JSON lines in $CE_TEST_OUT/events.jsonl:
 ;;   ready      the server manages the buffer
 ;;   changes    eglot has just sent typed changes to the server (didChange)
-;;   done       `complex-edit-done-hook' ran: the answer and the buffer's text
+;;   done       `complex-edit-done-hook' ran: the answer, the buffer's text, the echo area
 ;;   progress   the server's progress reached the mode line: the selected window's mode line
 ;;   review     a review started: its hunks as shown
 ;;   state      `M-x ce-test-dump': the buffer's text and whether it is modified
@@ -25,8 +25,12 @@
       vc-handled-backends nil
       ring-bell-function #'ignore)
 
-(add-to-list 'load-path (getenv "CE_TEST_CLIENT_DIR"))
-(require 'complex-edit)
+;; The package is set up by a block of emacs-client/README.md, copied as a user would
+;; (tests/e2e/emacs_terminal.py `readme_setup'); only the executable is this venv's.  An init
+;; file runs once the installed packages are activated (Debian's elpa-* ones included); -q
+;; skips that, so it is done here first, as Emacs does before it loads an init file.
+(package-activate-all)
+(load (getenv "CE_TEST_INIT") nil t)
 (setq complex-edit-executable (getenv "CE_TEST_EXE"))
 
 (defun ce-test-event (name &rest fields)
@@ -38,7 +42,9 @@
   (save-restriction (widen) (buffer-substring-no-properties (point-min) (point-max))))
 
 (add-hook 'complex-edit-done-hook
-          (lambda (answer) (ce-test-event "done" :answer answer :text (ce-test-text))))
+          (lambda (answer)
+            (ce-test-event "done" :answer answer :text (ce-test-text)
+                           :echo (substring-no-properties (or (current-message) "")))))
 
 (defun ce-test-dump ()
   "Report the buffer's text."

@@ -1,89 +1,24 @@
-/** The wire shapes of the `performComplexEdit` LSP command (see the project's contract). */
+/**
+ * The `performComplexEdit` LSP command: its name, its JSON-RPC errors and checks of what the
+ * server answered. The wire types and reason codes are generated from the server's models
+ * (`generated/protocol.ts`, docs/protocol.md).
+ */
 
 export const COMMAND = "performComplexEdit";
 
-export interface Position {
-  line: number;
-  character: number;
-}
+import type { ChangedLines, EditResult, ErrorData, LineSpan, WirePosition, WireRange } from "./generated/protocol";
 
-export interface Range {
-  start: Position;
-  end: Position;
-}
+export type { ChangedLines, EditResult, LineSpan, PerformArgs, Reason, Remedy } from "./generated/protocol";
+export { REASONS, REASON_REMEDIES, REASON_TEXTS } from "./generated/protocol";
 
-/** The one argument object of `performComplexEdit`. */
-export interface PerformArgs {
-  textDocument: { uri: string };
-  prompt: string;
-  range?: Range;
-  dryRun?: boolean;
-  /** The user confirms or declines each change before it lands. */
-  review?: boolean;
-  maxTurns?: number;
-  model?: string;
-}
-
-export const REASONS = [
-  "task_failed",
-  "max_turns",
-  "model_error",
-  "auth",
-  "quota",
-  "blocked",
-  "document_changed",
-  "client_rejected",
-  "cancelled",
-  "busy",
-  "invalid_request",
-  "too_large",
-  "config",
-] as const;
-
-export type Reason = (typeof REASONS)[number];
-
-/** Lines `start` up to `end` (0-based, end exclusive); `start === end` is the place between two lines. */
-export interface LineSpan {
-  start: number;
-  end: number;
-}
-
-/**
- * One changed region of a result, in order: the lines of the snapshot it replaced and the lines
- * holding its new text in the document after the edit (for a dry run: in the proposed text).
- */
-export interface ChangedLines {
-  snapshot: LineSpan;
-  document: LineSpan;
-}
-
-/** The answer of `performComplexEdit`. */
-export interface EditResult {
-  success: boolean;
-  message?: string;
-  error?: string;
-  /** A `Reason`; typed as string so a newer server's codes still read. */
-  reason?: string;
-  applied?: boolean;
-  diff?: string;
-  /** The changed regions, present whenever a non-empty `diff` is (read it with `changedLinesOf`). */
-  changedLines?: unknown;
-  turns?: number;
-  toolCalls?: number;
-  usage?: { inputTokens?: number; outputTokens?: number };
-  /** Review mode: how many changes the user declined. */
-  declined?: number;
-  /** Review mode without change annotations: the proposed changes (VS Code does not get these). */
-  hunks?: unknown[];
-  /** The document version the result was computed against. */
-  version?: number;
-}
+export type Position = WirePosition;
+export type Range = WireRange;
 
 /** JSON-RPC error codes the command answers with. */
 export const INVALID_PARAMS = -32602;
 export const REQUEST_CANCELLED = -32800;
 /** The `data.code` of the InvalidParams error for a document the server has not seen opened. */
-export const DOCUMENT_NOT_OPEN = "document_not_open";
+export const DOCUMENT_NOT_OPEN: ErrorData["code"] = "document_not_open";
 
 /** Whether a JSON-RPC error (`code`, `data`) says the document is not open on the server yet. */
 export function isDocumentNotOpen(code: number | undefined, data: unknown): boolean {
@@ -108,7 +43,7 @@ function isSpan(value: unknown): value is LineSpan {
  * (spans out of order or overlapping on either side).
  */
 export function changedLinesOf(result: EditResult): ChangedLines[] | undefined {
-  const value = result.changedLines;
+  const value: unknown = result.changedLines;
   if (!Array.isArray(value)) {
     return undefined;
   }

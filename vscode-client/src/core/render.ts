@@ -1,6 +1,6 @@
 /** Turns the server's answer into what the user (or an outer agent) reads. */
 
-import { type EditResult, INVALID_PARAMS, REQUEST_CANCELLED } from "./protocol";
+import { type EditResult, INVALID_PARAMS, REASON_REMEDIES, REASON_TEXTS, type Remedy, REQUEST_CANCELLED } from "./protocol";
 
 export type Action = "Show Diff" | "Show Log" | "Set API Key" | "Open Settings" | "Try Again";
 
@@ -26,27 +26,22 @@ export function counts(result: EditResult): string {
   return parts.join(", ");
 }
 
-const REASON_TEXT: Record<string, string> = {
-  task_failed: "the sub-agent could not do it",
-  max_turns: "the turn limit was reached",
-  model_error: "model error",
-  auth: "the API key was refused",
-  quota: "quota or rate limit",
-  blocked: "the model refused the content",
-  document_changed: "the document changed meanwhile",
-  client_rejected: "VS Code did not apply the edit",
-  cancelled: "the edit was cancelled",
-  busy: "another edit is running on this document",
-  invalid_request: "invalid request",
-  too_large: "the document is too large",
-  config: "configuration problem",
+/** The buttons that carry out each remedy the server names for a reason. */
+const REMEDY_ACTIONS: Readonly<Record<Remedy, readonly Action[]>> = {
+  settings: ["Set API Key", "Open Settings"],
+  retry: ["Try Again"],
+  wait: ["Try Again"],
 };
+
+function remedyOf(reason: string | undefined): Remedy | undefined {
+  return reason === undefined ? undefined : (REASON_REMEDIES as Readonly<Record<string, Remedy>>)[reason];
+}
 
 export function reasonText(reason: string | undefined): string {
   if (reason === undefined) {
     return "unknown reason";
   }
-  return REASON_TEXT[reason] ?? reason;
+  return (REASON_TEXTS as Readonly<Record<string, string>>)[reason] ?? reason;
 }
 
 function one(text: string | undefined, fallback: string): string {
@@ -100,14 +95,10 @@ export function renderResult(result: EditResult, options: { dryRun?: boolean } =
   }
   const reason = result.reason;
   const text = `Complex Edit failed — ${reasonText(reason)}: ${one(result.error, "no details given")}${suffix}`;
-  const actions: Action[] = [];
-  if (reason === "auth" || reason === "config") {
-    actions.push("Set API Key", "Open Settings");
-  } else if (reason === "document_changed" || reason === "busy" || reason === "max_turns") {
-    actions.push("Try Again");
-  }
+  const remedy = remedyOf(reason);
+  const actions: Action[] = remedy === undefined ? [] : [...REMEDY_ACTIONS[remedy]];
   actions.push("Show Log");
-  return { severity: reason === "busy" ? "warning" : "error", text, actions };
+  return { severity: remedy === "wait" ? "warning" : "error", text, actions };
 }
 
 /** A JSON-RPC error (or any thrown value) from the request, as a notice. */

@@ -6,25 +6,14 @@
  * server's own defaults and its `COMPLEX_EDIT_*` environment variables still apply.
  */
 
-/** The server-side settings the extension exposes, by their schema names. */
-export const SERVER_SETTINGS = [
-  "provider",
-  "model",
-  "thinkingLevel",
-  "thoughtSummaries",
-  "maxTurns",
-  "temperature",
-  "requestTimeoutSeconds",
-  "maxDocumentBytes",
-  "baseUrl",
-  "maxRetries",
-  "wallTimeSeconds",
-  "applyTimeoutSeconds",
-  "review",
-] as const;
+import { SETTING_NAMES, type Settings } from "./generated/protocol";
 
-export type ServerSettingName = (typeof SERVER_SETTINGS)[number];
-export type ServerSettings = Partial<Record<ServerSettingName, string | number | boolean>>;
+/** The server-side settings the extension exposes, by their schema names: every one the server has. */
+export const SERVER_SETTINGS = SETTING_NAMES;
+
+export type ServerSettingName = keyof Settings;
+export type SettingValue = string | number | boolean | readonly string[];
+export type ServerSettings = Partial<Record<ServerSettingName, SettingValue>>;
 
 /** The part of `WorkspaceConfiguration.inspect()` the mapping reads. */
 export interface Inspected {
@@ -47,7 +36,10 @@ export function explicitValue(inspected: Inspected | undefined): unknown {
   return undefined;
 }
 
-function usable(value: unknown): value is string | number | boolean {
+function usable(value: unknown): value is SettingValue {
+  if (Array.isArray(value)) {
+    return value.every((item) => typeof item === "string");
+  }
   if (typeof value === "string") {
     return value.trim() !== "";
   }
@@ -59,7 +51,7 @@ function usable(value: unknown): value is string | number | boolean {
 
 /**
  * The server settings from `inspect(name)` of each setting in the `complexEdit` section.
- * `null`, empty strings and unset values are left out.
+ * `null`, empty strings and unset values are left out; a list of strings is sent as it is.
  */
 export function toServerSettings(inspect: (name: ServerSettingName) => Inspected | undefined): ServerSettings {
   const settings: ServerSettings = {};

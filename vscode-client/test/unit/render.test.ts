@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { REASONS } from "../../src/core/protocol";
+import { type EditResult, REASONS } from "../../src/core/protocol";
 import { counts, reasonText, renderRequestError, renderResult, renderToolResult, reviewText } from "../../src/core/render";
 
 const diff = "--- a.py\n+++ a.py\n@@ -1 +1 @@\n-a\n+b\n";
@@ -91,7 +91,7 @@ describe("review answers", () => {
     expect(reviewText({ success: true, applied: true, declined: 1 })).toBe("Applied the changes you kept; you declined 1.");
     expect(reviewText({ success: true, applied: true, declined: 0 })).toBe("Applied every change.");
     expect(reviewText({ success: true, applied: false, declined: 2 })).toBe("You declined all 2 changes; nothing was applied.");
-    expect(reviewText({ success: true, applied: false, hunks: [{}, {}, {}] })).toBe("3 changes proposed for review; nothing was applied.");
+    expect(reviewText({ success: true, applied: false, hunks: [{}, {}, {}] as unknown as EditResult["hunks"] })).toBe("3 changes proposed for review; nothing was applied.");
   });
 
   it("tells the outer agent which changes the user declined", () => {

@@ -45,6 +45,20 @@ describe("toServerSettings", () => {
     });
   });
 
+  it("sends validate and maxPromptBytes, as every setting of the server's schema", () => {
+    expect(from({ validate: { globalValue: "off" }, maxPromptBytes: { workspaceValue: 2000 } })).toEqual({
+      validate: "off",
+      maxPromptBytes: 2000,
+    });
+  });
+
+  it("sends a list of strings as it is (readExclude is one), and nothing for a list of anything else", () => {
+    const lists = toServerSettings((name) =>
+      name === "model" ? { globalValue: ["*.pem", ".env"] } : name === "baseUrl" ? { globalValue: [1, 2] } : undefined,
+    );
+    expect(lists).toEqual({ model: ["*.pem", ".env"] });
+  });
+
   it("treats null and empty strings as unset", () => {
     expect(from({ temperature: { globalValue: null }, baseUrl: { globalValue: "" }, model: { globalValue: "  " } })).toEqual({});
   });

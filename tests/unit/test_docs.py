@@ -1,0 +1,142 @@
+"""The documents say what is true: every repository path they name exists, and the option
+tables of the CLI and the MCP tool list exactly what `--help` and the tool's schema offer.
+(That every `complex-edit` command line they show runs: tests/e2e/test_docs_commands.py.)"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import io
+import re
+from pathlib import Path
+
+import pytest
+
+from complex_edit.server.cli import _parser
+from complex_edit.server.edit.roots import Roots
+from complex_edit.server.mcp import TOOL_NAME, build_server
+from complex_edit.server.settings import Settings
+
+ROOT = Path(__file__).resolve().parents[2]
+# The documents a user reads. docs/benchmarks-history.md is left out: it records earlier
+# rounds, and names the modules as they were then.
+DOCUMENTS = sorted(
+    [
+        ROOT / "README.md",
+        *(path for path in (ROOT / "docs").glob("*.md") if path.name != "benchmarks-history.md"),
+        ROOT / "vscode-client/README.md",
+        ROOT / "nvim-client/README.md",
+        ROOT / "emacs-client/README.md",
+    ]
+)
+_PATH = re.compile(r"^[\w.@-]+(?:/[\w.@*-]+)+/?$")
+
+
+def _relative(path: Path) -> str:
+    return path.relative_to(ROOT).as_posix()
+
+
+def named_paths(document: Path) -> list[str]:
+    """The repository paths `document` names: link targets, and code spans with a `/` whose
+    first part is a file or folder of the repository (or of the document's folder), so that
+    `workspace/applyEdit` or `a/` are not taken for paths. Paths git ignores (a venv, a cache,
+    results) are made by running things, and are left out."""
+    text = document.read_text(encoding="utf-8")
+    links = [
+        target for target in re.findall(r"\]\(([^)#\s]+)", text) if not re.match(r"\w+:", target)
+    ]
+    spans = [
+        span
+        for span in re.findall(r"`([^`\n]+)`", text)
+        if _PATH.match(span) and not span.startswith("..")
+    ]
+    named = set(links)
+    for span in spans:
+        first = span.split("/")[0]
+        if (ROOT / first).exists() or (document.parent / first).exists():
+            named.add(span)
+    return sorted(path for path in named if not _ignored(path))
+
+
+def _ignored(path: str) -> bool:
+    return any(
+        part in {".venv", ".cache", "node_modules", "eval-results"} for part in path.split("/")
+    )
+
+
+@pytest.mark.parametrize("document", DOCUMENTS, ids=_relative)
+def test_every_path_a_document_names_exists(document: Path) -> None:
+    missing = [
+        path
+        for path in named_paths(document)
+        if not (document.parent / path).exists() and not (ROOT / path).exists()
+    ]
+    assert not missing, f"{_relative(document)} names paths that do not exist: {missing}"
+
+
+def test_paths_are_found_in_code_spans_and_links() -> None:
+    page = ROOT / "docs" / "protocol.md"
+    named = named_paths(page)
+    assert "server/lsp/arguments.py" in named
+    assert "protocol.schema.json" in named
+    assert not any(path.startswith(("workspace/", "complexEdit/")) for path in named)
+
+
+# --- the option tables ------------------------------------------------------------------
+
+
+def _section(document: str, heading: str) -> str:
+    text = (ROOT / document).read_text(encoding="utf-8")
+    start = text.index(heading)
+    following = re.search(r"^#{1,3} ", text[start + len(heading) :], re.MULTILINE)
+    return text[start : start + len(heading) + following.start()] if following else text[start:]
+
+
+def _first_table(section: str, header: str) -> list[str]:
+    """The first cells of the table under `header` (its header row's first cell)."""
+    lines = section.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(f"| {header} |"))
+    rows = []
+    for line in lines[start + 2 :]:
+        if not line.startswith("|"):
+            break
+        rows.append(line.split(" | ")[0].removeprefix("| "))
+    return rows
+
+
+def _documented_options(cells: list[str]) -> set[str]:
+    return {flag for cell in cells for flag in re.findall(r"(?<![\w-])(--?[a-z][\w-]*)", cell)}
+
+
+def _help_options(command: str) -> set[str]:
+    """The options `complex-edit COMMAND --help` lists."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), pytest.raises(SystemExit):
+        _parser().parse_args([command, "--help"])
+    return set(re.findall(r"(?<![\w-])(--?[a-z][\w-]*)", out.getvalue())) - {"-h", "--help"}
+
+
+@pytest.mark.parametrize(
+    ("document", "heading", "command"),
+    [
+        ("docs/cli-and-mcp.md", "## `complex-edit edit`", "edit"),
+        ("docs/eval.md", "## Run it with your key", "eval"),
+    ],
+)
+def test_an_option_table_lists_exactly_what_help_offers(
+    document: str, heading: str, command: str
+) -> None:
+    cells = _first_table(_section(document, heading), "option")
+    documented = _documented_options(cells)
+    offered = _help_options(command)
+    assert documented - offered == set(), f"{document} documents options `{command}` lacks"
+    assert offered - documented == set(), f"{document} leaves out options of `{command}`"
+
+
+def test_the_mcp_tool_table_lists_exactly_the_tools_arguments(tmp_path: Path) -> None:
+    server = build_server(Roots.from_dirs([tmp_path]), Settings(), {}, runner=None)  # type: ignore[arg-type]
+    tools = asyncio.run(server.list_tools())
+    (tool,) = [tool for tool in tools if tool.name == TOOL_NAME]
+    cells = _first_table(_section("docs/cli-and-mcp.md", "### The tool"), "argument")
+    documented = {cell.strip("`") for cell in cells}
+    assert documented == set(tool.input_schema["properties"])
