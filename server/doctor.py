@@ -65,9 +65,9 @@ class SettingReport(_Wire):
 
 class ModelReport(_Wire):
     """`name`: the model a run asks for (the provider's own default when `model` is left at
-    its default); `family`: the family whose rules apply (None: no known rules, everything is
-    sent as set); `thinking_levels`: the levels it accepts (None: not known);
-    `thinking_level`: the one set (None: not sent, the model's own default)."""
+    its default); `family`: the family whose rules apply (absent: no known rules, everything is
+    sent as set); `thinkingLevels`: the levels it accepts (absent: not known);
+    `thinkingLevel`: the one set (absent: not sent, the model's own default)."""
 
     name: str
     family: str | None = None
@@ -92,7 +92,8 @@ class KeyReport(_Wire):
 
 
 class BaseUrlReport(_Wire):
-    """`url`: None means the service's default; `source`: a settings layer or `variable`."""
+    """`url` (absent: the service's default) and its `source`: a settings layer or `variable`,
+    the provider's base-URL variable."""
 
     url: str | None = None
     source: str | None = None

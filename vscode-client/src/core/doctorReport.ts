@@ -5,7 +5,10 @@
  * own version, the command it starts the server with, and whether the server is running.
  */
 
+import type { Check } from "./generated/protocol";
+
 export const DOCTOR_COMMAND = "complexEdit.doctor";
+const LEVELS: readonly string[] = ["ok", "info", "warn", "error"] satisfies Check["level"][];
 
 export interface ClientFacts {
   extensionVersion: string;
@@ -13,24 +16,19 @@ export interface ClientFacts {
   command: string | undefined;
 }
 
-interface Check {
-  level: string;
-  text: string;
-  advice: string[];
-}
-
-function checksOf(report: unknown): Check[] | undefined {
+/** The report's checks (the generated `Doctor`'s), read defensively: it comes off the wire. */
+function checksOf(report: unknown): Required<Check>[] | undefined {
   const checks = (report as { checks?: unknown } | null)?.checks;
   if (!Array.isArray(checks)) {
     return undefined;
   }
   return checks.flatMap((item: unknown) => {
     const check = item as { level?: unknown; text?: unknown; advice?: unknown } | null;
-    if (typeof check?.level !== "string" || typeof check.text !== "string") {
+    if (typeof check?.level !== "string" || !LEVELS.includes(check.level) || typeof check.text !== "string") {
       return [];
     }
     const advice = Array.isArray(check.advice) ? check.advice.filter((line): line is string => typeof line === "string") : [];
-    return [{ level: check.level, text: check.text, advice }];
+    return [{ level: check.level as Check["level"], text: check.text, advice }];
   });
 }
 
