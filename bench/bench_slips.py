@@ -32,11 +32,14 @@ from complex_edit.edit_tools.registry import Toolbox  # noqa: E402
 SLIPS = ROOT / "tests" / "data" / "slips.jsonl"
 
 
-def call_of(case: dict[str, Any]) -> tuple[str, dict[str, str]]:
+def call_of(case: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     """The tool call a case makes: replace_text, or set_document when it says so."""
     if case.get("tool") == "set_document":
         return "set_document", {"content": case["content"]}
-    return "replace_text", {"old_text": case["old_text"], "new_text": case["new_text"]}
+    args = {"old_text": case["old_text"], "new_text": case["new_text"]}
+    if case.get("replace_all"):
+        args["replace_all"] = True
+    return "replace_text", args
 
 
 def _texts(args: dict[str, str]) -> dict[str, str]:

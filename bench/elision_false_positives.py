@@ -6,7 +6,9 @@ Negative side: the guard must never fire on an edit that is not an elision.
        TypeScript, C headers): plausible real edits that are not elisions, each sent as
        set_document on the file: the file itself, a function/block deleted, a line changed
        (lines with `...` preferred), the file truncated, a block moved, a `...` stub inserted,
-       a function body stubbed out with `...`, a line with `...` duplicated.
+       a function body stubbed out with `...`, a line with `...` duplicated; and (issue 30) a
+       code line replaced by, or a line added holding, a comment that merely mentions "rest",
+       "remaining" or "unchanged" (`# the rest is handled by the caller`).
 Positive side: a span of lines replaced by a placeholder line (comment styles and phrases of
 each language, and bare `...`) must be caught: expanded back into exactly the original, or
 refused. A bare `...` that makes the whole body of a Python def/class is a stub by design
@@ -215,6 +217,57 @@ def rewrite_with_comment(comments: list[str]) -> Edit:
     return edit
 
 
+# Real-sounding comments that merely mention "rest", "remaining" or "unchanged" (issue 30): a
+# code line replaced by one of them, or one added, is an edit, never an elision.
+MENTIONS = [
+    "the rest of the arguments are passed to the callback",
+    "rest parameters are collected into an array",
+    "unchanged since the 2.0 release",
+    "keep this unchanged: clients depend on the exact format",
+    "the rest is handled by the caller",
+    "rest of the line is ignored",
+    "return the rest of the buffer",
+    "leave unchanged if the key is missing",
+    "remaining bytes are zero-filled",
+    "copy the rest of the header unchanged",
+    "rest of the request is parsed lazily",
+    "the value stays unchanged when validation fails",
+    "skip the rest when the list is empty",
+    "unchanged entries are not written back",
+    "the rest of this function assumes a sorted list",
+    "existing entries are overwritten",
+    "rest: the remaining positional arguments",
+    "the rest of the tuple is unused",
+    "unchanged: see the note above",
+    "rest remains for backwards compatibility",
+    "the rest of the list stays sorted",
+    "(the rest of the fields are optional)",
+    "(unchanged when the flag is off)",
+    "remaining cases fall through to the default",
+    "omitted fields keep their defaults",
+    "same as before, but with a timeout",
+    "rest of the code expects utf-8 here",
+    "the remaining items are processed in the next pass",
+]
+
+
+def mention_rest(opener: str, replace: bool) -> Edit:
+    """A line of code replaced by (or, with `replace` false, a line added holding) a comment
+    that mentions "rest" or "unchanged" without standing for any code."""
+
+    def edit(lines: list[str], rng: random.Random) -> list[str] | None:
+        filled = [i for i, line in enumerate(lines) if line.strip()]
+        if not filled:
+            return None
+        index = rng.choice(filled)
+        line = lines[index]
+        ending = line[len(line.rstrip("\r\n")) :] or "\n"
+        comment = line[: _indent(line)] + opener.format(rng.choice(MENTIONS)) + ending
+        return [*lines[:index], comment, *lines[index + int(replace) :]]
+
+    return edit
+
+
 def comment_pool(paths: list[Path], limit: int = 5000) -> list[str]:
     """Comment lines of real files that pass the placeholder pre-filter."""
     pool: list[str] = []
@@ -228,6 +281,7 @@ def comment_pool(paths: list[Path], limit: int = 5000) -> list[str]:
     return pool
 
 
+MENTION_EDITS = {"line_replaced_by_mention_of_rest": True, "mention_of_rest_added": False}
 NEGATIVE_EDITS: dict[str, Edit] = {
     "identity": identity,
     "delete_block": delete_block,
@@ -255,6 +309,13 @@ PHRASES = [
     "... other methods ...",
     "(rest of file unchanged)",
     "remaining code unchanged",
+    "(rest of methods ...)",
+    "(unchanged code ...)",
+    "... same as before ...",
+    "rest unchanged",
+    "remaining cases omitted",
+    "(same as before)",
+    "rest of the implementation omitted for brevity",
 ]
 COMMENTS = {
     "python": ["# {}"],
@@ -345,7 +406,14 @@ def main() -> None:
         shaped = [line for line in pool if is_placeholder(line)]
         placeholder_shaped += shaped
         pooled += len(pool)
-        edits = {**NEGATIVE_EDITS, "rewrite_with_real_comment": rewrite_with_comment(pool)}
+        edits = {
+            **NEGATIVE_EDITS,
+            "rewrite_with_real_comment": rewrite_with_comment(pool),
+            **{
+                name: mention_rest(COMMENTS[language][0], replace)
+                for name, replace in MENTION_EDITS.items()
+            },
+        }
         for path, text in iter_texts(paths):
             files[language] += 1
             rng = random.Random(f"{args.seed}:{path}")
@@ -390,7 +458,7 @@ def main() -> None:
     total_cases = sum(negatives.values()) + tasks
     total_fires = sum(negative_firings.values()) + len(firing)
     print(f"| **all** | **{total_cases}** | **{total_fires}** |")
-    names = [*NEGATIVE_EDITS, "rewrite_with_real_comment"]
+    names = [*NEGATIVE_EDITS, "rewrite_with_real_comment", *MENTION_EDITS]
     print("\n| edit kind | cases | firings |\n|---|---:|---:|")
     for name in names:
         cases = sum(n for (_, k), n in negatives.items() if k == name)

@@ -17,6 +17,12 @@ consists of placeholders and blank lines only; the unchanged lines right before 
 after it (up to 20 non-blank ones, or the start or end of the text) each occur exactly once in
 the original; and none of the dropped lines that are unique in the original appears elsewhere in
 the new text (then they were moved, not kept). Otherwise it is refused.
+
+When the diff alone leaves a placeholder unanchored or among changed lines, it is read from its
+neighbours instead (`_span_by_anchors`): followed by a blank line, with the lines before and
+after it (past blank lines) each reading as exactly one original line, it stands for the
+original lines between those two, the same blank lines aside, and is expanded; otherwise
+refused.
 """
 
 from __future__ import annotations
@@ -24,8 +30,9 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
+from itertools import pairwise
 
 from complex_edit.edit_tools.buffer import common_prefix_length, common_suffix_length
 from complex_edit.edit_tools.indent import columns, leading
@@ -36,7 +43,7 @@ from complex_edit.edit_tools.lines import (
     split_lines,
     strip_terminator,
 )
-from complex_edit.edit_tools.pinning import pinned
+from complex_edit.edit_tools.pinning import edited_from, pinned
 from complex_edit.edit_tools.placeholders import HINT, is_bare_dots, is_placeholder
 
 _MAX_ANCHOR_LINES = 20
@@ -286,11 +293,80 @@ def check(original: str, new: str, known: Callable[[str], bool] | None = None) -
                 reason=reason,
             )
         )
+    blocks = [block for _, (block, _) in sorted(found.items())]
+    for number, elision in enumerate(elisions):
+        if elision.reason not in ("changed", "unanchored"):
+            continue
+        span = _span_by_anchors(elision.line, old_contents, new_contents, where)
+        if span is not None:
+            blocks[number] = _Block(span[0], span[1], elision.line, elision.line + 1)
+            elisions[number] = Elision(
+                elision.placeholder, elision.line, span[0], span[1] - span[0], expanded=True
+            )
     if any(not elision.expanded for elision in elisions):
         return Checked(new, tuple(elisions))
-    blocks = [block for block, _ in found.values()]
+    if not _in_order(blocks):
+        refused = [replace(elision, expanded=False, reason="unanchored") for elision in elisions]
+        return Checked(new, tuple(refused))
     expanded = _expand(split_lines(original), split_lines(new), blocks)
     return Checked(expanded, tuple(elisions))
+
+
+def _in_order(blocks: Sequence[_Block]) -> bool:
+    ordered = sorted(blocks, key=lambda block: block.j1)
+    return all(a.i2 <= b.i1 for a, b in pairwise(ordered))
+
+
+def _reads_as(line: str, old: Sequence[str], where: dict[str, list[int]]) -> int | None:
+    """The one original line `line` is (the only copy of its text) or reads as an edit of (of
+    no other original line as close, itself occurring once); None when there is none or more
+    than one."""
+    if not line.strip():
+        return None
+    copies = where.get(line)
+    if copies:
+        return copies[0] if len(copies) == 1 else None
+    close = edited_from(line, old)
+    if len(close) != 1 or len(where[old[close[0]]]) != 1:
+        return None
+    return close[0]
+
+
+def _span_by_anchors(
+    index: int, old: Sequence[str], new: Sequence[str], where: dict[str, list[int]]
+) -> tuple[int, int] | None:
+    """The original lines the placeholder at new line `index` stands for, read from its
+    neighbours alone: one blank line at least after it; past the blank lines around it, the
+    line before it and the line after it (or the text's edges) each read as exactly one
+    original line; the same blank lines beside those in the original; code between them. A
+    lazy rewrite keeping a class's first line, a placeholder, then every later member
+    restated with small changes, pins the kept block so. None when either neighbour could be
+    several lines (refused)."""
+    up = index - 1
+    while up >= 0 and not new[up].strip():
+        up -= 1
+    down = index + 1
+    while down < len(new) and not new[down].strip():
+        down += 1
+    if down == index + 1:
+        return None  # no blank line bounds the span: which lines it ends with is a guess
+    before = -1 if up < 0 else _reads_as(new[up], old, where)
+    after = len(old) if down == len(new) else _reads_as(new[down], old, where)
+    if before is None or after is None:
+        return None
+    start = before + 1 + (index - 1 - up)
+    end = after - (down - index - 1)
+    if not (before < start <= end <= after):
+        return None
+    if any(line.strip() for line in [*old[before + 1 : start], *old[end:after]]):
+        return None
+    span = old[start:end]
+    if not any(line.strip() for line in span):
+        return None
+    kept = set(new[: up + 1]) | set(new[down:])
+    if any(line.strip() and len(where[line]) == 1 and line in kept for line in span):
+        return None  # moved, not kept
+    return start, end
 
 
 def _expand(old: Sequence[str], new: Sequence[str], blocks: Sequence[_Block]) -> str:

@@ -175,6 +175,27 @@ def several_matches(count: int, lines: Sequence[int], all_listed: bool) -> ToolE
     )
 
 
+def overlapping_matches(
+    count: int, places: Sequence[tuple[int, int]], replace_all: bool
+) -> ToolError:
+    """`places`: (line, column) of each listed place, 1-based; some of them overlap."""
+    where = ", ".join(f"line {line} column {column}" for line, column in places)
+    listed = "" if len(places) == count else "first "
+    if replace_all:
+        advice = (
+            "replace_all cannot replace places that overlap: replacing one changes the text "
+            "of the other. Add surrounding text to `old_text` so each place is distinct, or "
+            "make one call per place."
+        )
+    else:
+        advice = "Add surrounding text to `old_text` so it matches exactly one place."
+    return ToolError(
+        f"`old_text` occurs at {count} places, some overlapping others, {listed}at {where}. "
+        f"Nothing was changed. {advice}",
+        f"replace_text: error: {count} overlapping matches",
+    )
+
+
 def several_tolerant_matches(
     places: Sequence[str], count: int, replace_all: bool, *, at_least: bool = False
 ) -> ToolError:
@@ -184,7 +205,11 @@ def several_tolerant_matches(
     rest = count - len(places)
     more = f"\n(and {'at least ' if at_least else ''}{rest} more)" if rest > 0 else ""
     scope = (
-        " replace_all replaces several places only when they match exactly." if replace_all else ""
+        " replace_all replaces several places only when they match exactly, or when every "
+        "place differs from old_text in the same way (the same indentation missing or added, "
+        "or only spaces at line ends) and none overlaps another."
+        if replace_all
+        else ""
     )
     return ToolError(
         f"No exact match: `old_text` does not occur in the document as written. Setting "
@@ -223,6 +248,18 @@ def cannot_reindent(new_line: int, first_line: int, last_line: int) -> ToolError
         "changed. Copy old_text exactly from the document, indentation included, and indent "
         "new_text the same way.",
         "replace_text: error: cannot re-indent new_text",
+    )
+
+
+def half_reindented(first: int, late: int, first_line: int, last_line: int) -> ToolError:
+    return ToolError(
+        f"No exact match: `old_text` matches lines {first_line}-{last_line} only once its "
+        "indentation is adapted to the document's, and `new_text` is indented two ways: its "
+        f"line {first} has the document's indentation, its line {late} old_text's. Nothing "
+        "was changed: shifting it would indent some lines twice, and not shifting it would "
+        "misplace others. Copy old_text exactly from the document, indentation included, "
+        "and indent new_text the same way.",
+        "replace_text: error: new_text indented two ways",
     )
 
 

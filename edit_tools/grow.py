@@ -4,7 +4,12 @@ that grows into several lines: `old_text="x = 1"` found after the indentation of
 The model wrote the added lines relative to the match, which it saw at column 0; written as
 sent they would land at column 0. They take the indentation of the line the match starts in
 (the document's own characters), unless new_text already carries some: when its shallowest
-added line is indented at all, it is written as sent."""
+added line is indented at all, it is written as sent.
+
+A match that starts inside its line's indentation (`old_text="  item"` in `    item`) is read
+as if it had been the whole line: old_text's own indentation says the model saw that line
+indented, so every line after the first keeps its indentation relative to the first (siblings
+stay siblings, whitespace-only lines included) and takes the indentation before the match."""
 
 from __future__ import annotations
 
@@ -26,6 +31,7 @@ class Grown:
     new: str
     indent: str  # the indentation given to the added lines
     added: int  # how many added lines were indented
+    inside: bool = False  # the match started inside its line's indentation
 
 
 def indent_added_lines(text: str, start: int, old: str, new: str) -> Grown | None:
@@ -44,19 +50,25 @@ def indent_added_lines(text: str, start: int, old: str, new: str) -> Grown | Non
     indent = text[line_start(text, start) : start]
     if not indent or not is_blank(indent):
         return None
+    inside = bool(leading(strip_terminator(old)))
     added = [strip_terminator(line) for line in lines[1:]]
     filled = [line for line in added if not is_blank(line)]
-    if not filled or all(leading(line) for line in filled):
+    if not inside and (not filled or all(leading(line) for line in filled)):
         return None
     tabs = "\t" in indent
     unit = space_unit(line_contents(new)) or _DEFAULT_TAB
     out = [lines[0]]
     for line in lines[1:]:
         content = strip_terminator(line)
-        if not is_blank(content):
+        if not is_blank(content) or (inside and content):
             own = leading(content)
             if own and ("\t" in own) != tabs:
                 own = render(columns(own, unit), tabs=tabs, tab=unit)
             line = indent + own + line[len(leading(content)) :]
         out.append(line)
-    return Grown("".join(out), indent, len(filled))
+    return Grown(
+        "".join(out),
+        indent,
+        len([line for line in added if line]) if inside else len(filled),
+        inside,
+    )

@@ -176,6 +176,57 @@ def find_match(text: str, old: str, new: str) -> Match | None:
     return None
 
 
+def overlapping_starts(text: str, match: Match, limit: int) -> list[int] | None:
+    """Every place `match.old` occurs, overlapping ones included (the first `limit`), when
+    some of them overlap; None when none does. `"aa"` in `"aaa"` is two places, not one."""
+    old = match.old
+    reach = 2 * len(old) - 1
+    if match.count > 1 and not _has_border(old):
+        return None  # no two occurrences can overlap
+    if not any(
+        _next_place(text, old, start + 1, start + reach) != -1 for start in match.starts(text)
+    ):
+        return None
+    places: list[int] = []
+    position = match.first
+    while position != -1 and len(places) < limit:
+        places.append(position)
+        position = _next_place(text, old, position + 1)
+    return places
+
+
+def _has_border(text: str) -> bool:
+    """Whether some proper prefix of `text` is also its suffix (then it can overlap itself)."""
+    border = [0] * len(text)
+    length = 0
+    for index in range(1, len(text)):
+        while length and text[index] != text[length]:
+            length = border[length - 1]
+        if text[index] == text[length]:
+            length += 1
+        border[index] = length
+    return bool(text) and border[-1] > 0
+
+
+def count_overlapping(text: str, old: str, first: int) -> int:
+    """How many places `old` occurs at from `first` on, overlapping ones included."""
+    count = 0
+    position = first
+    while position != -1:
+        count += 1
+        position = _next_place(text, old, position + 1)
+    return count
+
+
+def _next_place(text: str, old: str, start: int, end: int | None = None) -> int:
+    """The next occurrence of `old` from `start` (ending by `end`) that cuts no CRLF."""
+    careful = (old.startswith(LF) or old.endswith(CR)) and CRLF in text
+    position = text.find(old, start, end)
+    while careful and position != -1 and _splits_crlf(text, position, position + len(old)):
+        position = text.find(old, position + 1, end)
+    return position
+
+
 def line_numbers(text: str, starts: Iterable[int]) -> list[int]:
     """1-based line numbers of ascending offsets, counting the text once overall."""
     numbers: list[int] = []

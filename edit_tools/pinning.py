@@ -21,6 +21,15 @@ _EDIT_RATIO = 0.6
 _MAX_COMPARED = 5000
 
 
+def edited_from(line: str, old: Sequence[str]) -> list[int]:
+    """The original lines `line` reads as an edit of (none when the original is too long to
+    compare)."""
+    wanted = line.strip()
+    if not wanted or len(old) > _MAX_COMPARED:
+        return []
+    return [i for i, other in enumerate(old) if other.strip() and _close(wanted, other.strip())]
+
+
 def _close(line: str, other: str) -> bool:
     matcher = SequenceMatcher(None, line, other, autojunk=False)
     return (
@@ -35,12 +44,7 @@ def _edit_of(edited: str, original: int, old: Sequence[str]) -> bool:
     wanted = edited.strip()
     if not wanted or not old[original].strip() or len(old) > _MAX_COMPARED:
         return False
-    if not _close(wanted, old[original].strip()):
-        return False
-    return not any(
-        index != original and line.strip() and _close(wanted, line.strip())
-        for index, line in enumerate(old)
-    )
+    return _close(wanted, old[original].strip()) and edited_from(edited, old) == [original]
 
 
 def _blank(lines: Sequence[str], start: int, stop: int) -> bool:

@@ -20,15 +20,22 @@ HINT = re.compile(
 
 _DOTS = r"(?:\.{3,}|…+)"
 _BARE = re.compile(rf"{_DOTS}|\.(?: \.){{2,}}")
+# Comment openers and closers of the languages models edit: `#`, `//`, `/* */`, `<!-- -->`,
+# `--`, `;`, `%` (TeX, Erlang, MATLAB), `(* *)` (OCaml, Pascal), `{- -}` (Haskell), `{# #}`
+# (Jinja), `<%-- --%>` (JSP), `@* *@` (Razor), `::` and `REM` (batch), `' ` (VB), `" ` (Vim).
+_OPENERS = r"\#+|//+|/\*+|<!--|<%--|--|;+|%+|\(\*+|\{-+|\{\#|@\*|::|(?i:rem)\s|'\s|\"\s"
+_CLOSERS = r"\*+/|--%>|-->|\*+\)|-+\}|\#\}|\*@"
 # A comment line: its opener, the body, its closer; or JSX's `{/* ... */}`.
 _COMMENT = re.compile(
-    r"(?:\#+|//+|/\*+|<!--|--|;+)\s*(?P<body>.*?)\s*(?:\*+/|-->)?"
+    rf"(?:{_OPENERS})\s*(?P<body>.*?)\s*(?:{_CLOSERS})?"
     r"|\{\s*/\*+\s*(?P<jsx>.*?)\s*\*+/\s*\}",
     re.DOTALL,
 )
 # Dots followed by a trailing comment: `...  # unchanged`, `... // existing code`.
 _DOTS_THEN_COMMENT = re.compile(rf"{_DOTS}\s*(?:\#+|//+)\s*(?P<body>.*)")
-_COMMENT_OPENER = re.compile(r"(?:\#|//|/\*|<!--|--|;|\{\s*/\*)")
+_COMMENT_OPENER = re.compile(rf"(?:{_OPENERS}|\{{\s*/\*)")
+# A body wrapped in parentheses or brackets: `# (rest of code ...)`, `(unchanged code ...)`.
+_WRAPPED = re.compile(r"\((?P<round>[^()]*)\)|\[(?P<square>[^\[\]]*)\]")
 
 _NOUNS = (
     r"(?:code|methods|functions|lines|fields|cases|tests|imports|props|properties|items|"
@@ -50,7 +57,8 @@ _PHRASES = re.compile(
     r"^(?:same as before|as before)\W*$|"
     r"^\(?(?:(?:and )?the )?(?:rest|remainder|everything else|all else|(?:other|remaining) \w+|"
     r"(?:function|method|class|file) body)\b[\w\s]*\b(?:unchanged|unmodified|omitted|as before|"
-    r"as is|stays the same|remains the same|is the same|stays|remains)\W*$|"
+    r"as is|stays the same|remains the same|is the same|stays|remains)"
+    r"(?: for (?:brevity|clarity|now))?\W*$|"
     rf"^(?:your |all |any )?existing {_NOUNS}"
     r"(?: (?:here|goes here|unchanged|as is|as before|omitted|stays|remains))?\W*$|"
     r"^keep(?:s|ing)?(?: the)? (?:rest|existing(?: \w+)?|others?|remaining(?: \w+)?)"
@@ -60,6 +68,16 @@ _PHRASES = re.compile(
 )
 _MAX_WORDS = 8
 _SINGLE_WORDS = {"unchanged", "(unchanged)", "omitted", "(omitted)", "unmodified"}
+
+
+def _unwrapped(body: str) -> str:
+    """`body` without parentheses or brackets around the whole of it, when they hold words."""
+    wrapped = _WRAPPED.fullmatch(body.strip())
+    if wrapped is None:
+        return body
+    inner = (wrapped["round"] if wrapped["round"] is not None else wrapped["square"]).strip()
+    # `[...]` and `(...)` stay as they are: prose elides quoted text that way.
+    return inner if re.search(r"\w", inner) else body
 
 
 def _words(body: str) -> int:
@@ -89,9 +107,10 @@ def _comment_body(body: str) -> bool:
         return False
     if _BARE.fullmatch(lowered):
         return True
+    readings = dict.fromkeys((lowered, _unwrapped(lowered)))
     if re.search(_DOTS, lowered):
-        return _dotted_phrase(lowered, commented=True)
-    return _PHRASES.search(lowered) is not None
+        return any(_dotted_phrase(reading, commented=True) for reading in readings)
+    return any(_PHRASES.search(reading) is not None for reading in readings)
 
 
 def is_bare_dots(line: str) -> bool:
@@ -109,6 +128,9 @@ def is_placeholder(line: str) -> bool:
     if (dots := _DOTS_THEN_COMMENT.fullmatch(stripped)) is not None:
         return _comment_body(dots["body"])
     if _COMMENT_OPENER.match(stripped) is None:
-        return _dotted_phrase(stripped, commented=False)
+        return _dotted_phrase(stripped, commented=False) or (
+            _unwrapped(stripped) != stripped
+            and _dotted_phrase(_unwrapped(stripped), commented=False)
+        )
     comment = _COMMENT.fullmatch(stripped)
     return comment is not None and _comment_body(comment["body"] or comment["jsx"] or "")

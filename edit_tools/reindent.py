@@ -1,7 +1,14 @@
 """Applying a whitespace-tolerant match (`tolerant.py`): `new_text` re-indented by the
 relation found between old_text's indentation and the document's, in the document's style,
 with its line endings; lines new_text repeats unchanged written exactly as the document has
-them; and a note telling the model what was adapted."""
+them; and a note telling the model what was adapted.
+
+new_text is shifted only when it is indented like old_text. When it already carries the
+document's indentation where old_text did not (the lines it shares with old_text, or rewrites
+in place, are indented as the document has them, none as old_text has them), it is written as
+sent: shifting it again would indent it twice. Decided for the whole of new_text, never line
+by line: when its first line carries the document's indentation but later lines old_text's,
+the call is refused rather than half shifted."""
 
 from __future__ import annotations
 
@@ -63,9 +70,10 @@ def _ending(text: str, window: Window) -> str:
     return own or next(iter(line_endings(text)), LF)
 
 
-def apply_candidate(text: str, candidate: Candidate) -> Tolerated:
-    """The replacement for one tolerant match. Raises `ToolError` when a line of `new`
-    would need less indentation than none."""
+def apply_candidate(text: str, candidate: Candidate, matched: str | None = None) -> Tolerated:
+    """The replacement for one tolerant match; its note says old_text matched `matched`
+    (default: the candidate's lines). Raises `ToolError` when a line of `new` would need less
+    indentation than none."""
     window, relation = candidate.window, candidate.relation
     old_lines = candidate.old_lines
     new_lines = line_contents(candidate.new)
@@ -76,6 +84,10 @@ def apply_candidate(text: str, candidate: Candidate) -> Tolerated:
         old_ends, new_ends = False, False
     tabs = _writes_tabs(text, window)
     ending = _ending(text, window)
+    if relation.kind in ("prefix", "extra", "columns") and _carries_documents_indentation(
+        candidate, new_lines
+    ):
+        relation = Relation("same", tab=relation.tab)
     kept = _kept_lines(old_lines, new_lines)
     uneven = (
         uneven_indents(old_lines, window.contents, new_lines, tab=relation.tab, tabs=tabs)
@@ -105,12 +117,54 @@ def apply_candidate(text: str, candidate: Candidate) -> Tolerated:
     if not old_ends:
         end -= len(window.terminators[-1])
     tolerated = _tolerated(candidate, final_newline)
-    note = _note(candidate, tolerated, tabs)
+    where = matched or candidate.span
+    note = _note(candidate, tolerated, tabs, where, as_sent=relation is not candidate.relation)
     written = write_breaks(candidate.new, ending)  # only to say what became of its breaks
     if written.converted:
         note += written.note("new_text")
         tolerated += () if LINE_ENDINGS in tolerated else (LINE_ENDINGS,)
     return Tolerated(window.start, end, "".join(pieces), candidate.first_line, tolerated, note)
+
+
+def _carries_documents_indentation(candidate: Candidate, new_lines: Sequence[str]) -> bool:
+    """Whether new_text is already indented as the document is at the match (see the module
+    docstring), and no line of it is shallower than the matched lines. Raises `ToolError`
+    when its lines disagree."""
+    old_lines, doc_lines = candidate.old_lines, candidate.window.contents
+    votes: list[tuple[int, str]] = []
+    matcher = SequenceMatcher(
+        None,
+        [line.strip(" \t") for line in old_lines],
+        [line.strip(" \t") for line in new_lines],
+        autojunk=False,
+    )
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal" or (tag == "replace" and i2 - i1 == j2 - j1):
+            for i, j in zip(range(i1, i2), range(j1, j2), strict=True):
+                if is_blank(old_lines[i]) or is_blank(new_lines[j]):
+                    continue
+                own, old, doc = leading(new_lines[j]), leading(old_lines[i]), leading(doc_lines[i])
+                if own == doc != old:
+                    votes.append((j, "document"))
+                elif own == old != doc:
+                    votes.append((j, "old_text"))
+    said = {vote for _, vote in votes}
+    if said == {"document"}:
+        return _fits(new_lines, doc_lines, candidate.relation.tab)
+    first = next((j for j, line in enumerate(new_lines) if not is_blank(line)), -1)
+    if "document" in said and (first, "document") in votes:
+        late = next(j for j, vote in votes if vote == "old_text")
+        raise errors.half_reindented(first + 1, late + 1, candidate.first_line, candidate.last_line)
+    return False
+
+
+def _fits(new_lines: Sequence[str], doc_lines: Sequence[str], tab: int) -> bool:
+    """Whether no line of new_text is shallower than the matched lines' shallowest."""
+
+    def shallowest(lines: Sequence[str]) -> int:
+        return min((columns(leading(line), tab) for line in lines if not is_blank(line)), default=0)
+
+    return shallowest(new_lines) >= shallowest(doc_lines)
 
 
 def _kept_lines(old_lines: Sequence[str], new_lines: Sequence[str]) -> dict[int, int]:
@@ -152,7 +206,9 @@ def describe_indent(indent: str) -> str:
     return " and ".join(parts)
 
 
-def _note(candidate: Candidate, tolerated: Sequence[str], tabs: bool) -> str:
+def _note(
+    candidate: Candidate, tolerated: Sequence[str], tabs: bool, where: str, *, as_sent: bool
+) -> str:
     relation = candidate.relation
     said: list[str] = []
     if relation.kind == "prefix":
@@ -187,15 +243,19 @@ def _note(candidate: Candidate, tolerated: Sequence[str], tabs: bool) -> str:
         said.append("its line breaks were not the document's")
     if LINE_NUMBERS in tolerated:
         said.append("it held get_document's line numbers, removed from new_text too")
-    where = f"lines {candidate.first_line}-{candidate.last_line}"
-    if candidate.first_line == candidate.last_line:
-        where = f"line {candidate.first_line}"
     reindented = relation.kind != "same"
     how = "line by line from the matched lines" if relation.kind == "uneven" else "the same way"
+    if as_sent:
+        done = (
+            ". new_text already had the document's indentation there, so it was written as "
+            "sent, not shifted again;"
+        )
+    else:
+        done = f". new_text was re-indented {how}, in the document's style;" if reindented else "."
     return (
         f"old_text did not match exactly; it matched {where} once whitespace was set aside: "
         + "; ".join(said)
-        + (f". new_text was re-indented {how}, in the document's style;" if reindented else ".")
+        + done
         + " lines you repeated unchanged were kept exactly as the document has them. Check the "
         "lines below, and next time copy old_text exactly."
     )

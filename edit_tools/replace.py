@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from functools import partial
+from itertools import pairwise
 
 from complex_edit.edit_tools import errors
 from complex_edit.edit_tools.buffer import Change, WorkingBuffer
@@ -14,13 +15,15 @@ from complex_edit.edit_tools.elision import has_line
 from complex_edit.edit_tools.endings import Written
 from complex_edit.edit_tools.grow import indent_added_lines
 from complex_edit.edit_tools.guard import EXPANDED, guard
-from complex_edit.edit_tools.lines import line_count, line_index_at
+from complex_edit.edit_tools.lines import line_count, line_index_at, line_start
 from complex_edit.edit_tools.matching import (
     Adjustment,
     Match,
+    count_overlapping,
     find_match,
     line_numbers,
     nearest_text,
+    overlapping_starts,
 )
 from complex_edit.edit_tools.params import ReplaceTextParams
 from complex_edit.edit_tools.readings import BLANK_LINES, ESCAPES, Reading, readings
@@ -30,6 +33,18 @@ from complex_edit.edit_tools.tolerant import MAX_CANDIDATES, Candidate, find_can
 from complex_edit.edit_tools.view import change_snippet, clip, number_line
 
 _READ = {BLANK_LINES: "blank lines set aside", ESCAPES: "escapes read back"}
+# The words of the one-line "Reading:" of a result, by adjustment, in this order.
+_READINGS = {
+    "line_numbers": "line numbers removed",
+    "line_endings": "line breaks",
+    "indentation": "indentation",
+    "tabs": "tabs versus spaces",
+    "trailing_whitespace": "spaces at line ends",
+    "final_newline": "final line break",
+    BLANK_LINES: "blank lines",
+    ESCAPES: "escapes read back",
+    EXPANDED: "elision expanded",
+}
 _SHOWN_PLACES = 8
 _SHOWN_LINES_PER_PLACE = 3
 
@@ -52,12 +67,35 @@ def replace_text(buffer: WorkingBuffer, params: ReplaceTextParams, limits: Limit
         raise errors.no_match(line_count(text), nearest_text(text, params.old_text))
     if match.old == match.new:
         raise errors.identical_texts()
+    _refuse_overlaps(text, match, params.replace_all)
     if match.count > 1 and not params.replace_all:
         listed = match.starts(text, limit=errors.MAX_LISTED_LINES)
         raise errors.several_matches(
             match.count, line_numbers(text, listed), all_listed=len(listed) == match.count
         )
     return _replace_exactly(buffer, match, limits)
+
+
+def _reading_line(adjustments: Sequence[str]) -> str:
+    """One line saying which reading of the call was taken: `Reading: exact.`, or what was
+    set aside or adapted (`Reading: indentation, spaces at line ends; elision expanded.`)."""
+    taken = [words for kind, words in _READINGS.items() if kind in adjustments and kind != EXPANDED]
+    said = "exact" if not taken else ", ".join(taken)
+    if EXPANDED in adjustments:
+        said += "; elision expanded"
+    return f"Reading: {said}."
+
+
+def _refuse_overlaps(text: str, match: Match, replace_all: bool) -> None:
+    """Overlapping occurrences are several places: never one of them picked, never all of
+    them replaced."""
+    places = overlapping_starts(text, match, errors.MAX_LISTED_LINES)
+    if places is None:
+        return
+    count = count_overlapping(text, match.old, match.first)
+    lines = line_numbers(text, places)
+    columns = [start - line_start(text, start) + 1 for start in places]
+    raise errors.overlapping_matches(count, list(zip(lines, columns, strict=True)), replace_all)
 
 
 def _known(text: str) -> Callable[[str], bool]:
@@ -146,7 +184,15 @@ def _replace_exactly(
             "they were removed from new_text too. Leave them out of old_text and new_text."
         )
         adjustments = ("line_numbers",)
-    if grown is not None:
+    if grown is not None and grown.inside:
+        head += (
+            f" old_text matched inside the indentation of line {lines[0]}, so it was read as "
+            f"that whole line: the {errors.plural(grown.added, 'line')} after the first of "
+            "new_text kept their indentation relative to it, with the line's "
+            f"{describe_indent(grown.indent)} before them."
+        )
+        adjustments += ("indentation",)
+    elif grown is not None:
         head += (
             f" old_text matched after the indentation of line {lines[0]}, so "
             f"{errors.plural(grown.added, 'added line')} of new_text "
@@ -163,7 +209,11 @@ def _replace_exactly(
         adjustments += (EXPANDED,)
     first = after[0]
     return ToolResult(
-        head + "\n" + change_snippet(new_text, first, first + len(new), lines[0]),
+        head
+        + "\n"
+        + _reading_line(adjustments)
+        + "\n"
+        + change_snippet(new_text, first, first + len(new), lines[0]),
         summary,
         adjustments=adjustments,
     )
@@ -177,6 +227,10 @@ def _replace_tolerantly(
     reading: Reading | None = None,
 ) -> ToolResult:
     text = buffer.text
+    if len(candidates) > 1 and replace_all and reading is None:
+        everywhere = _replace_everywhere(buffer, candidates, limits)
+        if everywhere is not None:
+            return everywhere
     if len(candidates) > 1:
         raise errors.several_tolerant_matches(
             _places(candidates[:_SHOWN_PLACES]),
@@ -215,8 +269,88 @@ def _replace_tolerantly(
         adjustments += (EXPANDED,)
     end = tolerated.start + len(guarded.text)
     return ToolResult(
-        head + "\n" + change_snippet(new_text, tolerated.start, end, first_line),
+        head
+        + "\n"
+        + _reading_line(adjustments)
+        + "\n"
+        + change_snippet(new_text, tolerated.start, end, first_line),
         f"replace_text: 1 replacement at line {first_line} (whitespace tolerated)",
+        adjustments=adjustments,
+    )
+
+
+def _replace_everywhere(
+    buffer: WorkingBuffer, candidates: Sequence[Candidate], limits: Limits
+) -> ToolResult | None:
+    """replace_all over tolerant matches: each place re-indented for itself, when every place
+    differs from old_text in the same way (the same indentation relation, the same spaces at
+    line ends or not), none overlaps another and the search did not stop short; else None
+    (refused as several places)."""
+    if len(candidates) >= MAX_CANDIDATES:
+        return None
+    if len({(c.relation, c.trailing) for c in candidates}) != 1:
+        return None
+    if candidates[0].relation.kind == "uneven":
+        return None
+    if any(b.window.start < a.window.end for a, b in pairwise(candidates)):
+        return None
+    text = buffer.text
+    matched = f"{len(candidates)} places"
+    tolerated = [apply_candidate(text, candidate, matched) for candidate in candidates]
+    if len({t.tolerated for t in tolerated}) != 1:
+        return None
+    pieces: list[str] = []
+    new_starts: list[int] = []
+    lengths: list[int] = []
+    notes: list[str] = []
+    position, written = tolerated[0].start, 0
+    for place in tolerated:
+        old = text[place.start : place.end]
+        guarded = guard(
+            "replace_text",
+            old,
+            place.new,
+            source="new_text",
+            first_line=partial(int, place.first_line),
+            known=_known(text),
+        )
+        pieces.append(text[position : place.start])
+        written += place.start - position
+        new_starts.append(tolerated[0].start + written)
+        pieces.append(guarded.text)
+        lengths.append(len(guarded.text))
+        written += len(guarded.text)
+        position = place.end
+        if guarded.note:
+            notes.append(guarded.note)
+    start, end = tolerated[0].start, tolerated[-1].end
+    removed, inserted = text[start:end], "".join(pieces)
+    if removed == inserted:
+        raise errors.identical_texts()
+    size = len(text) - len(removed) + len(inserted)
+    if size > limits.max_text_chars:
+        raise errors.result_too_large("replace_text", size, limits.max_text_chars)
+    buffer.apply(Change.single(start, removed, inserted, "replace_text"))
+    new_text = buffer.text
+    lines = line_numbers(new_text, new_starts[: errors.MAX_LISTED_LINES])
+    count = len(tolerated)
+    first_ones = "" if len(lines) == count else "the first ones "
+    head = (
+        f"Replaced {count} occurrences, {first_ones}on {errors.lines_phrase(lines)}. "
+        + tolerated[0].note
+    )
+    adjustments = tolerated[0].tolerated
+    if notes:
+        head += " " + " ".join(notes)
+        adjustments += (EXPANDED,)
+    first_end = new_starts[0] + lengths[0]
+    return ToolResult(
+        head
+        + "\n"
+        + _reading_line(adjustments)
+        + "\n"
+        + change_snippet(new_text, new_starts[0], first_end, lines[0]),
+        f"replace_text: {count} replacements from line {lines[0]} (whitespace tolerated)",
         adjustments=adjustments,
     )
 
@@ -224,11 +358,10 @@ def _replace_tolerantly(
 def _places(candidates: Sequence[Candidate]) -> list[str]:
     places: list[str] = []
     for candidate in candidates:
-        first, last = candidate.first_line, candidate.last_line
-        where = f"line {first}" if first == last else f"lines {first}-{last}"
+        first = candidate.first_line
         shown = candidate.window.contents[:_SHOWN_LINES_PER_PLACE]
         rows = [number_line(first + i, clip(line)) for i, line in enumerate(shown)]
         if len(candidate.window.contents) > len(shown):
             rows.append(f"{'…':>6}\t({len(candidate.window.contents) - len(shown)} more lines)")
-        places.append(f"At {where}:\n" + "\n".join(rows))
+        places.append(f"At {candidate.span}:\n" + "\n".join(rows))
     return places

@@ -106,6 +106,12 @@ class Candidate:
     def last_line(self) -> int:
         return self.window.top + len(self.window.contents)
 
+    @property
+    def span(self) -> str:
+        """`line 4` or `lines 4-7`."""
+        first, last = self.first_line, self.last_line
+        return f"line {first}" if first == last else f"lines {first}-{last}"
+
 
 def _window_at(text: str, top_offset: int, size: int) -> Window | None:
     """The `size` lines from the line starting at `top_offset`; `top` is left at -1."""

@@ -21,7 +21,11 @@ edited version with a slip applied to both, as a model copying them would:
 - `tabs_missing_base_indent`: a tabbed document, spaces and no base indentation.
 
 Then the kinds of issue 22 (`slips_issue22.py`): line endings of new_text, a one-line match
-that grows, uneven indentation, stray blank lines, over-escaped text, pinned elisions.
+that grows, uneven indentation, stray blank lines, over-escaped text, pinned elisions; and
+those of issue 30 (`slips_issue30.py`): new_text already indented for the place, a match
+inside a line's indentation that grows, reworded placeholders, a lazy rewrite, replace_all over
+places indented alike, comments that merely mention "rest", overlapping places; a case may
+carry `replace_all: true`.
 """
 
 from __future__ import annotations
@@ -303,6 +307,9 @@ def main() -> None:
     from slips_issue22 import issue22_cases
 
     cases.extend(issue22_cases(mixed, 8))
+    from slips_issue30 import issue30_cases
+
+    cases.extend(issue30_cases(mixed, 8))
     with OUT.open("w", encoding="utf-8", newline="\n") as handle:
         for number, case in enumerate(cases, start=1):
             handle.write(

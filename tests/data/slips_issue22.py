@@ -222,6 +222,13 @@ def _blank_separated_groups(
 
 def elision_pinned(source: Source, rng: random.Random) -> Case | None:
     """x, blank, a group of 1-6 lines, blank, y: x and y edited, the group elided."""
+    return pinned_elision(source, rng, "elision_pinned", lambda _rng: PLACEHOLDER)
+
+
+def pinned_elision(
+    source: Source, rng: random.Random, kind: str, placeholder: Callable[[random.Random], str]
+) -> Case | None:
+    """As `elision_pinned`, the placeholder's text drawn by `placeholder`."""
     lines = source.lines
     document = "\n".join(lines)
     for x, y, group in _blank_separated_groups(lines, rng):
@@ -235,15 +242,15 @@ def elision_pinned(source: Source, rng: random.Random) -> Case | None:
         old = "\n".join(lines[x : y + 1])
         if document.count(old) != 1:
             continue
-        placeholder = indent_of(group[0]) + PLACEHOLDER
+        line = indent_of(group[0]) + placeholder(rng)
         block = Block(x, y + 1)
         return case(
             source,
             block,
-            "elision_pinned",
+            kind,
             lines,
             old_text=old,
-            new_text="\n".join([new_x, "", placeholder, "", new_y]),
+            new_text="\n".join([new_x, "", line, "", new_y]),
             expected=replaced(lines, block, [new_x, "", *group, "", new_y]),
         )
     return None
@@ -280,6 +287,13 @@ def ambiguous_elision(source: Source, rng: random.Random) -> Case | None:
     """As `elision_pinned`, but as a whole-document set_document, and the edited line before
     the group reads as an edit of several lines of the document (or of a line it has twice),
     so which lines the placeholder stands for is unclear: must be refused."""
+    return unpinned_elision(source, rng, "ambiguous_elision", lambda _rng: PLACEHOLDER)
+
+
+def unpinned_elision(
+    source: Source, rng: random.Random, kind: str, placeholder: Callable[[random.Random], str]
+) -> Case | None:
+    """As `ambiguous_elision`, the placeholder's text drawn by `placeholder`."""
     lines = source.lines
     for x, y, group in _blank_separated_groups(lines, rng):
         new_x, new_y = rename(lines[x], rng), rename(lines[y], rng)
@@ -287,12 +301,12 @@ def ambiguous_elision(source: Source, rng: random.Random) -> Case | None:
             continue
         if not edits_one_line(new_y, lines[y], lines):
             continue  # only one side unclear
-        placeholder = indent_of(group[0]) + PLACEHOLDER
-        content = [*lines[:x], new_x, "", placeholder, "", new_y, *lines[y + 1 :]]
+        line = indent_of(group[0]) + placeholder(rng)
+        content = [*lines[:x], new_x, "", line, "", new_y, *lines[y + 1 :]]
         return case(
             source,
             Block(x, y + 1),
-            "ambiguous_elision",
+            kind,
             lines,
             tool="set_document",
             content="\n".join(content),
@@ -318,8 +332,17 @@ KINDS: list[tuple[str, Callable[[Source, random.Random], Case | None]]] = [
 def issue22_cases(sources: list[Source], per_kind: int) -> Iterator[Case]:
     """Up to `per_kind` cases of each kind, from a generator of its own (seed 22): the cases
     of the earlier kinds stay as they were."""
-    rng = random.Random(22)
-    for kind, make in KINDS:
+    return cases_of(KINDS, sources, per_kind, random.Random(22))
+
+
+def cases_of(
+    kinds: list[tuple[str, Callable[[Source, random.Random], Case | None]]],
+    sources: list[Source],
+    per_kind: int,
+    rng: random.Random,
+) -> Iterator[Case]:
+    """Up to `per_kind` cases of each of `kinds`, the sources tried in turn, drawn from `rng`."""
+    for kind, make in kinds:
         made = 0
         for source in sources:
             if made == per_kind:

@@ -22,7 +22,8 @@ def load_cases() -> list[dict[str, Any]]:
 
 
 CASES = load_cases()
-# What the result says for the kinds of issue 22 (the earlier kinds: "did not match exactly").
+# What the result says for the kinds of issues 22 and 30 (the earlier kinds: "did not match
+# exactly").
 SAID = {
     "crlf_new_text": "line breaks were written as LF",
     "cr_new_text": "line breaks were written as LF",
@@ -31,11 +32,22 @@ SAID = {
     "stray_blank_line": "which the document does not have there",
     "over_escaped": "escaped one time too many",
     "elision_pinned": "stood for",
+    "reindented_twice": "written as sent, not shifted again",
+    "grows_inside_indent": "matched inside the indentation of line",
+    "placeholder_form": "stood for",
+    "lazy_rewrite": "stood for",
+    "replace_all_indented": "it matched 2 places once whitespace was set aside",
 }
-# What the refusal says for the ambiguous kinds of issue 22 (the earlier kind: "places").
+# What the refusal says for the ambiguous kinds of issues 22 and 30 (the earlier kind: "places").
 REFUSED = {
     "ambiguous_escaped": "it occurs",
     "ambiguous_elision": "which lines it stands for is unclear",
+    "ambiguous_half_shifted": "indented two ways",
+    "ambiguous_inside_indent": "occurs",
+    "ambiguous_placeholder_form": "which lines it stands for is unclear",
+    "ambiguous_lazy_rewrite": "unclear",
+    "ambiguous_replace_all_mixed": "places",
+    "ambiguous_overlapping": "overlapping others",
 }
 
 
@@ -48,11 +60,14 @@ def test_the_suite_is_large_and_varied() -> None:
     assert set(SAID) | set(REFUSED) <= kinds
 
 
-def call_of(case: dict[str, Any]) -> tuple[str, dict[str, str]]:
+def call_of(case: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     """The tool call a case makes: replace_text, or set_document when it says so."""
     if case.get("tool") == "set_document":
         return "set_document", {"content": case["content"]}
-    return "replace_text", {"old_text": case["old_text"], "new_text": case["new_text"]}
+    args = {"old_text": case["old_text"], "new_text": case["new_text"]}
+    if case.get("replace_all"):
+        args["replace_all"] = True
+    return "replace_text", args
 
 
 @pytest.mark.parametrize("case", CASES, ids=[case["id"] for case in CASES])
