@@ -35,6 +35,7 @@ ALLOWED: dict[str, set[str]] = {
     "edit": {"server.outcome", "server.settings", "server.session", "server.text", "edit_tools"},
     "lsp": {
         "server",
+        "server.doctor",
         "server.outcome",
         "server.settings",
         "server.session",
@@ -61,6 +62,7 @@ ALLOWED: dict[str, set[str]] = {
     "cli_review": {"server.outcome", "server.edit", "server.text"},
     "cli": {
         "server",
+        "server.doctor",
         "server.outcome",
         "server.settings",
         "server.session.process",
@@ -87,7 +89,14 @@ ALLOWED: dict[str, set[str]] = {
         "edit_tools",
         "prompts",
     },
-    "schema": {"server.outcome", "server.settings", "server.lsp", "edit_tools"},
+    "doctor": {
+        "server",
+        "server.outcome",
+        "server.settings",
+        "server.providers",
+        "edit_tools.syntax",
+    },
+    "schema": {"server.outcome", "server.settings", "server.lsp", "server.doctor", "edit_tools"},
     "__init__": set(),
 }
 # Third-party packages that only one place may import.
