@@ -22,6 +22,7 @@ SCRIPTS = (
     "bench_startup_cancel.py",
     "bench_first_request.py",
     "bench_try.py",
+    "bench_mcp_startup.py",
 )
 TIMEOUT = 1200
 

@@ -108,6 +108,43 @@ class CompleteTaskParams(Params):
     )
 
 
+class FindInFilesParams(Params):
+    """Search the workspace's files for lines containing a text. Answers `path:line: text`
+    lines in path order, at most 200 (then how many more). Files that cannot be read are
+    skipped: those in .git/, ignored by the .gitignore files, matching the setting
+    readExclude (secrets such as .env and keys), binary, not UTF-8, or over maxDocumentBytes.
+    Files open in the editor are searched as they are there, and the documents you changed as
+    they are now."""
+
+    pattern: str = Field(
+        description="The text to find within one line; literal unless regex is true."
+    )
+    glob: str | None = Field(
+        default=None,
+        description=(
+            "Only files whose path matches this gitignore-style pattern, such as `*.py` (at "
+            "any depth) or `src/**/*.ts`. Default: every readable file."
+        ),
+    )
+    regex: bool = Field(
+        default=False, description="true to read pattern as a Python regular expression."
+    )
+
+
+PATH_DESCRIPTION = (
+    "Another file of the workspace, relative to the workspace folder with forward slashes "
+    "(with several folders, starting with the folder's name), such as `src/app.py`. Leave it "
+    "out for the document of the instruction. Refused: absolute paths, `..` out of the "
+    "workspace, links that leave it, .git/, files ignored by .gitignore or matching "
+    "readExclude, binary files and files over maxDocumentBytes."
+)
+READ_PATH_NOTE = "With path, it reads another file of the workspace; reading does not change it."
+EDIT_PATH_NOTE = (
+    "With path, it acts on another file of the workspace, which joins the edit when first "
+    "changed; each file has its own undo history."
+)
+
+
 def _allows(annotation: Any, kind: type) -> bool:
     if annotation is kind:
         return True

@@ -9,10 +9,10 @@ from __future__ import annotations
 import copy
 import functools
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from difflib import get_close_matches
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import ValidationError
 
@@ -21,7 +21,11 @@ from complex_edit.edit_tools.buffer import WorkingBuffer
 from complex_edit.edit_tools.errors import ToolError
 from complex_edit.edit_tools.lines import line_count
 from complex_edit.edit_tools.params import (
+    EDIT_PATH_NOTE,
+    PATH_DESCRIPTION,
+    READ_PATH_NOTE,
     CompleteTaskParams,
+    FindInFilesParams,
     GetDocumentParams,
     Params,
     RedoParams,
@@ -35,8 +39,10 @@ from complex_edit.edit_tools.results import Completion, ToolDeclaration, ToolOut
 from complex_edit.edit_tools.view import render_document
 
 __all__ = [
+    "FIND_IN_FILES",
     "TOOL_NAMES",
     "Completion",
+    "OtherFiles",
     "ToolDeclaration",
     "ToolOutcome",
     "Toolbox",
@@ -54,6 +60,11 @@ _PARAMS: Mapping[str, type[Params]] = MappingProxyType(
     }
 )
 TOOL_NAMES: tuple[str, ...] = tuple(_PARAMS)
+FIND_IN_FILES = "find_in_files"
+# Which other files the tools reach: none; read (get_document's `path`, find_in_files); or
+# edit as well (`path` on every tool that acts on a document).
+OtherFiles = Literal["off", "read", "edit"]
+_EDIT_TOOLS = ("set_document", "replace_text", "undo", "redo")
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _SHOWN_ARGUMENT_CHARS = 24
@@ -90,9 +101,34 @@ def _declaration(name: str, model: type[Params]) -> ToolDeclaration:
     return ToolDeclaration(name=name, description=description, parameters=schema)
 
 
+def _with_path(declaration: ToolDeclaration, note: str) -> ToolDeclaration:
+    parameters = copy.deepcopy(declaration.parameters)
+    parameters.setdefault("properties", {})["path"] = {
+        "type": "string",
+        "description": PATH_DESCRIPTION,
+    }
+    return ToolDeclaration(
+        name=declaration.name,
+        description=f"{declaration.description} {note}",
+        parameters=parameters,
+    )
+
+
 @functools.cache
-def _declarations() -> tuple[ToolDeclaration, ...]:
-    return tuple(_declaration(name, model) for name, model in _PARAMS.items())
+def _declarations(other_files: OtherFiles = "off") -> tuple[ToolDeclaration, ...]:
+    plain = tuple(_declaration(name, model) for name, model in _PARAMS.items())
+    if other_files == "off":
+        return plain
+    declared: list[ToolDeclaration] = []
+    for declaration in plain:
+        if declaration.name == "get_document":
+            declared.append(_with_path(declaration, READ_PATH_NOTE))
+            declared.append(_declaration(FIND_IN_FILES, FindInFilesParams))
+        elif other_files == "edit" and declaration.name in _EDIT_TOOLS:
+            declared.append(_with_path(declaration, EDIT_PATH_NOTE))
+        else:
+            declared.append(declaration)
+    return tuple(declared)
 
 
 def _argument_bytes(args: Mapping[str, Any]) -> int:
@@ -141,6 +177,67 @@ def _problems(model: type[Params], exc: ValidationError) -> list[str]:
     return problems
 
 
+def outcome_of(name: str, run: Callable[[], tools.ToolResult]) -> ToolOutcome:
+    """The outcome of one call carried out by `run`: a `ToolError` (or a bug) comes back as a
+    failed outcome with a message the model can act on, never as an exception."""
+    try:
+        result = run()
+    except ToolError as exc:
+        return ToolOutcome(
+            name=str(name),
+            ok=False,
+            response={"error": exc.message},
+            summary=exc.summary,
+            refusal=exc.kind,
+        )
+    except Exception as exc:  # a bug must come back as a tool error, not end the run
+        error = errors.internal_error(str(name), exc)
+        return ToolOutcome(
+            name=str(name), ok=False, response={"error": error.message}, summary=error.summary
+        )
+    return ToolOutcome(
+        name=name,
+        ok=True,
+        response={"result": result.text},
+        summary=result.summary,
+        completion=result.completion,
+        full_view=result.full_view,
+        adjustments=result.adjustments,
+    )
+
+
+def parse(
+    name: str,
+    args: Mapping[str, Any] | None,
+    known: Mapping[str, type[Params]],
+    max_argument_bytes: int,
+) -> Params:
+    """The validated parameters of a call to one of the `known` tools; raises ToolError."""
+    model = known.get(name) if isinstance(name, str) else None
+    if model is None:
+        shown = str(name)
+        names = tuple(known)
+        close = get_close_matches(shown.lower(), names, n=1, cutoff=0.6)
+        raise errors.unknown_tool(shown, names, close[0] if close else None)
+    if args is None:
+        args = {}
+    if not isinstance(args, Mapping):
+        raise errors.arguments_not_object(name, args)
+    arguments = {str(key): value for key, value in args.items()}
+    size = _argument_bytes(arguments)
+    if size > max_argument_bytes:
+        raise errors.argument_too_large(name, size, max_argument_bytes)
+    try:
+        params = model.model_validate(normalize(model, arguments))
+    except ValidationError as exc:
+        problems = _problems(model, exc)
+        raise errors.invalid_arguments(name, problems, list(model.model_fields)) from None
+    for param, value in params:
+        if isinstance(value, str) and (bad := _SURROGATE.search(value)):
+            raise errors.lone_surrogate(name, param, bad.start())
+    return params
+
+
 class _FullCopy:
     """Which text the model last received in full, by length and hash (holding the text
     itself would keep a large document alive for nothing)."""
@@ -187,12 +284,15 @@ class Toolbox:
         )
 
     @staticmethod
-    def declarations() -> list[ToolDeclaration]:
+    def declarations(other_files: OtherFiles = "off") -> list[ToolDeclaration]:
+        """The tools as the model sees them; with `other_files` "read" or "edit", the tools
+        take `path` (get_document only, or every tool acting on a document) and
+        find_in_files is declared."""
         # Building the schemas costs milliseconds (pydantic): build them once per process and
         # hand out copies, so a caller that adjusts a schema cannot change the next session's.
         return [
             declaration.model_copy(update={"parameters": copy.deepcopy(declaration.parameters)})
-            for declaration in _declarations()
+            for declaration in _declarations(other_files)
         ]
 
     @property
@@ -206,54 +306,9 @@ class Toolbox:
     def execute(self, name: str, args: Mapping[str, Any] | None) -> ToolOutcome:
         """Run one call. Never raises for a mistake of the model; a failed call changes
         nothing."""
-        try:
-            result = self._execute(name, args)
-        except ToolError as exc:
-            return ToolOutcome(
-                name=str(name),
-                ok=False,
-                response={"error": exc.message},
-                summary=exc.summary,
-                refusal=exc.kind,
-            )
-        except Exception as exc:  # a bug must come back as a tool error, not end the run
-            error = errors.internal_error(str(name), exc)
-            return ToolOutcome(
-                name=str(name), ok=False, response={"error": error.message}, summary=error.summary
-            )
-        return ToolOutcome(
-            name=name,
-            ok=True,
-            response={"result": result.text},
-            summary=result.summary,
-            completion=result.completion,
-            full_view=result.full_view,
-            adjustments=result.adjustments,
+        return outcome_of(
+            name, lambda: self._run(parse(name, args, _PARAMS, self._max_argument_bytes))
         )
-
-    def _execute(self, name: str, args: Mapping[str, Any] | None) -> tools.ToolResult:
-        model = _PARAMS.get(name) if isinstance(name, str) else None
-        if model is None:
-            shown = str(name)
-            close = get_close_matches(shown.lower(), TOOL_NAMES, n=1, cutoff=0.6)
-            raise errors.unknown_tool(shown, TOOL_NAMES, close[0] if close else None)
-        if args is None:
-            args = {}
-        if not isinstance(args, Mapping):
-            raise errors.arguments_not_object(name, args)
-        arguments = {str(key): value for key, value in args.items()}
-        size = _argument_bytes(arguments)
-        if size > self._max_argument_bytes:
-            raise errors.argument_too_large(name, size, self._max_argument_bytes)
-        try:
-            params = model.model_validate(normalize(model, arguments))
-        except ValidationError as exc:
-            problems = _problems(model, exc)
-            raise errors.invalid_arguments(name, problems, list(model.model_fields)) from None
-        for param, value in params:
-            if isinstance(value, str) and (bad := _SURROGATE.search(value)):
-                raise errors.lone_surrogate(name, param, bad.start())
-        return self._run(params)
 
     def _run(self, params: Params) -> tools.ToolResult:
         buffer = self._buffer
@@ -288,34 +343,44 @@ class Toolbox:
 
     @staticmethod
     def summarize_call(name: str, args: Mapping[str, Any] | None) -> str:
-        """A short line describing a call for progress UIs (document text cut short)."""
-        shown = _short(str(name), 40)
-        if not isinstance(args, Mapping):
-            return shown
+        """A short line describing a call for progress UIs (document text cut short), naming
+        the other file it acts on."""
+        line = _summary(name, args)
+        path = args.get("path") if isinstance(args, Mapping) else None
+        return f"{line} in {_short(path, 60)}" if isinstance(path, str) and path else line
 
-        def text(key: str) -> str | None:
-            value = args.get(key)
-            return value if isinstance(value, str) else None
 
-        if name == "get_document":
-            start, end = args.get("start_line"), args.get("end_line")
-            if start is None and end is None:
-                return "get_document"
-            first = "1" if start is None else _number(start)
-            last = "end" if end is None else _number(end)
-            return f"get_document lines {first}-{last}"
-        if name == "set_document":
-            content = text("content")
-            return "set_document" if content is None else f"set_document ({len(content):,} chars)"
-        if name == "replace_text":
-            old, new = text("old_text"), text("new_text")
-            if old is None or new is None:
-                return "replace_text"
-            line = f"replace_text {_short(old)!r} → {_short(new)!r}"
-            return line + (" (all)" if args.get("replace_all") is True else "")
-        if name == "complete_task":
-            success = args.get("success")
-            if not isinstance(success, bool):
-                return "complete_task"
-            return f"complete_task success={str(success).lower()}"
+def _summary(name: str, args: Mapping[str, Any] | None) -> str:
+    shown = _short(str(name), 40)
+    if not isinstance(args, Mapping):
         return shown
+
+    def text(key: str) -> str | None:
+        value = args.get(key)
+        return value if isinstance(value, str) else None
+
+    if name == "get_document":
+        start, end = args.get("start_line"), args.get("end_line")
+        if start is None and end is None:
+            return "get_document"
+        first = "1" if start is None else _number(start)
+        last = "end" if end is None else _number(end)
+        return f"get_document lines {first}-{last}"
+    if name == "set_document":
+        content = text("content")
+        return "set_document" if content is None else f"set_document ({len(content):,} chars)"
+    if name == "replace_text":
+        old, new = text("old_text"), text("new_text")
+        if old is None or new is None:
+            return "replace_text"
+        line = f"replace_text {_short(old)!r} → {_short(new)!r}"
+        return line + (" (all)" if args.get("replace_all") is True else "")
+    if name == FIND_IN_FILES:
+        pattern = text("pattern")
+        return FIND_IN_FILES if pattern is None else f"{FIND_IN_FILES} {_short(pattern)!r}"
+    if name == "complete_task":
+        success = args.get("success")
+        if not isinstance(success, bool):
+            return "complete_task"
+        return f"complete_task success={str(success).lower()}"
+    return shown

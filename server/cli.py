@@ -288,7 +288,7 @@ def _run_edit(args: argparse.Namespace) -> int:
 
 
 def _run_mcp(args: argparse.Namespace) -> int:
-    from complex_edit.server.mcp import serve
+    from complex_edit.server.mcp.main import serve
 
     configure_logging(args.log_level)
     return serve(args.root, setting_overrides(args))
@@ -312,7 +312,7 @@ def _run_doctor(args: argparse.Namespace) -> int:
 _COMMAND_MODULES: dict[str, tuple[str, ...]] = {
     "lsp": ("complex_edit.server.lsp.handlers", "complex_edit.server.lsp.log"),
     "edit": ("complex_edit.server.cli_edit",),
-    "mcp": ("complex_edit.server.mcp",),
+    "mcp": ("complex_edit.server.mcp.main",),
     "eval": ("complex_edit.server.eval.cli",),
     "try": ("complex_edit.server.demo.run",),
     "doctor": ("complex_edit.server.doctor",),

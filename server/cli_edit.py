@@ -18,9 +18,10 @@ from collections.abc import Coroutine, Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
-from complex_edit.server.cli_review import Terminal, review, terminal_problem
+from complex_edit.server.cli_review import Terminal, choose, terminal_problem
+from complex_edit.server.edit.apply import FlowEvent
 from complex_edit.server.edit.disk import edit_file
-from complex_edit.server.edit.files import FileRefused, TextFile, read_text_file
+from complex_edit.server.edit.review import Proposals, land_review
 from complex_edit.server.outcome import EditRefused, EditResult, Reason, scrub
 from complex_edit.server.providers.select import ProviderHub
 from complex_edit.server.session.events import SessionEvent, SessionFinished, describe
@@ -45,57 +46,71 @@ def run_edit(args: argparse.Namespace, overrides: Mapping[str, Any]) -> int:
         selection = parse_range(args.range) if args.range else None
         prompt = sys.stdin.read() if args.prompt == "-" else args.prompt
         path = Path(os.path.realpath(args.path))
-        start = _read_for_review(path, settings, args) if settings.review else None
+        proposals = _review_here(settings, args)
     except SettingsError as exc:
         return printer.finish(EditResult.failure("config", str(exc)), EXIT_USAGE)
     except EditRefused as exc:
         return printer.finish(exc.result(), EXIT_USAGE)
 
-    run = edit_file(
-        path,
-        prompt,
-        settings,
-        InProcess(ProviderHub(env)),
-        printer.progress,
-        dry_run=args.dry_run,
-        selection=selection,
-        label=args.path,
-    )
-    main = _stop_on_sigterm(run)
     try:
-        result = asyncio.run(main)
+        result = _execute(
+            edit_file(
+                path,
+                prompt,
+                settings,
+                InProcess(ProviderHub(env)),
+                printer.progress,
+                dry_run=args.dry_run,
+                selection=selection,
+                label=args.path,
+                proposals=proposals,
+            )
+        )
+        if proposals is not None and result.proposal_id is not None:
+            kept = choose(result.hunks or [], Terminal.of(sys.stdin, sys.stderr, env))
+            keep = [number for number, kept_it in enumerate(kept) if kept_it]
+            landing = land_review(
+                proposals, result.proposal_id, keep, _ignore, unchanged="the file was not changed"
+            )
+            result = _execute(landing)
     except EditRefused as exc:
         return printer.finish(exc.result(), EXIT_USAGE)
     except KeyboardInterrupt:
-        main.close()  # Ctrl-C before the loop started them: no "never awaited" warnings
-        run.close()
         return printer.finish(_interrupted(), EXIT_INTERRUPTED)
     except asyncio.CancelledError:
         return printer.finish(_interrupted(), EXIT_TERMINATED)
-    if start is not None and result.success and not result.applied:
-        try:
-            result = review(start, args.path, result, Terminal.of(sys.stdin, sys.stderr, env))
-        except KeyboardInterrupt:
-            return printer.finish(_interrupted(), EXIT_INTERRUPTED)
     # The result stands: a Ctrl-C from here on must not report "not changed" after a write.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     return printer.finish(result, exit_status(result))
 
 
-def _read_for_review(path: Path, settings: Settings, args: argparse.Namespace) -> TextFile | None:
-    """The file as the sub-agent will start from it, when review asks on this terminal
-    (None with --dry-run: it wins over the setting). Raises EditRefused before any model call:
-    review needs a terminal, and the file must be one that can be edited."""
-    if args.dry_run:
+def _execute(run: Coroutine[Any, Any, EditResult]) -> EditResult:
+    """Run `run` to its result; SIGTERM cancels it like Ctrl-C (raised as CancelledError and
+    KeyboardInterrupt)."""
+    main = _stop_on_sigterm(run)
+    try:
+        return asyncio.run(main)
+    except KeyboardInterrupt:
+        main.close()  # Ctrl-C before the loop started them: no "never awaited" warnings
+        run.close()
+        raise
+
+
+def _ignore(_: FlowEvent) -> None:
+    return None
+
+
+def _review_here(settings: Settings, args: argparse.Namespace) -> Proposals | None:
+    """Where the proposal waits while review asks on this terminal (None without review, or
+    with --dry-run: it wins over the setting). Raises EditRefused before any model call when
+    there is no terminal to ask on."""
+    if not settings.review or args.dry_run:
         return None
     origin = "--review" if args.review else Settings.env_name("review")
     problem = terminal_problem(sys.stdin, sys.stderr, origin)
     if problem is not None:
         raise EditRefused("invalid_request", problem)
-    try:
-        return read_text_file(path, settings.max_document_bytes, args.path)
-    except FileRefused as exc:
-        raise EditRefused(exc.reason, exc.message) from None
+    return Proposals()
 
 
 def exit_status(result: EditResult) -> int:

@@ -1,10 +1,10 @@
 """`complex-edit edit --review`: ask about each proposed change on the terminal, hunk by hunk
-(like `git add -p`), then write the kept ones with the same change-checked atomic write as a
-normal edit.
+(like `git add -p`).
 
-The flow proposes the hunks (`hunks` in the result, nothing applied); this module shows them,
-asks, applies the kept subset to the text the sub-agent started from, and writes it. The
-dialogue runs on stderr, so stdout still carries only the result.
+The flow proposes the hunks (`hunks` in the result, nothing applied, the proposal kept); this
+module shows them and asks; the kept ones land through the flow (`server.edit.review.
+land_review`), with the same change-checked atomic write as a normal edit. The dialogue runs
+on stderr, so stdout still carries only the result.
 """
 
 from __future__ import annotations
@@ -13,13 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TextIO
 
-from complex_edit.server.edit.answer import changed_lines_of
-from complex_edit.server.edit.files import FileChanged, TextFile, write_atomic
-from complex_edit.server.outcome import ChangedLines, EditResult, Reason, WirePosition
-from complex_edit.server.text.diff import TextChange
-from complex_edit.server.text.hunks import Hunk, apply_hunks
-from complex_edit.server.text.positions import LineIndex
-from complex_edit.server.text.unified import unified_diff
+from complex_edit.server.outcome import ProposedHunk
 
 ANSWERS = "y,n,a,d,q,?"
 HELP = (
@@ -82,55 +76,7 @@ def _painted(line: str) -> str:
     return colour + line.rstrip("\r\n") + _RESET + "\n" if colour else line
 
 
-def proposed_hunks(file: TextFile, result: EditResult) -> list[Hunk] | None:
-    """The hunks a review result proposes, as the server grouped them, with offsets into
-    `file.text`; None when they do not fit it (it is not what the sub-agent started from)."""
-    index = LineIndex(file.text)
-    hunks: list[Hunk] = []
-    for proposed in result.hunks or []:
-        start, end = (_offset(index, point) for point in (proposed.range.start, proposed.range.end))
-        if file.text[start:end] != proposed.old_text or (hunks and start < hunks[-1].end):
-            return None
-        last = proposed.range.end.line + (proposed.range.end.character > 0)
-        hunks.append(
-            Hunk(
-                start=start,
-                end=end,
-                old_text=proposed.old_text,
-                new_text=proposed.new_text,
-                changes=(TextChange(start, end, proposed.new_text),),
-                first_line=proposed.range.start.line + 1,
-                last_line=max(last, proposed.range.start.line + 1),
-                label=proposed.label,
-                diff=proposed.diff,
-            )
-        )
-    return hunks
-
-
-def _offset(index: LineIndex, point: WirePosition) -> int:
-    return index.offset_of(point.line, point.character, "utf-16")
-
-
-def review(file: TextFile, label: str, result: EditResult, terminal: Terminal) -> EditResult:
-    """Ask about each proposed hunk, then write the kept ones. Ctrl-C during the questions
-    raises KeyboardInterrupt (nothing written)."""
-    hunks = proposed_hunks(file, result)
-    if hunks is None:
-        return _unwritten(
-            result,
-            "document_changed",
-            f"{label} changed on disk while the sub-agent worked; nothing was written. Run the "
-            "edit again.",
-            result.diff,
-            result.changed_lines,
-        )
-    if not hunks:
-        return result
-    return keep(file, label, result, hunks, choose(hunks, terminal))
-
-
-def choose(hunks: Sequence[Hunk], terminal: Terminal) -> list[bool]:
+def choose(hunks: Sequence[ProposedHunk], terminal: Terminal) -> list[bool]:
     """Ask about each hunk in turn; which ones are kept. Ctrl-C raises KeyboardInterrupt."""
     kept: list[bool] = []
     rest: bool | None = None  # set by a, d or q: the answer for every remaining hunk
@@ -156,65 +102,3 @@ def _answer(terminal: Terminal, question: str) -> str:
 
 def _ensure_newline(text: str) -> str:
     return text if text.endswith("\n") else text + "\n"
-
-
-def keep(
-    file: TextFile, label: str, result: EditResult, hunks: Sequence[Hunk], kept: Sequence[bool]
-) -> EditResult:
-    """Write the kept hunks over `file` (as the sub-agent read it), or nothing when none is
-    kept. The answer says what was written: `applied`, `declined`, `diff`."""
-    chosen = [hunk for hunk, keep_it in zip(hunks, kept, strict=True) if keep_it]
-    declined = len(hunks) - len(chosen)
-    reviewed = result.model_copy(
-        update={
-            "hunks": None,
-            "version": None,
-            "declined": declined,
-            "diff": "",
-            "changed_lines": None,
-        }
-    )
-    if not chosen:
-        message = f"Kept none of {_changes(len(hunks))}; the file was not changed."
-        return reviewed.model_copy(update={"message": message})
-    text = apply_hunks(file.text, chosen)
-    diff = unified_diff(file.text, text, label)
-    lines = changed_lines_of(file.text, [change for hunk in chosen for change in hunk.changes])
-    try:
-        write_atomic(file.path, file.encode(text), file.raw, file.mode)
-    except FileChanged:
-        return _unwritten(
-            reviewed,
-            "document_changed",
-            f"{label} changed on disk while you reviewed; nothing was written. Run the edit again.",
-            diff,
-            lines,
-        )
-    except OSError as exc:
-        return _unwritten(
-            reviewed,
-            "client_rejected",
-            f"{label} could not be written ({exc.strerror or exc}); it is unchanged.",
-            diff,
-            lines,
-        )
-    message = f"Kept {len(chosen)} of {_changes(len(hunks))}."
-    return reviewed.model_copy(
-        update={"applied": True, "diff": diff, "changed_lines": lines, "message": message}
-    )
-
-
-def _unwritten(
-    reviewed: EditResult,
-    reason: Reason,
-    error: str,
-    diff: str,
-    lines: list[ChangedLines] | None,
-) -> EditResult:
-    failed = EditResult.failure(reason, error)
-    counts = {"turns": reviewed.turns, "tool_calls": reviewed.tool_calls, "usage": reviewed.usage}
-    return failed.model_copy(update={**counts, "diff": diff, "changed_lines": lines})
-
-
-def _changes(count: int) -> str:
-    return "1 change" if count == 1 else f"{count} changes"

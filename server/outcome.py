@@ -169,15 +169,31 @@ class ChangedLines(BaseModel):
 
 class ProposedHunk(BaseModel):
     """One change proposed for review: `range` (in the editor's position encoding; UTF-16
-    for a file on disk) of the text `version` holds, replaced by `new_text`."""
+    for a file on disk) of the text `version` holds, replaced by `new_text`. `id`: its index
+    in the answer's `hunks` (what `complexEdit.applyReview` keeps); `uri`: its document, when
+    the change spans several."""
 
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True)
 
+    id: int = Field(ge=0)
+    uri: str | None = None
     range: WireRange
     new_text: str
     old_text: str
     label: str
     diff: str
+
+
+class ChangedDocument(BaseModel):
+    """One document an edit of several changed (the answer's `documents`)."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True)
+
+    uri: str
+    applied: bool
+    diff: str
+    changed_lines: list[ChangedLines] | None = None
+    version: int | None = None
 
 
 class EditResult(BaseModel):
@@ -202,6 +218,10 @@ class EditResult(BaseModel):
     confirmed: bool | None = None
     """False when the editor answered the edit as applied before it could report the change
     (a client blocked in the request); absent otherwise."""
+    proposal_id: str | None = None
+    """The proposal kept for `complexEdit.applyReview`, with `hunks` (a plain editor)."""
+    documents: list[ChangedDocument] | None = None
+    """An edit of several documents: each one, the command's own first."""
 
     @classmethod
     def failure(cls, reason: Reason, error: str) -> EditResult:

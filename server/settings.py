@@ -9,6 +9,7 @@ the setting and the layer it came from (`setting 'maxTurns' (--max-turns): ...`)
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Mapping
 from typing import Any, Literal
 from urllib.parse import urlsplit
@@ -25,6 +26,9 @@ SECTION = "complexEdit"
 Provider = Literal["gemini", "openai", "anthropic"]
 Validate = Literal["syntax", "off"]
 ThinkingLevel = Literal["minimal", "low", "medium", "high"]
+OtherFiles = Literal["off", "read", "edit"]
+# Never read by the model, whatever the .gitignore files say: secrets and keys.
+READ_EXCLUDE = (".env", ".env.*", "*.pem", "*.key", "id_rsa*", "id_ed25519*", "*.p12")
 
 
 class SettingsError(ValueError):
@@ -108,6 +112,23 @@ class Settings(BaseModel):
     max_prompt_bytes: int = Field(default=100_000, ge=1)
     validate_result: Validate = Field(default="syntax", alias="validate")
     review: bool = False
+    other_files: OtherFiles = "read"
+    read_exclude: tuple[str, ...] = READ_EXCLUDE
+    max_files: int = Field(default=10, ge=1, le=1000)
+
+    @field_validator("read_exclude", mode="before")
+    @classmethod
+    def _patterns_from_text(cls, value: Any) -> Any:
+        """From an environment variable or a flag: a JSON list, else comma-separated."""
+        if isinstance(value, str):
+            text = value.strip()
+            if text.startswith("["):
+                try:
+                    return json.loads(text)
+                except ValueError:
+                    return value
+            return [part.strip() for part in text.split(",") if part.strip()]
+        return value
 
     @field_validator("thinking_level", mode="before")
     @classmethod

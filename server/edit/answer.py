@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from complex_edit.server.outcome import (
+    ChangedDocument,
     ChangedLines,
     EditResult,
     LineSpan,
@@ -47,7 +48,8 @@ class Verdict:
     """How a command ended after its session: a failure (`reason`, `error`), or a success;
     either way what was applied and which diff the answer shows. `message` replaces the
     session's own message; `confirmed` is False when the editor applied the edit but could
-    not report the change before the answer (it is confirmed later)."""
+    not report the change before the answer (it is confirmed later); `proposal_id` names the
+    proposal kept for the reviewer's answer."""
 
     reason: Reason | None = None
     error: str = ""
@@ -58,6 +60,8 @@ class Verdict:
     hunks: list[ProposedHunk] | None = None
     version: int | None = None
     confirmed: bool = True
+    proposal_id: str | None = None
+    documents: list[ChangedDocument] | None = None
 
     @classmethod
     def failed(
@@ -81,6 +85,8 @@ def build_result(outcome: SessionOutcome, verdict: Verdict) -> EditResult:
         hunks=verdict.hunks,
         declined=verdict.declined,
         version=verdict.version,
+        proposal_id=verdict.proposal_id,
+        documents=verdict.documents,
         confirmed=None if verdict.confirmed else False,
         turns=outcome.turns,
         tool_calls=outcome.tool_calls,

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from complex_edit.server.edit.apply import FlowEvent, Sending
 from complex_edit.server.edit.files import (
     FileChanged,
     FileRefused,
@@ -23,8 +24,9 @@ from complex_edit.server.edit.files import (
     write_atomic,
 )
 from complex_edit.server.edit.flow import EditOrder, perform
-from complex_edit.server.edit.port import Landing, Review
-from complex_edit.server.outcome import EditRefused, EditResult
+from complex_edit.server.edit.port import Landing, OtherEdit, Review
+from complex_edit.server.edit.review import Proposals
+from complex_edit.server.outcome import EditRefused, EditResult, SessionOutcome
 from complex_edit.server.session.events import EventSink, SessionEvent
 from complex_edit.server.session.request import EditRequest, LineRange
 from complex_edit.server.session.result import FinishedSession, SessionRunner
@@ -49,8 +51,10 @@ async def edit_file(
     dry_run: bool = False,
     selection: LineRange | None = None,
     label: str | None = None,
+    proposals: Proposals | None = None,
 ) -> EditResult:
     """Run the instruction on the file at `path` (already resolved and allowed by the caller).
+    A change proposed for review is kept in `proposals`, to land the kept hunks later.
 
     Raises EditRefused before any model call. Cancellation propagates; nothing is written
     after it.
@@ -65,9 +69,13 @@ async def edit_file(
         selection=selection,
         dry_run=dry_run,
     )
-    return await perform(
-        order, DiskEditor(document, shown), _FitTheFile(runner, document), on_event
-    )
+
+    def report(event: FlowEvent) -> None:
+        if not isinstance(event, Sending):  # a write cannot be cancelled half-way anyway
+            on_event(event)
+
+    runner = _FitTheFile(runner, document)
+    return await perform(order, DiskEditor(document, shown), runner, report, proposals)
 
 
 def _open(path: Path, settings: Settings, shown: str, *, dry_run: bool) -> TextFile:
@@ -87,6 +95,9 @@ class _Written:
 
     applied: bool = True
     failure_reason: str | None = None
+
+    async def others_landed(self, limit_seconds: float) -> bool:
+        return True
 
     async def landed(self, hunks: Sequence[Hunk], limit_seconds: float, *, settle: bool) -> Landing:
         return Landing(kept=list(range(len(hunks))), heard=True)
@@ -110,6 +121,16 @@ class DiskEditor:
     def can_apply_edits(self) -> bool:
         return True
 
+    def can_edit_several(self) -> bool:
+        """Not yet: writing several files all or none is the CLI's to come."""
+        return False
+
+    def uri_for(self, path: str) -> str:
+        return path
+
+    def disk_text(self, uri: str) -> str | None:
+        return self._document.text if uri == str(self._document.path) else None
+
     def can_review(self) -> bool:
         """A file has no one to ask: review answers with the hunks, writing nothing."""
         return False
@@ -127,6 +148,7 @@ class DiskEditor:
         label: str,
         limit_seconds: float,
         review: Review | None = None,
+        others: Sequence[OtherEdit] = (),
     ) -> _Written:
         """The atomic, change-checked write of the result."""
         document, shown = self._document, self._label
@@ -141,7 +163,7 @@ class DiskEditor:
         except FileChanged:
             raise EditRefused(
                 "document_changed",
-                f"{shown} changed on disk while the sub-agent worked; nothing was written. "
+                f"{shown} changed on disk after it was read; nothing was written. "
                 "Run the edit again.",
                 keep_diff=True,
             ) from None
@@ -172,17 +194,22 @@ class _FitTheFile:
         try:
             fitted.encode("utf-8")
         except UnicodeEncodeError:
-            return FinishedSession(
-                finished.outcome.model_copy(
-                    update={
-                        "success": False,
-                        "message": None,
-                        "reason": "model_error",
-                        "error": "The result contains invalid Unicode (a lone surrogate); "
-                        "nothing was written.",
-                    }
-                )
-            )
+            return FinishedSession(_unwritable(finished.outcome))
         return (
             finished if fitted == target else FinishedSession.of(request, finished.outcome, fitted)
         )
+
+
+def _unwritable(outcome: SessionOutcome) -> SessionOutcome:
+    """The session's outcome when its result cannot be written: a model error, with the
+    session's counts."""
+    return SessionOutcome(
+        success=False,
+        reason="model_error",
+        error="The result contains invalid Unicode (a lone surrogate); nothing was written.",
+        turns=outcome.turns,
+        tool_calls=outcome.tool_calls,
+        usage=outcome.usage,
+        validation=outcome.validation,
+        integrity=outcome.integrity,
+    )

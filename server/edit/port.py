@@ -42,6 +42,16 @@ class Landing:
     pending: bool = False
 
 
+@dataclass(frozen=True)
+class OtherEdit:
+    """Another document's part of one edit: `changes` against `base`, its live snapshot when
+    it is open in the editor (`versioned`), else the text its file holds on disk."""
+
+    base: Snapshot
+    changes: Sequence[TextChange]
+    versioned: bool
+
+
 class StaleEdit(EditRefused):
     """The editor refused the edit because its document had moved on from the version the
     edit was sent for, and it has since reported how: the result can be rebased onto the
@@ -60,6 +70,11 @@ class Delivery(Protocol):
     @property
     def failure_reason(self) -> str | None: ...
 
+    async def others_landed(self, limit_seconds: float) -> bool:
+        """Have the other documents of the edit (`apply`'s `others`) that are open in the
+        editor reported exactly their change, waiting up to `limit_seconds`?"""
+        ...
+
     async def landed(self, hunks: Sequence[Hunk], limit_seconds: float, *, settle: bool) -> Landing:
         """Which of `hunks` (the edit's changes grouped, against the text it was sent for)
         the editor's changes since show landing, waiting up to `limit_seconds` for all of
@@ -75,6 +90,10 @@ class EditorPort(Protocol):
 
     def can_apply_edits(self) -> bool: ...
 
+    def can_edit_several(self) -> bool:
+        """Can one edit change several documents, all or none?"""
+        ...
+
     def can_review(self) -> bool:
         """Can the editor ask its user to confirm each change of an edit (`apply` with a
         `Review`)?"""
@@ -88,6 +107,14 @@ class EditorPort(Protocol):
         """The user's changes after `version`, in order, or None when unknown."""
         ...
 
+    def uri_for(self, path: str) -> str:
+        """The document id of the file at the absolute `path` (its URI in an editor)."""
+        ...
+
+    def disk_text(self, uri: str) -> str | None:
+        """The text the file of `uri` holds on disk now (None: it cannot be read as text)."""
+        ...
+
     async def apply(
         self,
         base: Snapshot,
@@ -95,12 +122,15 @@ class EditorPort(Protocol):
         label: str,
         limit_seconds: float,
         review: Review | None = None,
+        others: Sequence[OtherEdit] = (),
     ) -> Delivery:
         """Apply `changes` (offsets into `base.text`) as one edit (for review: `review`'s
-        hunks, the same changes grouped, when `can_review`).
+        hunks, the same changes grouped, when `can_review`), with `others` in the same edit
+        (when `can_edit_several`).
 
         Must re-check, synchronously right before sending, that the live document is still
-        `base`; raises `EditRefused` (`document_changed`) otherwise, and (`client_rejected`)
-        when the editor fails it (`StaleEdit` when it refused a version its document had left
-        behind); `TimeoutError` when it does not answer in time."""
+        `base` (and each open other document its `base`); raises `EditRefused`
+        (`document_changed`) otherwise, and (`client_rejected`) when the editor fails it
+        (`StaleEdit` when it refused a version its document had left behind); `TimeoutError`
+        when it does not answer in time."""
         ...

@@ -18,6 +18,8 @@ REPORTS_AFTER_ANSWER = "eglot"
 # Clients that count position characters in code points without announcing an encoding
 # (lsp-mode 8.0 sends `clientInfo.name` "emacs").
 COUNT_CODE_POINTS = frozenset({"emacs", "lsp-mode"})
+# The client (by `clientInfo.name`) that applies `documentChanges` without announcing it.
+APPLIES_DOCUMENT_CHANGES = "Neovim"
 
 
 @dataclass(frozen=True)
@@ -26,6 +28,9 @@ class ClientAbilities:
     """`workspace/applyEdit`."""
     document_changes: bool = False
     """Versioned `TextDocumentEdit`s in a workspace edit."""
+    several_documents: bool = False
+    """One workspace edit of several documents (`documentChanges`): announced, or Neovim's,
+    which applies them (versioned, or `version: null` for a file it loads) unannounced."""
     change_annotations: bool = False
     """Change annotations (`needsConfirmation`) in a workspace edit."""
     configuration: bool = False
@@ -60,6 +65,8 @@ class ClientAbilities:
         return cls(
             apply_edit=bool(workspace is not None and workspace.apply_edit),
             document_changes=bool(edit is not None and edit.document_changes),
+            several_documents=bool(edit is not None and edit.document_changes)
+            or name == APPLIES_DOCUMENT_CHANGES,
             change_annotations=bool(edit is not None and edit.change_annotation_support),
             configuration=bool(workspace is not None and workspace.configuration),
             work_done_progress=bool(window is not None and window.work_done_progress),

@@ -1,9 +1,10 @@
-"""The `performComplexEdit` arguments, validated before any model call. What they ask is
+"""The `performComplexEdit` arguments, validated before any model call, and those of
+`complexEdit.applyReview`. What they ask is
 checked against the document and the settings by the edit flow (`server/edit/checks.py`)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic.alias_generators import to_camel
@@ -22,6 +23,9 @@ class _Wire(BaseModel):
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
 
 
+Args = TypeVar("Args", bound=_Wire)
+
+
 class DocumentId(_Wire):
     uri: str = Field(min_length=1)
 
@@ -34,6 +38,7 @@ class PerformArgs(_Wire):
     max_turns: int | None = Field(default=None, ge=1, le=100)
     model: str | None = Field(default=None, min_length=1)
     review: bool | None = None
+    other_files: Literal["off", "read", "edit"] | None = None
 
     @field_validator("prompt")
     @classmethod
@@ -62,28 +67,45 @@ class PerformArgs(_Wire):
     def overrides(self) -> SettingsLayer:
         """The settings layer this command gives (the most specific one)."""
         return SettingsLayer(
-            {"maxTurns": self.max_turns, "model": self.model, "review": self.review},
+            {
+                "maxTurns": self.max_turns,
+                "model": self.model,
+                "review": self.review,
+                "otherFiles": self.other_files,
+            },
             "performComplexEdit argument ",
         )
 
 
+class ReviewArgs(_Wire):
+    """`complexEdit.applyReview`: which hunks of the proposal `proposal_id` to keep."""
+
+    proposal_id: str = Field(min_length=1)
+    keep: list[int]
+
+
+def parse_review_arguments(raw: tuple[Any, ...]) -> ReviewArgs:
+    """Validate `arguments: [{proposalId, keep}]`; raises InvalidArguments."""
+    return _parse(raw, ReviewArgs, "complexEdit.applyReview", "'proposalId' and 'keep'")
+
+
 def parse_arguments(raw: tuple[Any, ...]) -> PerformArgs:
     """Validate `arguments: [ARGS]`; raises InvalidArguments with a readable message."""
+    return _parse(raw, PerformArgs, "performComplexEdit", "'textDocument' and 'prompt'")
+
+
+def _parse(raw: tuple[Any, ...], model: type[Args], command: str, fields: str) -> Args:
     if len(raw) != 1 or not isinstance(raw[0], dict):
-        raise InvalidArguments(
-            "performComplexEdit takes exactly one argument: an object with "
-            "'textDocument' and 'prompt'."
-        )
+        raise InvalidArguments(f"{command} takes exactly one argument: an object with {fields}.")
     try:
-        args = PerformArgs.model_validate(raw[0], strict=True)
+        return model.model_validate(raw[0], strict=True)
     except ValidationError as exc:
-        raise InvalidArguments(_describe(exc)) from None
-    return args
+        raise InvalidArguments(_describe(exc, command)) from None
 
 
-def _describe(exc: ValidationError) -> str:
+def _describe(exc: ValidationError, command: str) -> str:
     problems = []
     for error in exc.errors():
         where = ".".join(str(part) for part in error["loc"]) or "arguments"
         problems.append(f"'{where}': {error['msg']}")
-    return "Invalid performComplexEdit arguments: " + "; ".join(problems)
+    return f"Invalid {command} arguments: " + "; ".join(problems)

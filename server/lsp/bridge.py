@@ -10,6 +10,9 @@ never mutated (pygls' own codec does mutate them).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+from urllib.request import url2pathname
 
 from lsprotocol.types import (
     AnnotatedTextEdit,
@@ -103,3 +106,16 @@ def content_changes(events: Iterable[TextDocumentContentChangeEvent]) -> list[Co
 def label_for_uri(uri: str) -> str:
     """The last path segment of a URI, for labels and logs."""
     return uri.rsplit("/", 1)[-1] or uri
+
+
+def path_of(uri: str) -> str | None:
+    """The file-system path a `file:` URI names (None for other schemes)."""
+    parsed = urlparse(uri)
+    if parsed.scheme != "file":
+        return None
+    return url2pathname(unquote(parsed.path))
+
+
+def uri_of(path: str) -> str:
+    """The `file:` URI of an absolute path."""
+    return Path(path).as_uri()

@@ -6,17 +6,20 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+import sys
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from complex_edit.server.edit.port import Landing, Review, StaleEdit
-from complex_edit.server.lsp.bridge import annotated, to_text_edits
+from complex_edit.server.edit.files import FileRefused, read_text_file
+from complex_edit.server.edit.port import Landing, OtherEdit, Review, StaleEdit
+from complex_edit.server.lsp.bridge import annotated, path_of, to_text_edits, uri_of
 from complex_edit.server.lsp.echo import LATE_ECHO_SECONDS, confirm_later
 from complex_edit.server.outcome import EditRefused
 from complex_edit.server.settings import SECTION, SettingsLayer
-from complex_edit.server.text.diff import TextChange
+from complex_edit.server.text.diff import TextChange, apply_changes
 from complex_edit.server.text.documents import Snapshot
 from complex_edit.server.text.hunks import Hunk, landed_hunks, make_hunks
 from complex_edit.server.text.positions import Encoding
@@ -44,10 +47,6 @@ STALE_REFUSAL = re.compile(r"require version (?P<sent>\d+), you have (?P<have>\d
 STALE_WAIT_SECONDS = 2.0
 
 
-def _nothing() -> None:
-    return None
-
-
 class Sent:
     """An edit the editor answered, and the change report that answers it in the document
     (`echo`: the next didChange after the edit was sent)."""
@@ -60,14 +59,41 @@ class Sent:
         answer: types.ApplyWorkspaceEditResult,
         *,
         late: bool = False,
+        others: Sequence[tuple[OtherEdit, asyncio.Future[bool]]] = (),
     ) -> None:
-        """`late`: the editor reports the change only after the command is answered."""
+        """`late`: the editor reports the change only after the command is answered.
+        `others`: the edit's other open documents, each with the wait for its next report."""
         self._ls = ls
         self._base = base
         self._echo = echo
         self._late = late
+        self._others = others
         self.applied = bool(answer.applied)
         self.failure_reason = answer.failure_reason
+
+    async def others_landed(self, limit_seconds: float) -> bool:
+        """Has each other open document of the edit reported its change (its text now the
+        edit's result)? A file that was not open is taken at the editor's word."""
+        try:
+            async with asyncio.timeout(limit_seconds):
+                for other, echo in self._others:
+                    if not await self._other_landed(other, echo):
+                        return False
+        except TimeoutError:
+            return False
+        finally:
+            for _, echo in self._others:
+                echo.cancel()
+        return True
+
+    async def _other_landed(self, other: OtherEdit, echo: asyncio.Future[bool]) -> bool:
+        uri, store = other.base.uri, self._ls.documents
+        result = apply_changes(other.base.text, other.changes)
+        while (live := store.get(uri)) is not None and live.text != result:
+            if not await echo:
+                return False
+            echo = self._ls.commands.next_change(uri)
+        return live is not None
 
     async def landed(self, hunks: Sequence[Hunk], limit_seconds: float, *, settle: bool) -> Landing:
         """Read each change the editor reports until all of `hunks` show landing. The rest
@@ -121,12 +147,9 @@ class Sent:
 
 
 class LspEditor:
-    def __init__(self, ls: ComplexEditServer, on_send: Callable[[], None] = _nothing) -> None:
-        """`on_send` is called right before an edit is sent (from then on it must land or be
-        refused as a whole)."""
+    def __init__(self, ls: ComplexEditServer) -> None:
         self._ls = ls
         self._can = ls.abilities
-        self._on_send = on_send
 
     def is_open(self, uri: str) -> bool:
         return self._ls.documents.is_open(uri)
@@ -142,6 +165,26 @@ class LspEditor:
 
     def can_review(self) -> bool:
         return self._can.can_review
+
+    def can_edit_several(self) -> bool:
+        return self._can.apply_edit and self._can.several_documents
+
+    def uri_for(self, path: str) -> str:
+        """The URI of the open document whose file is `path`, as the editor spells it; else
+        the path's `file:` URI."""
+        for uri in self._ls.documents.uris():
+            if path_of(uri) == path:
+                return uri
+        return uri_of(path)
+
+    def disk_text(self, uri: str) -> str | None:
+        path = path_of(uri)
+        if path is None:
+            return None
+        try:
+            return read_text_file(Path(path), sys.maxsize).text
+        except FileRefused:
+            return None
 
     def encoding(self) -> Encoding:
         return self._ls.documents.encoding
@@ -172,11 +215,14 @@ class LspEditor:
         label: str,
         limit_seconds: float,
         review: Review | None = None,
+        others: Sequence[OtherEdit] = (),
     ) -> Sent:
         uri = base.uri
         store = self._ls.documents
-        live = store.get(uri)
-        if live is None or live.version != base.version or live.text != base.text:
+        if not all(
+            self._still(edit.base, edit.versioned)
+            for edit in (OtherEdit(base, changes, True), *others)
+        ):
             raise EditRefused(
                 "document_changed",
                 "The document changed just before the edit could be sent; nothing was applied.",
@@ -193,11 +239,13 @@ class LspEditor:
             )
             confirm = self._can.document_changes and self._can.change_annotations
             confirm = confirm and deletes_most(base.text, changes)
-            edit = self._workspace_edit(base, edits, confirm=confirm)
+            edit = self._workspace_edit(base, edits, confirm=confirm, several=bool(others))
         if confirm:
             limit_seconds = max(limit_seconds, CONFIRMATION_TIMEOUT_SECONDS)
-        self._on_send()
+        if others:
+            edit = self._with_others(edit, others)
         echo = self._ls.commands.next_change(uri)
+        echoes = [(o, self._ls.commands.next_change(o.base.uri)) for o in others if o.versioned]
         try:
             async with asyncio.timeout(limit_seconds):
                 answer = await self._ls.workspace_apply_edit_async(
@@ -212,7 +260,35 @@ class LspEditor:
             raise EditRefused("client_rejected", refusal) from None
         if not answer.applied and await self._caught_up(base, answer.failure_reason, echo):
             raise StaleEdit(f"The editor rejected the edit: {answer.failure_reason}")
-        return Sent(self._ls, base, echo, answer, late=self._can.reports_after_answer)
+        late = self._can.reports_after_answer
+        return Sent(self._ls, base, echo, answer, late=late, others=echoes)
+
+    def _still(self, base: Snapshot, versioned: bool) -> bool:
+        """Is the document still `base` (open at its version), or, a file not open, still
+        not open (its disk text was checked when the edit was placed, with no await since)?"""
+        live = self._ls.documents.get(base.uri)
+        if not versioned:
+            return live is None
+        return live is not None and live.version == base.version and live.text == base.text
+
+    def _with_others(
+        self, edit: types.WorkspaceEdit, others: Sequence[OtherEdit]
+    ) -> types.WorkspaceEdit:
+        """`edit` (one document's) with the other documents' changes: one `TextDocumentEdit`
+        each, versioned when open in the editor, `version: null` for a file."""
+        store = self._ls.documents
+        changes = list(edit.document_changes or [])
+        for other in others:
+            base = other.base
+            index = store.line_index(base.uri) if other.versioned else None
+            lines = self._lines(base.text, other.changes)
+            edits = to_text_edits(base.text, lines, store.encoding, line_index=index)
+            version = base.version if other.versioned else None
+            document = types.OptionalVersionedTextDocumentIdentifier(uri=base.uri, version=version)
+            changes.append(types.TextDocumentEdit(text_document=document, edits=list(edits)))
+        return types.WorkspaceEdit(
+            document_changes=changes, change_annotations=edit.change_annotations
+        )
 
     async def _caught_up(
         self, base: Snapshot, refusal: str | None, echo: asyncio.Future[bool]
@@ -260,9 +336,14 @@ class LspEditor:
         )
 
     def _workspace_edit(
-        self, base: Snapshot, edits: list[types.TextEdit], *, confirm: bool = False
+        self,
+        base: Snapshot,
+        edits: list[types.TextEdit],
+        *,
+        confirm: bool = False,
+        several: bool = False,
     ) -> types.WorkspaceEdit:
-        if not self._can.document_changes:
+        if not self._can.document_changes and not several:
             return types.WorkspaceEdit(changes={base.uri: list(edits)})
         document = types.OptionalVersionedTextDocumentIdentifier(uri=base.uri, version=base.version)
         if not confirm:

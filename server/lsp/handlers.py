@@ -18,6 +18,7 @@ from complex_edit.server.session.process import SessionProcess
 
 COMMAND = "performComplexEdit"
 DOCTOR_COMMAND = "complexEdit.doctor"
+REVIEW_COMMAND = "complexEdit.applyReview"
 # Not part of the contract: a diagnostics request for soak tests and benchmarks (see `stats`).
 STATS_METHOD = "complexEdit/_stats"
 log = logging.getLogger("complex_edit")
@@ -34,6 +35,7 @@ def build_server(
     ls.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)(configuration)
     ls.command(COMMAND)(perform_complex_edit)
     ls.command(DOCTOR_COMMAND)(doctor)
+    ls.command(REVIEW_COMMAND)(apply_review)
     ls.feature(STATS_METHOD)(stats)
     return ls
 
@@ -86,6 +88,13 @@ def _scope(raw: tuple[Any, ...]) -> str | None:
     return uri if isinstance(uri, str) else None
 
 
+async def apply_review(ls: ComplexEditServer, *raw: Any) -> dict[str, Any]:
+    """`complexEdit.applyReview`: the hunks a reviewer kept of a proposal, landed."""
+    from complex_edit.server.lsp.command import ReviewCommand
+
+    return await ReviewCommand.answer(ls, raw)
+
+
 def stats(ls: ComplexEditServer, params: Any) -> dict[str, Any]:
     """`complexEdit/_stats`: live counters for soak tests (`bench/soak.py`). Not part of the
     contract; no document text, no settings. `rssBytes` is read from /proc (0 elsewhere);
@@ -94,7 +103,7 @@ def stats(ls: ComplexEditServer, params: Any) -> dict[str, Any]:
     child = ls.sessions.pid()
     return {
         "asyncioTasks": len(asyncio.all_tasks()),
-        "runningCommands": len(ls.commands.running),
+        "runningCommands": len(ls.commands.tasks()),
         "openDocuments": len(ls.documents.uris()),
         "changeWaiters": ls.commands.waiter_count(),
         "pendingRequests": pending_count(ls.protocol),

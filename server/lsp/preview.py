@@ -2,7 +2,7 @@
 notifications to a client that opted in, each the change so far on the live document.
 
 Each `WorkingChanged` of the session is put on the live document as the final edit is
-(`server.edit.flow.onto_live`, over the user's typing meanwhile) and sent as line hunks in the
+(`server.edit.apply.onto_live`, over the user's typing meanwhile) and sent as line hunks in the
 negotiated position encoding, coalesced: at most one per interval, the latest state wins and
 is always sent. A change the user's typing conflicts with is sent as no hunks, never as wrong
 ranges. The last notification of a command that ran is `{done: true, hunks: []}`. Nothing here
@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 from lsprotocol.types import Range
 
-from complex_edit.server.edit.flow import onto_live
+from complex_edit.server.edit.apply import onto_live
 from complex_edit.server.edit.port import EditorPort
 from complex_edit.server.lsp.bridge import range_of
 from complex_edit.server.lsp.notifications import (

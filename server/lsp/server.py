@@ -16,7 +16,7 @@ import os
 import sys
 import threading
 from collections.abc import Generator, Mapping
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from lsprotocol import types
 from pygls.exceptions import (
@@ -43,6 +43,9 @@ from complex_edit.server.lsp.log import STDERR_ONLY
 from complex_edit.server.lsp.requests import RequestBookkeeping, cancel_pending
 from complex_edit.server.session.process import SessionProcess
 from complex_edit.server.text.documents import DocumentStore
+
+if TYPE_CHECKING:  # made at the first command (`command.proposals`): pydantic loads after start
+    from complex_edit.server.edit.review import Proposals
 
 # Once the editor is gone: how long the commands still running get to unwind.
 WIND_DOWN_SECONDS = 2.0
@@ -121,6 +124,8 @@ class ComplexEditProtocol(RequestBookkeeping):
         uri = params.text_document.uri
         self._ce.documents.close(uri)
         self._ce.commands.closed(uri)
+        if self._ce.proposals is not None:
+            self._ce.proposals.forget_document(uri)
         yield from ()
 
 
@@ -144,6 +149,8 @@ class ComplexEditServer(LanguageServer):
         self.abilities = ClientAbilities()
         # Edits answered before their change report, still watched for it (`echo.py`).
         self.late_echoes: set[asyncio.Task[None]] = set()
+        # Review proposals waiting for `complexEdit.applyReview`.
+        self.proposals: Proposals | None = None
 
     def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
         """pygls' stdio server, reading through `FramedInput` and `PrefetchingReader` and
@@ -197,7 +204,7 @@ class ComplexEditServer(LanguageServer):
             self.output.close()
         for watch in list(self.late_echoes):
             watch.cancel()
-        tasks: set[asyncio.Future[Any]] = set(self.commands.running.values())
+        tasks: set[asyncio.Future[Any]] = set(self.commands.tasks())
         tasks |= cancel_pending(self.protocol)
         if tasks:
             await asyncio.wait(tasks, timeout=WIND_DOWN_SECONDS)

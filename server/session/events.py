@@ -91,6 +91,21 @@ class WorkingChanged:
 
 
 @dataclass(frozen=True)
+class OtherChanged:
+    """After a call that changed another file of the workspace (`otherFiles` "edit"): that
+    file's change so far against its snapshot, as `WorkingChanged` gives the command's own.
+    `path`: the file's absolute path; `label`: how the model names it."""
+
+    turn: int
+    max_turns: int
+    path: str
+    label: str
+    changes: tuple[TextChange, ...]
+    added: int
+    removed: int
+
+
+@dataclass(frozen=True)
 class SessionFinished:
     outcome: SessionOutcome
 
@@ -103,6 +118,7 @@ SessionEvent = (
     | ToolStarted
     | ToolFinished
     | WorkingChanged
+    | OtherChanged
     | SessionFinished
 )
 EventSink = Callable[[SessionEvent], None]
@@ -132,6 +148,8 @@ def describe(event: SessionEvent) -> str:
             return f"Turn {turn}/{max_turns} · {mark} {summary}"
         case WorkingChanged(turn, max_turns, _, added, removed):
             return f"Turn {turn}/{max_turns} · +{added} −{removed} lines so far"
+        case OtherChanged(turn, max_turns, _, label, _, added, removed):
+            return f"Turn {turn}/{max_turns} · +{added} −{removed} lines so far in {label}"
         case SessionFinished(outcome):
             if outcome.success:
                 return "Done: " + (outcome.message or "edit complete")

@@ -13,9 +13,15 @@ import asyncio
 import time
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from complex_edit.edit_tools.lines import line_count, line_endings
-from complex_edit.edit_tools.registry import Toolbox, ToolOutcome, render_document
+from complex_edit.edit_tools.registry import (
+    FIND_IN_FILES,
+    Toolbox,
+    ToolOutcome,
+    render_document,
+)
 from complex_edit.edit_tools.syntax import Validation, render_problems
 from complex_edit.prompts.loader import load
 from complex_edit.server.outcome import Reason, RunError, SessionOutcome, Usage
@@ -30,11 +36,13 @@ from complex_edit.server.providers.base import (
     ToolResult,
 )
 from complex_edit.server.providers.streaming import aclose
+from complex_edit.server.session.documents import Documents, OtherFile, Touched
 from complex_edit.server.session.events import (
     EventSink,
     ModelRetrying,
     ModelThinking,
     ModelWaiting,
+    OtherChanged,
     SessionEvent,
     SessionFinished,
     ToolFinished,
@@ -63,6 +71,13 @@ def _ignore(_: SessionEvent) -> None:
     return None
 
 
+def system_instruction(request: EditRequest) -> str:
+    """The system prompt; with other files readable (or editable), what to do with them."""
+    if request.other_files == "off":
+        return load("system")
+    return f"{load('system')}\n\n{load('other_files_' + request.other_files)}"
+
+
 def build_first_message(request: EditRequest) -> str:
     text = request.text
     selection_note = ""
@@ -70,6 +85,8 @@ def build_first_message(request: EditRequest) -> str:
         selection_note = load("selection_note").format(
             start_line=request.selection.start_line, end_line=request.selection.end_line
         )
+    if request.other_files != "off":
+        selection_note += _workspace_note(request)
     return load("initial_message").format(
         path_note=f" `{request.path_label}`" if request.path_label else "",
         line_count=line_count(text),
@@ -80,10 +97,45 @@ def build_first_message(request: EditRequest) -> str:
     )
 
 
+def _workspace_note(request: EditRequest) -> str:
+    if not request.roots:
+        return (
+            "\nNo workspace folder is open: other files cannot be read; work on this document "
+            "alone.\n"
+        )
+    if len(request.roots) == 1:
+        return "\nThe workspace: one folder; name other files relative to it.\n"
+    names = ", ".join(f"`{root.name}`" for root in request.roots)
+    return (
+        f"\nThe workspace folders: {names}; name other files starting with their folder's name.\n"
+    )
+
+
+@dataclass(frozen=True)
+class EditedFile:
+    """Another file a successful session changed: `original` is the text it started from
+    (`version` the editor buffer's then, None from disk), `text` the result."""
+
+    label: str
+    path: str
+    original: str
+    version: int | None
+    text: str
+
+
 async def run_tool_loop(
     request: EditRequest, provider: Provider, on_event: EventSink = _ignore
 ) -> SessionOutcome:
     """Run the loop to its end. Cancellation propagates as `asyncio.CancelledError`."""
+    outcome, _ = await run_session(request, provider, on_event)
+    return outcome
+
+
+async def run_session(
+    request: EditRequest, provider: Provider, on_event: EventSink = _ignore
+) -> tuple[SessionOutcome, tuple[EditedFile, ...]]:
+    """`run_tool_loop`, with the other files a success changed, in the order they joined
+    the edit (none for a failure)."""
     loop = _Loop(request, on_event)
     try:
         async with asyncio.timeout(request.settings.wall_time_seconds):
@@ -97,7 +149,7 @@ async def run_tool_loop(
             "(setting wallTimeSeconds).",
         )
     on_event(SessionFinished(outcome))
-    return outcome
+    return outcome, loop.edited() if outcome.success else ()
 
 
 class _Loop:
@@ -112,6 +164,7 @@ class _Loop:
             max_text_chars=limit,
             elide_repeated_views=True,
         )
+        self.documents = Documents(request, self.toolbox)
         self.validator = ResultValidator(
             request.text, request.language, request.settings.validate_result
         )
@@ -120,6 +173,7 @@ class _Loop:
         self.completions: list[tuple[ToolCall, ToolOutcome]] = []
         self.outcomes: list[tuple[ToolCall, ToolOutcome]] = []
         self.so_far = ChangesSoFar()
+        self.others_so_far: dict[str, ChangesSoFar] = {}
         self.thought = ""
         self.last_calls: tuple[str, ...] = ()
         self.turns = 0
@@ -145,12 +199,27 @@ class _Loop:
             return await self._run(provider)
         finally:
             self.validator.close()
+            self.documents.close()
+
+    def edited(self) -> tuple[EditedFile, ...]:
+        """The other files whose text differs from their snapshot now."""
+        return tuple(
+            EditedFile(
+                other.label,
+                other.opened.path,
+                other.opened.text,
+                other.opened.version,
+                other.toolbox.text,
+            )
+            for other in self.documents.joined
+            if other.toolbox.text != other.opened.text
+        )
 
     async def _run(self, provider: Provider) -> SessionOutcome:
         conversation = provider.open(
             ConversationRequest(
-                system_instruction=load("system"),
-                tools=Toolbox.declarations(),
+                system_instruction=system_instruction(self.request),
+                tools=Toolbox.declarations(self.request.other_files),
                 first_message=build_first_message(self.request),
                 settings=self.request.settings,
                 on_retry=self._retrying,
@@ -187,7 +256,10 @@ class _Loop:
                     )
                 validation = await self.validator.check(self.toolbox.text)
                 self.validation = validation
-                if validation.syntax != "errors":
+                in_others = (
+                    await self._problems_in_others() if validation.syntax != "errors" else None
+                )
+                if validation.syntax != "errors" and in_others is None:
                     self._report_completions(results)
                     return SessionOutcome(
                         success=True,
@@ -200,7 +272,7 @@ class _Loop:
                         integrity=dict(self.integrity),
                     )
                 self.integrity["syntax_refused"] += 1
-                refused_for_syntax = render_problems(validation)
+                refused_for_syntax = in_others or render_problems(validation)
                 results = refuse_completion(results, refused_for_syntax)
             self._report_completions(results)
             conversation.add_tool_results(results)
@@ -215,6 +287,17 @@ class _Loop:
             f"The model did not finish within {self.max_turns} turns (setting maxTurns); "
             f"nothing was applied.{refused}",
         )
+
+    async def _problems_in_others(self) -> str | None:
+        """The new syntax errors of the first other file changed that has some, or None."""
+        for other in self.documents.joined:
+            text = other.toolbox.text
+            if other.validator is None or text == other.opened.text:
+                continue
+            validation = await other.validator.check(text)
+            if validation.syntax == "errors":
+                return f"In {other.label}: {render_problems(validation)}"
+        return None
 
     def _turn_started(self) -> TurnStarted:
         """The next turn, with the change so far and the previous turn's calls."""
@@ -246,7 +329,7 @@ class _Loop:
                 if isinstance(item, Thought):
                     self._thinking(item.summary)
                 else:
-                    self._execute(item)
+                    await self._execute(item)
         finally:
             ticker.cancel()
             await aclose(stream)
@@ -292,16 +375,20 @@ class _Loop:
             )
         )
 
-    def _execute(self, call: ToolCall) -> None:
-        """Run one call as it arrives; its outcome counts when the turn is settled."""
+    async def _execute(self, call: ToolCall) -> None:
+        """Run one call as it arrives; its outcome counts when the turn is settled. A search
+        of the workspace runs in a thread: other sessions of the process go on meanwhile."""
         self.tool_calls += 1
         self.on_event(
             ToolStarted(
                 self.turns, self.max_turns, call.name, Toolbox.summarize_call(call.name, call.args)
             )
         )
-        before = self.toolbox.text
-        outcome = self._run_call(call)
+        if call.name == FIND_IN_FILES:
+            touched = await asyncio.to_thread(self._run_call, call)
+        else:
+            touched = self._run_call(call)
+        outcome = touched.outcome
         self.integrity.update(outcome.adjustments)
         if outcome.refusal is not None:
             self.integrity[outcome.refusal] += 1
@@ -319,8 +406,11 @@ class _Loop:
                 outcome.adjustments,
             )
         )
-        if self.toolbox.text != before:
-            self._working_changed(before)
+        if touched.other is not None:
+            if touched.other.toolbox.text != touched.before:
+                self._other_changed(touched.other, touched.before)
+        elif self.toolbox.text != touched.before:
+            self._working_changed(touched.before)
 
     def _working_changed(self, before: str) -> None:
         """The change so far, after a call that changed the working text (live preview)."""
@@ -329,15 +419,34 @@ class _Loop:
         added, removed = changed_lines(snapshot, changes)
         self.on_event(WorkingChanged(self.turns, self.max_turns, tuple(changes), added, removed))
 
-    def _run_call(self, call: ToolCall) -> ToolOutcome:
+    def _other_changed(self, other: OtherFile, before: str) -> None:
+        """`_working_changed` for another file of the workspace."""
+        snapshot = other.opened.text
+        so_far = self.others_so_far.setdefault(other.opened.path, ChangesSoFar())
+        changes = so_far.add(snapshot, before, other.toolbox.text)
+        added, removed = changed_lines(snapshot, changes)
+        self.on_event(
+            OtherChanged(
+                self.turns,
+                self.max_turns,
+                other.opened.path,
+                other.label,
+                tuple(changes),
+                added,
+                removed,
+            )
+        )
+
+    def _run_call(self, call: ToolCall) -> Touched:
         if call.args_error is not None:
-            return ToolOutcome(
+            failed = ToolOutcome(
                 name=call.name,
                 ok=False,
                 response={"error": call.args_error},
                 summary=f"{call.name}: error: unreadable arguments",
             )
-        return self.toolbox.execute(call.name, call.args)
+            return Touched(failed, None, self.toolbox.text)
+        return self.documents.execute(call.name, call.args)
 
 
 class ChangesSoFar:

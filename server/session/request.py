@@ -1,11 +1,15 @@
-"""What a front end asks a session for: one instruction on one text (`EditRequest`), and the
-lines it is about (`LineRange`). Front ends name these without importing the tool loop."""
+"""What a front end asks a session for: one instruction on one text (`EditRequest`), the lines
+it is about (`LineRange`) and, for reading and editing other files, the workspace's folders
+(`WorkspaceRoot`) and the documents open in the editor (`OpenDocument`). Front ends name these
+without importing the tool loop."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from complex_edit.server.settings import Settings
+from complex_edit.server.settings import READ_EXCLUDE, OtherFiles, Settings
+
+__all__ = ["EditRequest", "LineRange", "OpenDocument", "OtherFiles", "WorkspaceRoot"]
 
 
 @dataclass(frozen=True)
@@ -14,6 +18,25 @@ class LineRange:
 
     start_line: int
     end_line: int
+
+
+@dataclass(frozen=True)
+class WorkspaceRoot:
+    """A workspace folder: `path` absolute and resolved; `name` prefixes the paths the model
+    uses when there are several folders."""
+
+    name: str
+    path: str
+
+
+@dataclass(frozen=True)
+class OpenDocument:
+    """A document open in the editor: its absolute file-system path and its buffer's text
+    (unsaved changes included) and version."""
+
+    path: str
+    text: str
+    version: int | None
 
 
 @dataclass(frozen=True)
@@ -26,3 +49,14 @@ class EditRequest:
     language: str | None = None
     """The document's language (an LSP languageId, a filetype or a grammar name) for the
     syntax check; None when unknown."""
+    other_files: OtherFiles = "off"
+    """"off": this document alone; "read": other files may be read and searched; "edit":
+    they may be changed too."""
+    roots: tuple[WorkspaceRoot, ...] = ()
+    open_documents: tuple[OpenDocument, ...] = ()
+    read_exclude: tuple[str, ...] = READ_EXCLUDE
+    max_files: int = 10
+    """How many documents one command may change, its own included."""
+    document_path: str | None = None
+    """The command's document's absolute path, when it is a file: a `path` naming it means
+    this document, never a second copy of it."""

@@ -14,10 +14,50 @@ from typing import Protocol
 from complex_edit.server.outcome import SessionOutcome
 from complex_edit.server.providers.base import Provider
 from complex_edit.server.session.events import EventSink
-from complex_edit.server.session.loop import run_tool_loop
+from complex_edit.server.session.loop import EditedFile, run_session
 from complex_edit.server.session.request import EditRequest
 from complex_edit.server.text.diff import TextChange, apply_changes, compute_edits
 from complex_edit.server.text.unified import unified_diff
+
+
+@dataclass(frozen=True)
+class OtherDocument:
+    """A document other than the command's own that the session changed: `path` absolute,
+    `label` workspace-relative with forward slashes, `original` the snapshot the session
+    started that file from (`version`: the editor buffer's version then, None from disk),
+    `diff` its unified diff (`a/` and `b/` headers), `changes` the minimal changes from
+    `original` to the result."""
+
+    path: str
+    label: str
+    original: str
+    version: int | None
+    diff: str
+    changes: tuple[TextChange, ...]
+
+    @classmethod
+    def of(cls, edited: EditedFile) -> OtherDocument:
+        return cls(
+            edited.path,
+            edited.label,
+            edited.original,
+            edited.version,
+            file_diff(edited.original, edited.text, edited.label),
+            tuple(compute_edits(edited.original, edited.text)),
+        )
+
+    def target(self) -> str:
+        """The result: `changes` applied to `original`."""
+        return apply_changes(self.original, self.changes)
+
+
+def file_diff(old: str, new: str, label: str) -> str:
+    """`unified_diff` under `--- a/label` / `+++ b/label` headers."""
+    diff = unified_diff(old, new, label)
+    if not diff:
+        return ""
+    body = diff.split("\n", 2)[2]
+    return f"--- a/{label}\n+++ b/{label}\n{body}"
 
 
 @dataclass(frozen=True)
@@ -29,14 +69,24 @@ class FinishedSession:
     outcome: SessionOutcome
     diff: str = ""
     changes: tuple[TextChange, ...] = ()
+    others: tuple[OtherDocument, ...] = ()
+    """Documents other than the command's own that the session changed, in the order they
+    joined the edit."""
 
     @classmethod
-    def of(cls, request: EditRequest, outcome: SessionOutcome, target: str) -> FinishedSession:
-        """The successful `outcome` of `request`, whose result is `target`."""
+    def of(
+        cls,
+        request: EditRequest,
+        outcome: SessionOutcome,
+        target: str,
+        others: tuple[EditedFile, ...] = (),
+    ) -> FinishedSession:
+        """The successful `outcome` of `request`, whose result is `target` (and `others`)."""
         return cls(
             outcome.model_copy(update={"final_text": None}),
             unified_diff(request.text, target, request.path_label or ""),
             tuple(compute_edits(request.text, target)),
+            tuple(OtherDocument.of(edited) for edited in others),
         )
 
     def target(self, text: str) -> str:
@@ -47,10 +97,10 @@ class FinishedSession:
 async def run_and_diff(
     request: EditRequest, provider: Provider, on_event: EventSink
 ) -> FinishedSession:
-    outcome = await run_tool_loop(request, provider, on_event)
+    outcome, others = await run_session(request, provider, on_event)
     if not outcome.success or outcome.final_text is None:
         return FinishedSession(outcome)
-    return FinishedSession.of(request, outcome, outcome.final_text)
+    return FinishedSession.of(request, outcome, outcome.final_text, others)
 
 
 class SessionRunner(Protocol):

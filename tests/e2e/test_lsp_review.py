@@ -2,17 +2,21 @@
 
 An editor with change annotations (VS Code) gets one annotated edit, one annotation per hunk,
 each needing confirmation; the test editor plays the person who unchecks some of them. Any
-other editor gets the hunks and no applyEdit.
+other editor gets the hunks and no applyEdit, and sends back which to keep
+(`complexEdit.applyReview`): the server lands those like any edit.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Collection
 from typing import Any
 
+import pytest
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException
 
-from tests.editor.client import position_to_offset
+from tests.editor.client import RESPONSE_TIMEOUT, position_to_offset
 from tests.editor.fixtures import SessionFactory
 from tests.editor.session import EditorSession
 from tests.editor.turns import calls, done, replace
@@ -173,3 +177,153 @@ async def test_review_from_the_configuration_and_the_argument_overrides_it(
     assert "declined" not in result, result
     assert result["applied"] is True, result
     assert vscode.applies[-1].params.edit.change_annotations is None
+
+
+# -- review that lands through the server: complexEdit.applyReview -------------------------
+
+REVIEW_COMMAND = "complexEdit.applyReview"
+
+
+async def apply_review(editor: EditorSession, arguments: dict[str, Any]) -> dict[str, Any]:
+    """`complexEdit.applyReview` with `arguments`: its answer (a JSON-RPC error raised)."""
+    async with asyncio.timeout(RESPONSE_TIMEOUT):
+        answer = await editor.client.protocol.send_request_async(
+            types.WORKSPACE_EXECUTE_COMMAND,
+            types.ExecuteCommandParams(command=REVIEW_COMMAND, arguments=[arguments]),
+        )
+    assert isinstance(answer, dict), answer
+    return answer
+
+
+async def refusal(editor: EditorSession, arguments: dict[str, Any]) -> JsonRpcException:
+    with pytest.raises(JsonRpcException) as raised:
+        await apply_review(editor, arguments)
+    return raised.value
+
+
+async def proposed(editor: EditorSession, emulator: GeminiEmulator) -> tuple[str, dict[str, Any]]:
+    """A document under review in a plain editor: its uri and the proposing answer."""
+    uri = editor.open(DOC)
+    emulator.enqueue(TWO_HUNKS)
+    result = await editor.run(uri, review=True)
+    assert result["applied"] is False, result
+    assert [hunk["id"] for hunk in result["hunks"]] == [0, 1]
+    assert isinstance(result["proposalId"], str), result
+    return uri, result
+
+
+async def test_kept_hunks_land_through_the_server(
+    make_editor: SessionFactory, emulator: GeminiEmulator
+) -> None:
+    neovim = await make_editor("neovim")
+    uri, result = await proposed(neovim, emulator)
+    landed = await apply_review(neovim, {"proposalId": result["proposalId"], "keep": [1]})
+    assert neovim.text(uri) == DOC.replace("omega = 5", "omega = 50")
+    assert len(neovim.applies) == 1
+    assert landed["success"] is True, landed
+    assert landed["applied"] is True, landed
+    assert landed["declined"] == 1
+    assert landed["message"] == "Kept 1 of 2 changes."
+    assert "+omega = 50" in landed["diff"]
+    assert "alpha" not in landed["diff"]
+    assert [(c["document"]["start"], c["document"]["end"]) for c in landed["changedLines"]] == [
+        (4, 5)
+    ]
+    assert landed["turns"] == result["turns"]
+    assert "hunks" not in landed
+    assert "proposalId" not in landed
+    # applied once: the proposal is gone
+    gone = await refusal(neovim, {"proposalId": result["proposalId"], "keep": [0]})
+    assert (gone.code, gone.data) == (-32602, {"code": "unknown_proposal"})
+
+
+async def test_keeping_none_applies_nothing(
+    make_editor: SessionFactory, emulator: GeminiEmulator
+) -> None:
+    neovim = await make_editor("neovim")
+    uri, result = await proposed(neovim, emulator)
+    landed = await apply_review(neovim, {"proposalId": result["proposalId"], "keep": []})
+    assert neovim.applies == []
+    assert neovim.text(uri) == DOC
+    assert landed["success"] is True, landed
+    assert landed["applied"] is False, landed
+    assert landed["declined"] == 2
+    assert landed["diff"] == ""
+    assert "reason" not in landed
+
+
+async def test_kept_hunks_are_rebased_over_typing_meanwhile(
+    make_editor: SessionFactory, emulator: GeminiEmulator
+) -> None:
+    neovim = await make_editor("neovim")
+    uri, result = await proposed(neovim, emulator)
+    neovim.replace(uri, "gamma = 3", "gamma = 33")
+    await neovim.barrier()
+    landed = await apply_review(neovim, {"proposalId": result["proposalId"], "keep": [0, 1]})
+    assert landed["success"] is True, landed
+    assert landed["applied"] is True, landed
+    assert landed["declined"] == 0
+    assert neovim.text(uri) == EDITED.replace("gamma = 3", "gamma = 33")
+
+
+async def test_typing_over_a_kept_hunk_is_document_changed(
+    make_editor: SessionFactory, emulator: GeminiEmulator
+) -> None:
+    neovim = await make_editor("neovim")
+    uri, result = await proposed(neovim, emulator)
+    neovim.replace(uri, "alpha = 1", "alpha = 7")
+    await neovim.barrier()
+    landed = await apply_review(neovim, {"proposalId": result["proposalId"], "keep": [0]})
+    assert landed["success"] is False, landed
+    assert landed["reason"] == "document_changed"
+    assert landed["applied"] is False
+    assert neovim.applies == []
+    assert neovim.text(uri) == DOC.replace("alpha = 1", "alpha = 7")
+
+
+async def test_an_unknown_proposal_and_a_wrong_hunk_are_invalid_params(
+    make_editor: SessionFactory, emulator: GeminiEmulator
+) -> None:
+    neovim = await make_editor("neovim")
+    unknown = await refusal(neovim, {"proposalId": "no-such-proposal", "keep": [0]})
+    assert (unknown.code, unknown.data) == (-32602, {"code": "unknown_proposal"})
+    uri, result = await proposed(neovim, emulator)
+    wrong = await refusal(neovim, {"proposalId": result["proposalId"], "keep": [0, 2]})
+    assert (wrong.code, wrong.data) == (-32602, {"code": "invalid_hunk"})
+    malformed = await refusal(neovim, {"proposalId": result["proposalId"], "keep": "all"})
+    assert malformed.code == -32602
+    assert neovim.applies == []
+    # the proposal is still there after a wrong answer
+    landed = await apply_review(neovim, {"proposalId": result["proposalId"], "keep": [0]})
+    assert landed["applied"] is True, landed
+    assert neovim.text(uri) == DOC.replace("alpha = 1", "alpha = 10")
+
+
+async def test_closing_the_document_or_a_new_command_drops_the_proposal(
+    make_editor: SessionFactory, emulator: GeminiEmulator
+) -> None:
+    neovim = await make_editor("neovim")
+    uri, result = await proposed(neovim, emulator)
+    emulator.enqueue(calls(replace("beta = 2", "beta = 20"), done()))
+    dry = await neovim.run(uri, dryRun=True)
+    assert dry["success"] is True, dry
+    voided = await refusal(neovim, {"proposalId": result["proposalId"], "keep": [0]})
+    assert voided.data == {"code": "unknown_proposal"}
+    uri, result = await proposed(neovim, emulator)
+    neovim.close(uri)
+    await neovim.barrier()
+    closed = await refusal(neovim, {"proposalId": result["proposalId"], "keep": [0]})
+    assert closed.data == {"code": "unknown_proposal"}
+
+
+async def test_a_dry_run_answers_hunks_with_ids(
+    vscode: EditorSession, emulator: GeminiEmulator
+) -> None:
+    uri = vscode.open(DOC)
+    emulator.enqueue(TWO_HUNKS)
+    result = await vscode.run(uri, dryRun=True)
+    assert vscode.applies == []
+    assert [hunk["id"] for hunk in result["hunks"]] == [0, 1]
+    assert result["version"] == vscode.version(uri)
+    assert "proposalId" not in result
+    assert rebuild(vscode, DOC, result["hunks"]) == EDITED

@@ -9,9 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
+import os
+import signal
+import subprocess
 import sys
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
@@ -20,7 +24,10 @@ import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.types import CallToolResult, TextContent
+from mcp_types.version import LATEST_HANDSHAKE_VERSION
 
+from complex_edit.server.mcp.early import load_listing
+from complex_edit.server.mcp.listing import record
 from tests.conftest import TEST_KEY
 from tests.fakes.gemini_emulator import GeminiEmulator, RecordedRequest, Reply
 
@@ -36,11 +43,12 @@ def calls(*items: tuple[str, dict[str, Any]]) -> Reply:
     return Reply.function_calls(list(items), usage=(100, 20))
 
 
-RENAME = calls(
+RENAME_CALLS: tuple[tuple[str, dict[str, Any]], ...] = (
     ("replace_text", {"old_text": "def foo", "new_text": "def bar"}),
     ("replace_text", {"old_text": "print(foo())", "new_text": "print(bar())"}),
     ("complete_task", {"success": True, "message": "renamed"}),
 )
+RENAME = calls(*RENAME_CALLS)
 
 
 @dataclass
@@ -172,17 +180,23 @@ async def test_lists_one_tool_with_its_schema(server: Server) -> None:
 async def test_success_writes_the_file_and_reports_progress(
     server: Server, emulator: GeminiEmulator
 ) -> None:
+    """Two turns: the renames, then complete_task. The first turn's calls are reported when
+    the second starts; nothing of the last turn is (issue 31 item 3: no notification races the
+    answer)."""
     path = server.file("app.py")
     path.chmod(0o640)
-    emulator.enqueue(RENAME)
+    emulator.enqueue(calls(*RENAME_CALLS[:2]), calls(RENAME_CALLS[2]).delayed(0.3))
     progress: list[tuple[float, float | None, str | None]] = []
+    arrived: list[float] = []
 
     async def on_progress(value: float, total: float | None, message: str | None) -> None:
         progress.append((value, total, message))
+        arrived.append(asyncio.get_running_loop().time())
 
     result = await server.call(
         {"path": "app.py", "prompt": "rename foo to bar"}, progress_callback=on_progress
     )
+    answered = asyncio.get_running_loop().time()
     assert not result.is_error, text_of(result)
     assert path.read_bytes() == RENAMED
     assert path.stat().st_mode & 0o777 == 0o640
@@ -192,13 +206,23 @@ async def test_success_writes_the_file_and_reports_progress(
     assert data["applied"] is True
     assert data["message"] == "renamed"
     assert "-def foo():\n+def bar():\n" in data["diff"]
-    assert (data["turns"], data["toolCalls"]) == (1, 3)
-    assert data["usage"]["inputTokens"] == 100
+    assert (data["turns"], data["toolCalls"]) == (2, 3)
+    assert data["usage"]["inputTokens"] == 200
     text = text_of(result)
     assert text.startswith("Edited app.py: renamed")
     assert data["diff"] in text
+    # issue 31 item 4: the text carries the same facts as structuredContent
+    assert (data["validation"]["language"], data["validation"]["syntax"]) == ("python", "ok")
+    assert "\nSyntax check: ok (python)\nTurns: 2 · tool calls: 3\n\n" in text
     messages = [message for _, _, message in progress]
-    assert "Turn 1/8 · waiting for the model…" in messages
+    assert messages[0] == "Turn 1/8 · waiting for the model…"
+    assert messages[-1] == (
+        "Turn 2/8 · +2 −2 lines · last turn: replace_text ×2 · waiting for the model…"
+    )
+    assert not any(
+        m and ("complete_task" in m or m.startswith(("Done", "Failed"))) for m in messages
+    )
+    assert answered - arrived[-1] >= 0.2
     assert any(m and "replace_text" in m for m in messages)
     values = [value for value, _, _ in progress]
     assert values == sorted(values)
@@ -264,8 +288,12 @@ async def test_task_failure_is_an_error_result_and_leaves_the_file(
     assert data["success"] is False
     assert data["reason"] == "task_failed"
     assert data["error"] == "cannot do that"
-    assert "task_failed" in text_of(result)
-    assert "fail.py was not changed" in text_of(result)
+    text = text_of(result)
+    assert text.startswith(
+        "The edit failed (task_failed): cannot do that\nfail.py was not changed."
+    )
+    assert "\nTurns: 1 · tool calls: 2" in text
+    assert "Syntax check: " in text
 
 
 @pytest.mark.parametrize(
@@ -420,3 +448,153 @@ async def test_invalid_arguments_answer_a_structured_tool_error(
     assert "validation error" not in text
     assert emulator.requests == []
     assert path.read_bytes() == DOC
+
+
+# ------------------------------------------------------------------------------------------
+# signals and the server's instructions (issue 31 items 5 and 6), over raw stdio
+# ------------------------------------------------------------------------------------------
+
+
+class RawServer:
+    """`complex-edit mcp` spoken to line by line, as an agent's client does."""
+
+    def __init__(self, root: Path, base_url: str) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "complex_edit", "mcp", "--root", str(root)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env={**os.environ, **_server_env(base_url)},
+            cwd=root,
+        )
+
+    def send(self, message: dict[str, Any]) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(json.dumps({"jsonrpc": "2.0", **message}).encode() + b"\n")
+        self.process.stdin.flush()
+
+    def answer(self, request_id: int | str) -> dict[str, Any]:
+        assert self.process.stdout is not None
+        while line := self.process.stdout.readline():
+            message = json.loads(line)
+            if message.get("id") == request_id:
+                return dict(message)
+        raise AssertionError(f"no answer to {request_id}: {self.stderr()}")
+
+    def initialize(self) -> dict[str, Any]:
+        self.send(
+            {
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-06-18",
+                    "capabilities": {},
+                    "clientInfo": {"name": "raw", "version": "1"},
+                },
+            }
+        )
+        answer = self.answer(1)
+        self.send({"method": "notifications/initialized"})
+        return dict(answer["result"])
+
+    def stop(self, signum: int) -> int:
+        self.process.send_signal(signum)
+        return self.process.wait(timeout=10)
+
+    def stderr(self) -> str:
+        assert self.process.stderr is not None
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+        return self.process.stderr.read().decode(errors="replace")
+
+
+@pytest.fixture
+def raw_server(emulator: GeminiEmulator, tmp_path: Path) -> Iterator[RawServer]:
+    server = RawServer(tmp_path, emulator.base_url)
+    yield server
+    if server.process.poll() is None:
+        server.process.kill()
+        server.process.wait()
+    for stream in (server.process.stdin, server.process.stdout, server.process.stderr):
+        if stream is not None:
+            stream.close()
+
+
+def test_instructions_say_when_to_prefer_the_tool(raw_server: RawServer) -> None:
+    instructions = raw_server.initialize()["instructions"]
+    assert "Prefer it over your own edit tool for: many related changes in one file" in (
+        " ".join(instructions.split())
+    )
+    for when in ("large files", "parseable", "hunk by hunk", "dry_run=true", "one-line"):
+        assert when in instructions
+
+
+@pytest.mark.parametrize(("signum", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_an_idle_server_leaves_at_once_on_sigint_and_sigterm(
+    raw_server: RawServer, signum: int, status: int
+) -> None:
+    raw_server.initialize()
+    raw_server.send({"id": 2, "method": "tools/list"})
+    assert raw_server.answer(2)["result"]["tools"][0]["name"] == TOOL
+    assert raw_server.stop(signum) == status
+    assert raw_server.stderr() == ""
+
+
+@pytest.mark.parametrize(("signum", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_a_busy_server_leaves_at_once_and_writes_nothing(
+    raw_server: RawServer, emulator: GeminiEmulator, tmp_path: Path, signum: int, status: int
+) -> None:
+    path = tmp_path / "busy.py"
+    path.write_bytes(DOC)
+    release = threading.Event()
+    emulator.enqueue(Reply.hang(release=release, then=RENAME))
+    raw_server.initialize()
+    arguments = {"path": "busy.py", "prompt": "rename foo to bar"}
+    raw_server.send(
+        {"id": 2, "method": "tools/call", "params": {"name": TOOL, "arguments": arguments}}
+    )
+    try:
+        emulator.wait_for_requests(1, timeout=30)
+        assert raw_server.stop(signum) == status
+    finally:
+        release.set()
+    assert emulator.wait_for_disconnect(timeout=10)
+    assert path.read_bytes() == DOC
+    assert leftovers(tmp_path) == []
+    assert raw_server.stderr() == ""
+
+
+# ------------------------------------------------------------------------------------------
+# the early answers (issue 31 item 2): from listing.json while the SDK loads, then the SDK
+# ------------------------------------------------------------------------------------------
+
+
+async def test_the_early_answers_are_what_the_sdk_server_answers() -> None:
+    """listing.json holds what the SDK server answers today; after changing the tool, the
+    instructions, the version or the SDK: `python -m complex_edit.server.mcp.listing`."""
+    assert await record() == load_listing(), (
+        "server/mcp/listing.json is out of date: run "
+        ".venv/bin/python -m complex_edit.server.mcp.listing"
+    )
+
+
+def test_an_unknown_version_is_answered_with_the_latest_then_the_sdk_serves(
+    raw_server: RawServer, emulator: GeminiEmulator, tmp_path: Path
+) -> None:
+    (tmp_path / "late.py").write_bytes(DOC)
+    emulator.enqueue(RENAME)
+    hello = {"protocolVersion": "1999-01-01", "capabilities": {}, "clientInfo": {"name": "old"}}
+    raw_server.send({"id": "a", "method": "initialize", "params": hello})
+    assert raw_server.answer("a")["result"]["protocolVersion"] == LATEST_HANDSHAKE_VERSION
+    raw_server.send({"method": "notifications/initialized"})
+    raw_server.send({"id": 2, "method": "prompts/list", "params": {}})
+    assert raw_server.answer(2)["result"] == {"prompts": []}
+    arguments = {"path": "late.py", "prompt": "rename"}
+    call = {"name": TOOL, "arguments": arguments}
+    raw_server.send({"id": 3, "method": "tools/call", "params": call})
+    answer = raw_server.answer(3)
+    assert answer["result"]["structuredContent"]["success"] is True
+    assert (tmp_path / "late.py").read_bytes() == RENAMED
+    raw_server.send({"id": 4, "method": "tools/list"})
+    assert raw_server.answer(4)["result"]["tools"][0]["name"] == TOOL

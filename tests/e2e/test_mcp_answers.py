@@ -11,7 +11,7 @@ from mcp import Client
 from mcp.types import CallToolResult, TextContent
 
 from complex_edit.server.edit.roots import Roots
-from complex_edit.server.mcp import TOOL_NAME, build_server
+from complex_edit.server.mcp.server import TOOL_NAME, build_server
 from complex_edit.server.providers.select import ProviderHub
 from complex_edit.server.session.result import InProcess
 from complex_edit.server.settings import Settings
@@ -61,7 +61,12 @@ async def test_review_returns_the_change_and_writes_nothing_and_says_so(
     path = tmp_path / "doc.py"
     path.write_bytes(DOC)
     emulator.enqueue(RENAME)
-    result, _ = await call(tmp_path, emulator, {"path": "doc.py", "prompt": "rename"}, review=True)
+    result, progress = await call(
+        tmp_path, emulator, {"path": "doc.py", "prompt": "rename"}, review=True
+    )
+    # issue 29 item 7: nothing was written, so no progress line says "Done"
+    assert progress
+    assert not any(line.startswith("Done") for line in progress)
     text = text_of(result)
     assert "Dry run" not in text
     assert text.startswith("Review is on (setting review)")

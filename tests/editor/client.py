@@ -20,7 +20,9 @@ COMMAND = "performComplexEdit"
 # Generous bounds for waiting on the server; tests wait on conditions, never fixed sleeps.
 RESPONSE_TIMEOUT = 20.0
 
-ClientKind = Literal["vscode", "neovim", "utf-32", "bare", "no-config", "vscode-preview"]
+ClientKind = Literal[
+    "vscode", "neovim", "utf-32", "bare", "no-config", "vscode-preview", "no-document-changes"
+]
 
 
 class ProtocolViolation(AssertionError):

@@ -57,6 +57,11 @@ def capabilities_for(kind: ClientKind) -> types.ClientCapabilities:
                 workspace_edit=types.WorkspaceEditClientCapabilities(document_changes=True),
             )
         )
+    if kind == "no-document-changes":
+        # applyEdit with plain `changes` only: one edit cannot change several documents.
+        return types.ClientCapabilities(
+            workspace=types.WorkspaceClientCapabilities(apply_edit=True)
+        )
     # bare: no applyEdit, no progress, no configuration.
     return types.ClientCapabilities()
 

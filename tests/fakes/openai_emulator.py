@@ -1,5 +1,6 @@
 """A local HTTP emulator of OpenAI's Chat Completions API (``POST /v1/chat/completions``,
-whole or streamed), for driving the real ``openai`` SDK (and any OpenAI-compatible client).
+whole or streamed), for driving the real ``openai`` SDK (and any OpenAI-compatible client),
+and of the Responses API (``POST /v1/responses``, whole or streamed), which Codex CLI speaks.
 
 A request with ``"stream": true`` gets a scripted completion as ``chat.completion.chunk``
 events (`stream_events`): the role, the content, each tool call's id and name, then its
@@ -17,6 +18,12 @@ Point the SDK at ``emu.base_url`` (it ends in ``/v1``) and script the replies::
         )
         ...
         assert emu.requests[1].tool_messages[0]["tool_call_id"] == "c1"
+
+Responses: ``Reply.response_calls`` / ``Reply.response_text`` build a ``response`` object; a
+streamed request gets it as named events (`response_events`): ``response.created``, per output
+item ``response.output_item.added``, its text or arguments deltas, ``response.output_item.done``,
+then ``response.completed`` with the whole response and its usage. ``ChatRequest.input_items``
+and ``function_names`` read a Responses request as well.
 
 Errors use OpenAI's format ``{"error": {"message", "type", "param", "code"}}``. Standalone:
 ``python -m tests.fakes.openai_emulator --port 0 [--script replies.json] [--record -]``.
@@ -279,6 +286,41 @@ class Reply(exchange.Reply):
         )
 
     @classmethod
+    def response_calls(
+        cls,
+        calls: Sequence[CallSpec],
+        *,
+        text: str | None = None,
+        namespace: str | None = None,
+        usage: tuple[int, int] = (10, 5),
+    ) -> Reply:
+        """A Responses API ``response`` whose output is an optional message, then one
+        ``function_call`` item per call (of a tool in ``namespace``, when given: Codex puts
+        each MCP server's tools in one)."""
+        items: list[dict[str, Any]] = [] if text is None else [_message_item(text)]
+        for spec in calls:
+            call = spec if isinstance(spec, Call) else Call(spec[0], spec[1])
+            number = next(_ids)
+            arguments = call.args if isinstance(call.args, str) else json.dumps(call.args)
+            items.append(
+                {
+                    "type": "function_call",
+                    "id": f"fc_emu_{number}",
+                    "call_id": call.id or f"call_emu_{number}",
+                    "name": call.name,
+                    "arguments": arguments,
+                    "status": "completed",
+                }
+                | ({} if namespace is None else {"namespace": namespace})
+            )
+        return cls(body=response_body(items, usage))
+
+    @classmethod
+    def response_text(cls, text: str, *, usage: tuple[int, int] = (10, 5)) -> Reply:
+        """A Responses API ``response`` with one assistant message."""
+        return cls(body=response_body([_message_item(text)], usage))
+
+    @classmethod
     def model_not_found(cls, model: str = "gpt-nope") -> Reply:
         return cls.error(
             404,
@@ -327,6 +369,87 @@ def stream_events(body: Mapping[str, Any]) -> list[str]:
     return [f"data: {json.dumps(event, ensure_ascii=False)}" for event in events] + ["data: [DONE]"]
 
 
+def _message_item(text: str) -> dict[str, Any]:
+    return {
+        "type": "message",
+        "id": f"msg_emu_{next(_ids)}",
+        "role": "assistant",
+        "status": "completed",
+        "content": [{"type": "output_text", "text": text, "annotations": []}],
+    }
+
+
+def response_body(
+    output: Sequence[Mapping[str, Any]], usage: tuple[int, int], model: str = DEFAULT_MODEL
+) -> dict[str, Any]:
+    """A whole Responses API ``response`` object, completed."""
+    prompt, completion = usage
+    return {
+        "id": f"resp_emu_{next(_ids)}",
+        "object": "response",
+        "created_at": 1_700_000_000,
+        "status": "completed",
+        "model": model,
+        "output": [dict(item) for item in output],
+        "usage": {
+            "input_tokens": prompt,
+            "input_tokens_details": {"cached_tokens": 0},
+            "output_tokens": completion,
+            "output_tokens_details": {"reasoning_tokens": 0},
+            "total_tokens": prompt + completion,
+        },
+    }
+
+
+def _text_events(item: Mapping[str, Any], index: int) -> list[dict[str, Any]]:
+    """A message item's parts: added, their text in three deltas, done."""
+    events: list[dict[str, Any]] = []
+    where = {"item_id": item.get("id"), "output_index": index}
+    for number, part in enumerate(item.get("content") or []):
+        text = str(part.get("text", ""))
+        at = {**where, "content_index": number}
+        events.append({"type": "response.content_part.added", **at, "part": {**part, "text": ""}})
+        events.extend(
+            {"type": "response.output_text.delta", **at, "delta": piece}
+            for piece in exchange.thirds(text)
+        )
+        events.append({"type": "response.output_text.done", **at, "text": text})
+        events.append({"type": "response.content_part.done", **at, "part": dict(part)})
+    return events
+
+
+def response_events(body: Mapping[str, Any]) -> list[str]:
+    """A whole ``response`` as the events of its stream (see the module docstring)."""
+    events: list[dict[str, Any]] = []
+    started = {**body, "status": "in_progress", "output": [], "usage": None}
+    events.append({"type": "response.created", "response": started})
+    for index, item in enumerate(body.get("output") or []):
+        empty = {**item, "status": "in_progress"}
+        if item.get("type") == "function_call":
+            empty["arguments"] = ""
+        if item.get("type") == "message":
+            empty["content"] = []
+        events.append({"type": "response.output_item.added", "output_index": index, "item": empty})
+        if item.get("type") == "function_call":
+            for piece in exchange.thirds(item.get("arguments") or ""):
+                events.append(
+                    {
+                        "type": "response.function_call_arguments.delta",
+                        "item_id": item.get("id"),
+                        "output_index": index,
+                        "delta": piece,
+                    }
+                )
+        if item.get("type") == "message":
+            events.extend(_text_events(item, index))
+        events.append({"type": "response.output_item.done", "output_index": index, "item": item})
+    events.append({"type": "response.completed", "response": dict(body)})
+    return [
+        f"event: {event['type']}\ndata: {json.dumps({'sequence_number': n, **event})}"
+        for n, event in enumerate(events)
+    ]
+
+
 class ChatRequest(RecordedRequest):
     """A recorded request with Chat Completions accessors."""
 
@@ -355,7 +478,27 @@ class ChatRequest(RecordedRequest):
 
     @property
     def function_names(self) -> list[str]:
-        return [t["function"]["name"] for t in self.tools if t.get("type") == "function"]
+        """The function tools' names (nested in Chat Completions, flat in Responses)."""
+        return [
+            str(t["function"]["name"] if "function" in t else t.get("name"))
+            for t in self.tools
+            if t.get("type") == "function"
+        ]
+
+    @property
+    def namespaces(self) -> dict[str, list[str]]:
+        """A Responses request's tool namespaces and the names of their functions."""
+        return {
+            str(t.get("name")): [str(u.get("name")) for u in t.get("tools") or []]
+            for t in self.tools
+            if t.get("type") == "namespace"
+        }
+
+    @property
+    def input_items(self) -> list[dict[str, Any]]:
+        """A Responses request's ``input`` items."""
+        value = self.field("input")
+        return list(value) if isinstance(value, list) else []
 
     @property
     def tool_choice(self) -> Any:
@@ -379,7 +522,8 @@ class OpenAIEmulator(HttpEmulator[ChatRequest, Reply]):
     record_class: ClassVar[type[RecordedRequest]] = ChatRequest
     reply_class: ClassVar[type[exchange.Reply]] = Reply
     routes: ClassVar[Mapping[tuple[str, str], str]] = {
-        ("POST", "/v1/chat/completions"): "chat.completions"
+        ("POST", "/v1/chat/completions"): "chat.completions",
+        ("POST", "/v1/responses"): "responses",
     }
     url_suffix: ClassVar[str] = "/v1"
 
@@ -387,6 +531,9 @@ class OpenAIEmulator(HttpEmulator[ChatRequest, Reply]):
         if rec.field("stream") is True and reply.status == 200 and reply.fault != "short_body":
             if reply.raw is None and isinstance(reply.body, dict) and "choices" in reply.body:
                 self.send_events(h, rec, reply, stream_events(reply.body))
+                return
+            if reply.raw is None and isinstance(reply.body, dict) and "output" in reply.body:
+                self.send_events(h, rec, reply, response_events(reply.body))
                 return
             if reply.raw is not None and reply.content_type.startswith("application/json"):
                 self.send_events(h, rec, reply, ["data: " + reply.raw.decode("utf-8", "replace")])

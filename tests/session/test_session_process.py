@@ -15,13 +15,14 @@ from pathlib import Path
 import pytest
 
 from complex_edit.server.session.events import (
+    OtherChanged,
     SessionEvent,
     SessionFinished,
     ToolFinished,
     TurnStarted,
 )
 from complex_edit.server.session.process import SessionProcess, SessionProcessError
-from complex_edit.server.session.request import EditRequest
+from complex_edit.server.session.request import EditRequest, OpenDocument, WorkspaceRoot
 from complex_edit.server.session.result import FinishedSession
 from complex_edit.server.settings import Settings
 from tests.conftest import TEST_KEY
@@ -143,3 +144,46 @@ async def test_the_child_never_imports_from_the_servers_working_directory(
         await sessions.stop()
     assert finished.outcome.success
     assert not mark.exists(), f"the child imported the decoy {mark.read_text()}"
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    """A workspace folder holding other.txt."""
+    (tmp_path / "other.txt").write_text("on disk\n")
+    return tmp_path.resolve()
+
+
+async def test_another_file_is_read_and_changed_in_the_child(
+    emulator: GeminiEmulator, sessions: SessionProcess, root: Path
+) -> None:
+    """Everything a session over other files needs travels in the request; its `others`
+    and `OtherChanged` events travel back."""
+    emulator.enqueue(
+        Reply.function_calls(
+            [
+                ("replace_text", {"path": "other.txt", "old_text": "unsaved", "new_text": "B"}),
+                ("complete_task", {"success": True, "message": "done"}),
+            ]
+        )
+    )
+    request = EditRequest(
+        instruction="change the other file",
+        text=DOC,
+        settings=_request(emulator).settings,
+        other_files="edit",
+        roots=(WorkspaceRoot("root", str(root)),),
+        open_documents=(OpenDocument(str(root / "other.txt"), "unsaved\n", 4),),
+    )
+    events: list[SessionEvent] = []
+
+    finished = await sessions.run_session(request, events.append)
+
+    assert finished.outcome.success
+    (other,) = finished.others
+    assert (other.label, other.original, other.version, other.target()) == (
+        "other.txt",
+        "unsaved\n",
+        4,
+        "B\n",
+    )
+    assert [e.label for e in events if isinstance(e, OtherChanged)] == ["other.txt"]

@@ -9,12 +9,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from complex_edit.edit_tools.lines import split_lines
-from complex_edit.server.cli_review import keep
+from complex_edit.server.edit.apply import ApplyStep, DocumentChange, Placed
+from complex_edit.server.edit.disk import DiskEditor
 from complex_edit.server.edit.files import read_text_file
-from complex_edit.server.outcome import EditResult
+from complex_edit.server.edit.review import Proposal, Proposals, land_review
+from complex_edit.server.outcome import SessionOutcome
 from complex_edit.server.text.changed_lines import LineRegion, changed_lines
 from complex_edit.server.text.diff import TextChange, compute_edits
-from complex_edit.server.text.hunks import make_hunks
 
 
 def regions(before: str, after: str) -> list[tuple[int, int, int, int]]:
@@ -81,16 +82,24 @@ def test_the_regions_rebuild_the_new_lines_from_the_old(before: str, after: str)
     assert bool(found) == (before != after)
 
 
-def test_a_review_on_the_terminal_answers_the_lines_it_wrote(tmp_path: Path) -> None:
+async def test_a_review_on_the_terminal_answers_the_lines_it_wrote(tmp_path: Path) -> None:
     path = tmp_path / "letters.txt"
     path.write_bytes(b"alpha\nbeta\ngamma\ndelta\n")
     file = read_text_file(path, 1000, "letters.txt")
-    changes = compute_edits(file.text, "ALPHA\nbeta\ngamma\nDELTA\n")
-    hunks = make_hunks(file.text, changes)
-    proposed = EditResult(success=True, diff="(both)", changed_lines=[])
-    kept = keep(file, "letters.txt", proposed, hunks, [False, True])
+    editor = DiskEditor(file, "letters.txt")
+    changes = tuple(compute_edits(file.text, "ALPHA\nbeta\ngamma\nDELTA\n"))
+    change = DocumentChange(editor.snapshot(str(path)), "letters.txt", changes, "(both)")
+    step = ApplyStep(editor, (change,), "t", False, 5.0, None, lambda _: None)
+    placed = step.propose()
+    assert isinstance(placed, Placed)
+    proposals = Proposals()
+
+    def proposed() -> str:
+        return proposals.keep(Proposal(step, placed, SessionOutcome(success=True)))
+
+    kept = await land_review(proposals, proposed(), [1], lambda _: None)
     assert kept.applied is True
     assert [(r.snapshot.start, r.snapshot.end) for r in kept.changed_lines or []] == [(3, 4)]
-    none = keep(file, "letters.txt", proposed, hunks, [False, False])
+    none = await land_review(proposals, proposed(), [], lambda _: None)
     assert none.diff == ""
     assert none.changed_lines is None

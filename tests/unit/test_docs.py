@@ -14,7 +14,7 @@ import pytest
 
 from complex_edit.server.cli import _parser
 from complex_edit.server.edit.roots import Roots
-from complex_edit.server.mcp import TOOL_NAME, build_server
+from complex_edit.server.mcp.server import TOOL_NAME, build_server
 from complex_edit.server.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -69,7 +69,9 @@ def test_every_path_a_document_names_exists(document: Path) -> None:
     missing = [
         path
         for path in named_paths(document)
-        if not (document.parent / path).exists() and not (ROOT / path).exists()
+        if not any(
+            (base / path).exists() or any(base.glob(path)) for base in (document.parent, ROOT)
+        )
     ]
     assert not missing, f"{_relative(document)} names paths that do not exist: {missing}"
 

@@ -24,11 +24,13 @@ ALLOWED: dict[str, set[str]] = {
     "settings": {"server"},  # its DEFAULT_MODEL
     "text": {"edit_tools.lines"},
     "providers": {"server.outcome", "server.settings", "edit_tools"},
+    "workspace": {"edit_tools.lines"},
     "session": {
         "server.outcome",
         "server.settings",
         "server.providers",
         "server.text",
+        "server.workspace",
         "edit_tools",
         "prompts",
     },
@@ -50,6 +52,7 @@ ALLOWED: dict[str, set[str]] = {
         "server.session",
         "server.providers",
         "server.edit",
+        "edit_tools.syntax",
     },
     "cli_edit": {
         "server.outcome",
@@ -106,7 +109,7 @@ ONLY_IN: dict[str, set[str]] = {
     "google": {"providers/gemini.py", "providers/gemini_turn.py"},
     "openai": {"providers/openai.py"},
     "anthropic": {"providers/anthropic.py"},
-    "mcp": {"mcp.py"},
+    "mcp": {"mcp"},
 }
 FIRST_PARTY = {"server", "edit_tools", "prompts"}
 # The one import name the folders are installed under (pyproject.toml's package-dir).

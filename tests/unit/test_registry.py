@@ -87,6 +87,43 @@ class TestDeclarations:
             assert len(declaration.description) > 40
             assert "\n" not in declaration.description
 
+    def test_other_files_off_declares_exactly_the_six_tools(self) -> None:
+        assert Toolbox.declarations("off") == Toolbox.declarations()
+
+    def test_reading_other_files_adds_path_to_get_document_and_find_in_files(self) -> None:
+        declared = {d.name: d for d in Toolbox.declarations("read")}
+        assert list(declared) == [
+            "get_document",
+            "find_in_files",
+            *TOOL_NAMES[1:],
+        ]
+        with_path = {name for name, d in declared.items() if "path" in d.parameters["properties"]}
+        assert with_path == {"get_document"}
+        find = declared["find_in_files"]
+        assert set(find.parameters["properties"]) == {"pattern", "glob", "regex"}
+        assert find.parameters["required"] == ["pattern"]
+        for refused in (".gitignore", "readExclude", "binary", "maxDocumentBytes", ".git/"):
+            assert refused in find.description
+            assert (
+                refused in declared["get_document"].parameters["properties"]["path"]["description"]
+            )
+
+    def test_editing_other_files_adds_path_to_every_tool_acting_on_a_document(self) -> None:
+        declared = {d.name: d for d in Toolbox.declarations("edit")}
+        with_path = {name for name, d in declared.items() if "path" in d.parameters["properties"]}
+        assert with_path == {"get_document", "set_document", "replace_text", "undo", "redo"}
+        assert "joins the edit" in declared["replace_text"].description
+        for declaration in declared.values():
+            assert "\n" not in declaration.description
+            assert declaration.parameters["additionalProperties"] is False
+
+    def test_the_progress_line_names_the_other_file(self) -> None:
+        line = Toolbox.summarize_call(
+            "replace_text", {"old_text": "a", "new_text": "b", "path": "src/x.py"}
+        )
+        assert line == "replace_text 'a' → 'b' in src/x.py"
+        assert Toolbox.summarize_call("find_in_files", {"pattern": "foo"}) == "find_in_files 'foo'"
+
     def test_models_are_frozen(self) -> None:
         declaration = Toolbox.declarations()[0]
         with pytest.raises(ValueError, match="frozen"):

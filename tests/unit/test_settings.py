@@ -20,6 +20,8 @@ SAMPLES = {
     "review": "true",
     "thinking_level": "high",
     "thought_summaries": "false",
+    "other_files": "edit",
+    "read_exclude": "*.secret, .env",
 }
 
 
@@ -230,3 +232,20 @@ def test_thought_summaries_from_every_layer(command: list[str]) -> None:
     assert "setting 'thoughtSummaries' (--thought-summaries)" in error_of(
         {}, setting_overrides(bad)
     )
+
+
+def test_read_exclude_from_text_is_a_json_list_or_comma_separated() -> None:
+    from_json = Settings.from_layers({"COMPLEX_EDIT_READ_EXCLUDE": '["*.a", "b c"]'})
+    from_commas = Settings.from_layers({}, {"readExclude": "*.a, b c"})
+    from_list = Settings.from_layers({}, {"readExclude": ["*.a", "b c"]})
+    assert from_json.read_exclude == from_commas.read_exclude == from_list.read_exclude
+    assert from_json.read_exclude == ("*.a", "b c")
+
+
+def test_other_files_defaults_to_reading_with_secrets_excluded() -> None:
+    settings = Settings()
+    assert settings.other_files == "read"
+    assert settings.max_files == 10
+    assert ".env" in settings.read_exclude
+    assert "*.pem" in settings.read_exclude
+    assert "setting 'otherFiles'" in error_of({}, {"otherFiles": "write"})

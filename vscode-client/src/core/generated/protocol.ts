@@ -29,6 +29,16 @@ export interface BaseUrlReport {
   variable: string;
 }
 /**
+ * One document an edit of several changed (the answer's `documents`).
+ */
+export interface ChangedDocument {
+  uri: string;
+  applied: boolean;
+  diff: string;
+  changedLines?: ChangedLines[];
+  version?: number;
+}
+/**
  * One changed region: the lines of the text the `diff` starts from that it replaced
  * (`snapshot`), and the lines holding its new text in the document once it landed, or in
  * the text the diff gives when nothing landed (`document`).
@@ -128,6 +138,8 @@ export interface EditResult {
   version?: number;
   changedLines?: ChangedLines[];
   confirmed?: boolean;
+  proposalId?: string;
+  documents?: ChangedDocument[];
 }
 export interface Usage {
   inputTokens?: number;
@@ -161,9 +173,13 @@ export interface SyntaxProblem {
 }
 /**
  * One change proposed for review: `range` (in the editor's position encoding; UTF-16
- * for a file on disk) of the text `version` holds, replaced by `new_text`.
+ * for a file on disk) of the text `version` holds, replaced by `new_text`. `id`: its index
+ * in the answer's `hunks` (what `complexEdit.applyReview` keeps); `uri`: its document, when
+ * the change spans several.
  */
 export interface ProposedHunk {
+  id: number;
+  uri?: string;
   range: WireRange;
   newText: string;
   oldText: string;
@@ -195,6 +211,7 @@ export interface PerformArgs {
   maxTurns?: number | null;
   model?: string | null;
   review?: boolean | null;
+  otherFiles?: ("off" | "read" | "edit") | null;
 }
 /**
  * The live document the hunks are placed on, at `version`.
@@ -237,6 +254,9 @@ export interface Settings {
   maxPromptBytes?: number;
   validate?: "syntax" | "off";
   review?: boolean;
+  otherFiles?: "off" | "read" | "edit";
+  readExclude?: string[];
+  maxFiles?: number;
 }
 
 /** Every reason code, in the server's order. */
@@ -272,7 +292,7 @@ export const REASON_REMEDIES: Readonly<Partial<Record<Reason, Remedy>>> = {
 };
 
 /** The server's settings, by their names in every layer (`initializationOptions`, `complexEdit.*`). */
-export const SETTING_NAMES: readonly (keyof Settings)[] = ["provider", "model", "maxTurns", "thinkingLevel", "thoughtSummaries", "temperature", "requestTimeoutSeconds", "maxDocumentBytes", "baseUrl", "maxRetries", "wallTimeSeconds", "applyTimeoutSeconds", "maxPromptBytes", "validate", "review"];
+export const SETTING_NAMES: readonly (keyof Settings)[] = ["provider", "model", "maxTurns", "thinkingLevel", "thoughtSummaries", "temperature", "requestTimeoutSeconds", "maxDocumentBytes", "baseUrl", "maxRetries", "wallTimeSeconds", "applyTimeoutSeconds", "maxPromptBytes", "validate", "review", "otherFiles", "readExclude", "maxFiles"];
 
 /** The `data.code` values of the server's JSON-RPC errors. */
 export const ERROR_CODES: readonly ErrorData["code"][] = ["document_not_open"];

@@ -1,0 +1,44 @@
+"""What the calls of one server share, and one call's arguments."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from complex_edit.server.edit.roots import Roots
+from complex_edit.server.settings import Settings, SettingsError
+
+if TYPE_CHECKING:
+    from complex_edit.server.session.result import SessionRunner
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    path: str
+    prompt: str
+    dry_run: bool = False
+    start_line: int | None = None
+    end_line: int | None = None
+
+
+@dataclass
+class Workbench:
+    """The server's roots, settings and environment, the session runner (made by the first
+    call unless given: the providers' SDKs load then, not when the tool is listed) and the
+    files whose edit is running."""
+
+    roots: Roots
+    settings: Settings | SettingsError
+    env: Mapping[str, str]
+    runner: SessionRunner | None = None
+    running: set[Path] = field(default_factory=set)
+
+    def session_runner(self) -> SessionRunner:
+        if self.runner is None:
+            from complex_edit.server.providers.select import ProviderHub
+            from complex_edit.server.session.result import InProcess
+
+            self.runner = InProcess(ProviderHub(self.env))
+        return self.runner

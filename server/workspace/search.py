@@ -1,0 +1,113 @@
+"""find_in_files' part that looks inside texts: which lines match, and the answer's wording.
+
+Matches are found in the whole text (a C-speed scan), one step per matching line (never one
+per line of the file), with line numbers counted between them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from complex_edit.edit_tools.lines import count_breaks, line_contents
+
+MAX_HITS = 200
+SHOWN_LINE_CHARS = 200
+_LEAD_CHARS = 60  # of a long line, shown before the match
+
+
+@dataclass(frozen=True)
+class Matcher:
+    """A literal `pattern` or, with `regex`, a compiled expression (raises `re.error`)."""
+
+    pattern: str
+    regex: re.Pattern[str] | None
+
+    @classmethod
+    def of(cls, pattern: str, regex: bool) -> Matcher:
+        compiled = re.compile(pattern, re.MULTILINE) if regex else None
+        return cls(pattern, compiled)
+
+    def _next(self, text: str, start: int) -> tuple[int, int]:
+        """The first match at or after `start`: (where it starts, where it ends); (-1, -1)."""
+        if self.regex is None:
+            at = text.find(self.pattern, start)
+            return at, at + len(self.pattern)
+        found = self.regex.search(text, start)
+        return (-1, -1) if found is None else found.span()
+
+    def lines(self, text: str) -> Iterator[tuple[int, str, int]]:
+        """(1-based line number, line, where the match starts in it) of each matching line.
+
+        One step per matching line, not per line: the text is searched from the end of each
+        matching line, and line numbers are counted between matches."""
+        has_cr = "\r" in text
+        if has_cr and self.regex is not None:
+            yield from self._each_line(text, self.regex)  # `^` and `$` know only `\n`
+            return
+        number = 1
+        counted = 0  # line breaks are counted up to here
+        at, end = self._next(text, 0)
+        # A match at the very end is on no line when the text is empty or ends with a break.
+        while at >= 0 and not (at == len(text) and (not text or text[-1] in "\r\n")):
+            start = _line_start(text, at, has_cr)
+            stop = _line_end(text, at, has_cr)
+            if end > stop and (self.regex is None or not self.regex.search(text[start:stop])):
+                at, end = self._next(text, at + 1)  # a match across lines is not one line's
+                continue
+            number += count_breaks(text, counted, start)
+            counted = start
+            yield number, text[start:stop], at - start
+            if stop >= len(text):
+                return
+            at, end = self._next(text, stop + (2 if text.startswith("\r\n", stop) else 1))
+
+    @staticmethod
+    def _each_line(text: str, regex: re.Pattern[str]) -> Iterator[tuple[int, str, int]]:
+        for number, line in enumerate(line_contents(text), start=1):
+            found = regex.search(line)
+            if found is not None:
+                yield number, line, found.start()
+
+
+def _line_start(text: str, at: int, has_cr: bool) -> int:
+    start = text.rfind("\n", 0, at) + 1
+    if has_cr:
+        start = max(start, text.rfind("\r", start, at) + 1)
+    return start
+
+
+def _line_end(text: str, at: int, has_cr: bool) -> int:
+    stop = text.find("\n", at)
+    stop = len(text) if stop < 0 else stop
+    if has_cr:
+        cr = text.find("\r", at, stop)
+        stop = stop if cr < 0 else cr
+    return stop
+
+
+def shown(line: str, at: int) -> str:
+    """The line cut to SHOWN_LINE_CHARS around the match at `at`."""
+    if len(line) <= SHOWN_LINE_CHARS:
+        return line
+    begin = max(0, min(at - _LEAD_CHARS, len(line) - SHOWN_LINE_CHARS))
+    end = begin + SHOWN_LINE_CHARS
+    return ("…" if begin else "") + line[begin:end] + ("…" if end < len(line) else "")
+
+
+def answer(hits: list[str], total: int, pattern: str, searched: int, skipped: int) -> str:
+    """What find_in_files says: the first MAX_HITS `path:line: text` lines and how many more."""
+    where = f"{searched:,} file{'' if searched == 1 else 's'} searched"
+    if skipped:
+        where += f"; {skipped:,} not readable (binary, not UTF-8 or over maxDocumentBytes)"
+    if not hits:
+        return f"No line contains {pattern!r} ({where})."
+    head = f"{total:,} matching line{'' if total == 1 else 's'} ({where}):"
+    body = "\n".join(hits)
+    if total > len(hits):
+        body += (
+            f"\n… and {total - len(hits):,} more matching lines not shown: narrow the search "
+            "with glob or a longer pattern."
+        )
+    return f"{head}\n{body}"

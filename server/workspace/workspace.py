@@ -1,0 +1,367 @@
+"""The workspace as the model sees it: which paths it may name, the text of a file it may
+read (the editor's buffer when the file is open there, else the file on disk), and
+find_in_files. The only code that touches the file system for the model's reads.
+
+A path is refused, before any byte of it is read, when it is absolute, climbs out with `..`,
+names no workspace folder (several roots), goes through a link that leaves the roots, lies
+in `.git/`, matches `readExclude`, or is ignored by the `.gitignore` files (checked on the
+path as named and on the file a link leads to). A file is refused when it is not a regular
+file, is over `maxDocumentBytes`, holds NUL bytes or is not UTF-8. Every refusal is a
+`Refused` naming the rule, never the content.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import re
+import stat
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from pathspec import GitIgnoreSpec
+
+from complex_edit.server.workspace.rules import (
+    IgnoreRules,
+    Refused,
+    excluded_spec,
+    in_git_folder,
+)
+from complex_edit.server.workspace.search import MAX_HITS, Matcher, answer, shown
+from complex_edit.server.workspace.tree import Listed, Tree, racy
+
+NO_WORKSPACE = (
+    "No workspace folder is open, so other files cannot be read or searched: the editor "
+    "announced no workspace folder (CLI: --root; MCP: its roots). Work on this document alone."
+)
+# Contents kept between find_in_files calls of one command, at most this many bytes.
+CACHED_BYTES = 128_000_000
+
+
+@dataclass(frozen=True)
+class Located:
+    """A path the model named that passed the rules: `label` as the model names it, `path`
+    the real file (links resolved)."""
+
+    label: str
+    path: str
+
+
+@dataclass(frozen=True)
+class Opened:
+    """A file read for the model: from the editor's buffer (`version` its version) or from
+    disk (`version` None)."""
+
+    label: str
+    path: str
+    text: str
+    version: int | None
+    from_editor: bool
+
+
+@dataclass(frozen=True)
+class _Root:
+    name: str
+    path: str
+    ignore: IgnoreRules
+
+
+class Workspace:
+    """One command's view of the workspace. `roots`: (name, folder) pairs; `open_documents`:
+    the editor's buffers (text, version) by absolute path; `exclude`: the `readExclude`
+    patterns; `max_bytes`: `maxDocumentBytes`. File lists, ignore rules and contents read for
+    find_in_files are kept between calls and checked against modification times."""
+
+    def __init__(
+        self,
+        roots: Sequence[tuple[str, str]],
+        open_documents: Mapping[str, tuple[str, int | None]],
+        exclude: Sequence[str],
+        max_bytes: int,
+    ) -> None:
+        self._roots = tuple(
+            _Root(name, real, IgnoreRules(real))
+            for name, folder in roots
+            if os.path.isdir(real := os.path.realpath(folder))
+        )
+        self._open = {os.path.realpath(path): document for path, document in open_documents.items()}
+        self._exclude = excluded_spec(exclude)
+        self._max_bytes = max_bytes
+        self._trees = [
+            Tree(root.path, root.ignore, self._exclude, self._target_allowed)
+            for root in self._roots
+        ]
+        self._contents: dict[str, tuple[int, int, str | None]] = {}
+        self._cached = 0
+
+    @property
+    def has_roots(self) -> bool:
+        return bool(self._roots)
+
+    def label_of(self, path: str) -> str | None:
+        """How the model names the file at `path`, when it lies in a root."""
+        real = os.path.realpath(path)
+        for root in self._roots:
+            rel = _relative(real, root.path)
+            if rel is not None:
+                return self._label(root, rel)
+        return None
+
+    def locate(self, path: str) -> Located:
+        """The file the model's `path` names, when every rule allows it; raises Refused."""
+        if not self._roots:
+            raise Refused(NO_WORKSPACE)
+        root, rel = self._split(path)
+        label = self._label(root, rel)
+        self._check(root, rel, label)
+        real = os.path.realpath(os.path.join(root.path, rel))
+        for owner in self._roots:
+            real_rel = _relative(real, owner.path)
+            if real_rel is not None:
+                if real_rel:
+                    self._check(owner, real_rel, f"{label} (a link to {real_rel})")
+                return Located(label, real)
+        raise Refused(
+            f"{label} goes through a link that leaves the workspace; only files inside the "
+            "workspace folders can be read."
+        )
+
+    def read(self, path: str) -> Opened:
+        """The text of the file `path` names (see `locate`); raises Refused."""
+        located = self.locate(path)
+        label = located.label
+        document = self._open.get(located.path)
+        if document is not None:
+            text, version = document
+            if len(text.encode("utf-8", "surrogatepass")) > self._max_bytes:
+                raise _too_large(label, self._max_bytes)
+            if "\x00" in text:
+                raise _binary(label)
+            return Opened(label, located.path, text, version, True)
+        try:
+            info = os.stat(located.path)
+        except OSError:
+            raise Refused(
+                f"{label} does not exist. find_in_files finds files by what they hold."
+            ) from None
+        if stat.S_ISDIR(info.st_mode):
+            raise Refused(f"{label} is a folder; name a file inside it.")
+        if not stat.S_ISREG(info.st_mode):
+            raise Refused(f"{label} is not a regular file; it is not read.")
+        if info.st_size > self._max_bytes:
+            raise _too_large(label, self._max_bytes)
+        try:
+            read = _read_regular(located.path, self._max_bytes)
+        except OSError as exc:
+            raise Refused(f"{label} cannot be read: {exc.strerror}.") from None
+        if read is None:
+            raise Refused(
+                f"{label} changed while it was read (it grew past maxDocumentBytes or is no "
+                "longer a regular file); it is not read."
+            )
+        return Opened(label, located.path, _decoded(read[0], label), None, False)
+
+    def find(
+        self,
+        pattern: str,
+        glob: str | None = None,
+        regex: bool = False,
+        current: Mapping[str, str] | None = None,
+    ) -> str:
+        """find_in_files: the lines of the readable files that hold `pattern`, as
+        `path:line: text` in path order (at most MAX_HITS, then how many more). `current`:
+        texts that stand for a file's (the session's working texts), by real path."""
+        if not self._roots:
+            raise Refused(NO_WORKSPACE)
+        matcher = _matcher(pattern, regex)
+        only = _glob(glob)
+        overlay = current or {}
+        hits: list[str] = []
+        total = searched = skipped = 0
+        for label, listed in self._listing():
+            if only is not None and not only.match_file(label):
+                continue
+            text = overlay.get(listed.path)
+            if text is None:
+                document = self._open.get(listed.path)
+                text = document[0] if document is not None else None
+            if text is None:
+                text = self._text(listed)
+            if text is None:
+                skipped += 1
+                continue
+            searched += 1
+            for number, line, at in matcher.lines(text):
+                total += 1
+                if len(hits) < MAX_HITS:
+                    hits.append(f"{label}:{number}: {shown(line, at)}")
+        return answer(hits, total, pattern, searched, skipped)
+
+    def _listing(self) -> list[tuple[str, Listed]]:
+        listing = [
+            (self._label(root, listed.rel), listed)
+            for root, tree in zip(self._roots, self._trees, strict=True)
+            for listed in tree.files()
+        ]
+        if len(self._roots) > 1:
+            listing.sort(key=lambda item: item[0])
+        return listing
+
+    def _text(self, listed: Listed) -> str | None:
+        """The file's text, None when it cannot be searched (gone, not a regular file, over
+        maxDocumentBytes, binary, not UTF-8). Kept, up to CACHED_BYTES, while the file's time
+        and size stay, unless it changed too recently for the next change to show."""
+        cached = self._contents.get(listed.path)
+        if cached is not None:
+            try:
+                info = os.stat(listed.path)
+            except OSError:
+                return None
+            if cached[:2] == (info.st_mtime_ns, info.st_size):
+                return cached[2]
+            del self._contents[listed.path]
+            self._cached -= cached[1]
+        try:
+            read = _read_regular(listed.path, self._max_bytes)
+        except OSError:
+            return None
+        if read is None:
+            return None
+        data, info = read
+        text = _text_of(data)
+        if self._cached + len(data) <= CACHED_BYTES and not racy(info.st_mtime_ns, time.time_ns()):
+            self._contents[listed.path] = (info.st_mtime_ns, info.st_size, text)
+            self._cached += info.st_size
+        return text
+
+    def _split(self, path: str) -> tuple[_Root, str]:
+        """The root and the relative path (normalized, forward slashes) `path` names."""
+        if not path or "\x00" in path:
+            raise Refused("The path is empty or holds a NUL character.")
+        if path.startswith(("/", "\\", "~")) or re.match(r"[A-Za-z]:", path):
+            raise Refused(
+                f"{path} is absolute; name files relative to the workspace folder "
+                f"({self._example()})."
+            )
+        normal = posixpath.normpath(path.replace("\\", "/"))
+        if normal == ".." or normal.startswith("../"):
+            raise Refused(f"{path} leaves the workspace; only files inside it can be read.")
+        if len(self._roots) == 1:
+            root, rel = self._roots[0], normal
+        else:
+            name, _, rel = normal.partition("/")
+            matching = [root for root in self._roots if root.name == name]
+            if not matching:
+                names = ", ".join(root.name for root in self._roots)
+                raise Refused(
+                    f"{path} names no workspace folder: with several folders, a path starts "
+                    f"with the folder's name ({names})."
+                )
+            root = matching[0]
+        if rel in ("", "."):
+            raise Refused(f"{path} is a workspace folder; name a file inside it.")
+        return root, rel
+
+    def _check(self, root: _Root, rel: str, label: str) -> None:
+        if in_git_folder(rel):
+            raise Refused(f"{label} is inside .git/, which is never read.")
+        if self._exclude.matches(rel):
+            raise Refused(
+                f"{label} matches the setting readExclude (secrets such as .env files and "
+                "keys); it is never read."
+            )
+        if root.ignore.ignored(rel):
+            raise Refused(f"{label} is ignored by the workspace's .gitignore; it is not read.")
+
+    def _target_allowed(self, real: str) -> bool:
+        for root in self._roots:
+            rel = _relative(real, root.path)
+            if rel:
+                return not (
+                    in_git_folder(rel) or self._exclude.matches(rel) or root.ignore.ignored(rel)
+                )
+        return False
+
+    def _label(self, root: _Root, rel: str) -> str:
+        return rel if len(self._roots) == 1 else f"{root.name}/{rel}"
+
+    def _example(self) -> str:
+        return "src/app.py" if len(self._roots) == 1 else f"{self._roots[0].name}/src/app.py"
+
+
+def _relative(real: str, folder: str) -> str | None:
+    """`real` relative to `folder` with forward slashes ("" for the folder itself), or None
+    when it is not inside."""
+    if real == folder:
+        return ""
+    if real.startswith(folder.rstrip(os.sep) + os.sep):
+        return real[len(folder.rstrip(os.sep)) + 1 :].replace(os.sep, "/")
+    return None
+
+
+def _read_regular(path: str, limit: int) -> tuple[bytes, os.stat_result] | None:
+    """The bytes of the regular file at `path` and its stat, None when it is not a regular
+    file (any more) or holds more than `limit` bytes. Opened without blocking: a file replaced
+    by a pipe since it was listed cannot hang the search."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
+            return None
+        chunks: list[bytes] = []
+        total = 0
+        want = info.st_size + 1
+        while chunk := os.read(fd, want):
+            chunks.append(chunk)
+            total += len(chunk)
+            if total > limit:
+                return None
+            want = 1 << 20
+        return b"".join(chunks), info
+    finally:
+        os.close(fd)
+
+
+def _matcher(pattern: str, regex: bool) -> Matcher:
+    if not pattern:
+        raise Refused("pattern is empty; give the text to look for.")
+    if "\n" in pattern or "\r" in pattern:
+        raise Refused("pattern holds a line break; find_in_files matches within one line.")
+    try:
+        return Matcher.of(pattern, regex)
+    except re.error as exc:
+        raise Refused(f"pattern is not a valid regular expression: {exc}.") from None
+
+
+def _glob(glob: str | None) -> GitIgnoreSpec | None:
+    if glob is None or not glob.strip():
+        return None
+    return GitIgnoreSpec.from_lines([glob.strip()])
+
+
+def _text_of(data: bytes) -> str | None:
+    """The UTF-8 text `data` holds, None for binary (NUL bytes) or other encodings."""
+    if b"\x00" in data:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def _decoded(data: bytes, label: str) -> str:
+    if b"\x00" in data:
+        raise _binary(label)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise Refused(f"{label} is not UTF-8 text; it is not read.") from None
+
+
+def _binary(label: str) -> Refused:
+    return Refused(f"{label} looks binary (it holds NUL bytes); it is not read.")
+
+
+def _too_large(label: str, limit: int) -> Refused:
+    return Refused(f"{label} is over {limit:,} bytes (setting maxDocumentBytes); it is not read.")
