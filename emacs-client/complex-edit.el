@@ -40,7 +40,7 @@ Emacs starts it as \"EXECUTABLE lsp\"."
 
 (defcustom complex-edit-settings nil
   "Server settings sent as LSP initializationOptions, a plist.
-For example (:model \"gemini-3.7-flash\" :maxTurns 8).  The names are the
+For example (:thinkingLevel \"low\" :maxTurns 8).  The names are the
 contract's: model, thinkingLevel, maxTurns, temperature, requestTimeoutSeconds,
 maxDocumentBytes, baseUrl, provider, review, validate."
   :type '(plist :key-type symbol :value-type sexp))

@@ -50,6 +50,7 @@ def _parser() -> argparse.ArgumentParser:
     _add_mcp_parser(commands)
     _add_eval_parser(commands)
     _add_try_parser(commands)
+    _add_doctor_parser(commands)
     return parser
 
 
@@ -220,6 +221,19 @@ def _add_mcp_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser
     _add_setting_flags(mcp)
 
 
+def _add_doctor_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    doctor = commands.add_parser(
+        "doctor",
+        help="show what the server would use: provider, model, key, base URL, settings",
+        description="What an edit would use: version, provider, the model and its rules, "
+        "whether a key is present (never the key), the base URL, every setting with the layer "
+        "it came from, the syntax languages. Exit status: 0 when no check is a problem, 1 when "
+        "one is (WARN or ERROR: an ERROR makes every edit fail with reason config).",
+    )
+    doctor.add_argument("--json", action="store_true", help="print the report as JSON")
+    _add_setting_flags(doctor)
+
+
 def configure_logging(level: str, *, lines: bool = False) -> None:
     """The process's log on stderr: timestamped records for the servers, or with `lines`
     (`edit`) lines like the command's own ("complex-edit: ..."), the Python warnings an SDK
@@ -280,6 +294,20 @@ def _run_mcp(args: argparse.Namespace) -> int:
     return serve(args.root, setting_overrides(args))
 
 
+def _run_doctor(args: argparse.Namespace) -> int:
+    import json
+    import os
+
+    from complex_edit.server.doctor import examine, render
+
+    doctor = examine(os.environ, setting_overrides(args))
+    if args.json:
+        sys.stdout.write(json.dumps(doctor.to_wire(), ensure_ascii=False, indent=2) + "\n")
+    else:
+        sys.stdout.write(render(doctor))
+    return 0 if doctor.ok else 1
+
+
 # The modules each command needs, loaded while Ctrl-C is deferred (`_ctrl_c_deferred`).
 _COMMAND_MODULES: dict[str, tuple[str, ...]] = {
     "lsp": ("complex_edit.server.lsp.handlers", "complex_edit.server.lsp.log"),
@@ -287,6 +315,7 @@ _COMMAND_MODULES: dict[str, tuple[str, ...]] = {
     "mcp": ("complex_edit.server.mcp.main",),
     "eval": ("complex_edit.server.eval.cli",),
     "try": ("complex_edit.server.demo.run",),
+    "doctor": ("complex_edit.server.doctor",),
 }
 
 
@@ -315,6 +344,8 @@ def _dispatch(argv: list[str]) -> int:
         return _run_edit(args)
     if args.command == "mcp":
         return _run_mcp(args)
+    if args.command == "doctor":
+        return _run_doctor(args)
     if args.command == "eval":
         from complex_edit.server.eval.cli import run as run_eval
 

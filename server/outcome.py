@@ -29,6 +29,9 @@ Reason = Literal[
     "config",
 ]
 
+# A Gemini key an editor hands over from its own secret storage (VS Code's "Set Gemini API Key"):
+# it wins over the environment's, so the editor needs to know no provider's variables.
+STORED_KEY = "COMPLEX_EDIT_STORED_KEY"
 # Each reason in a few words, for a person reading a failure ("Complex Edit failed — the turn
 # limit was reached: ..."); clients take them from the generated protocol (docs/protocol.md).
 REASON_TEXTS: Mapping[Reason, str] = {
@@ -60,7 +63,7 @@ REASON_REMEDIES: Mapping[Reason, Remedy] = {
 # The environment variables that may hold a model credential, by provider. Text shown to users
 # is scrubbed of all of them, whichever provider is in use.
 CREDENTIALS: Mapping[str, tuple[str, ...]] = {
-    "gemini": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
+    "gemini": ("GEMINI_API_KEY", "GOOGLE_API_KEY", STORED_KEY),
     "openai": ("OPENAI_API_KEY",),
     "anthropic": ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"),
 }

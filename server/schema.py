@@ -24,6 +24,7 @@ from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 
 from complex_edit.edit_tools.registry import Toolbox
+from complex_edit.server.doctor import Doctor
 from complex_edit.server.lsp.arguments import PerformArgs, ReviewArgs
 from complex_edit.server.lsp.command import DOCUMENT_NOT_OPEN
 from complex_edit.server.lsp.notifications import PreviewParams
@@ -40,6 +41,7 @@ DEFINITIONS: tuple[tuple[type[BaseModel], Mode], ...] = (
     (EditResult, "serialization"),
     (PreviewParams, "serialization"),
     (Settings, "validation"),
+    (Doctor, "serialization"),
 )
 SENT_MODE: Mode = "serialization"
 # The `data.code` of the JSON-RPC errors the server answers with.

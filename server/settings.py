@@ -167,21 +167,53 @@ class Settings(BaseModel):
         A layer is a `SettingsLayer` (its values are reported with their origin) or a plain
         mapping. Raises SettingsError naming each bad setting and where its value came from.
         """
-        merged: dict[str, Any] = {}
-        origins: dict[str, str] = {}
-        for layer in (SettingsLayer.environment(env), *layers):
-            if not layer:
-                continue
-            named = layer if isinstance(layer, SettingsLayer) else SettingsLayer(layer)
-            for key, value in named.items():
-                field = _field_name(key)
-                if field is not None and value is not None:
-                    merged[field] = value
-                    origins[field] = named.origin(key)
+        return cls.traced(env, *layers)[0]
+
+    @classmethod
+    def traced(
+        cls, env: Mapping[str, str], *layers: Mapping[str, Any] | None
+    ) -> tuple[Settings, dict[str, str]]:
+        """`from_layers`, and where each setting that is not at its default came from (by
+        field name: `COMPLEX_EDIT_MODEL`, `initializationOptions complexEdit.model`, ...)."""
+        merged, origins = _merge(env, layers)
         try:
-            return cls.model_validate(merged)
+            return cls.model_validate(merged), origins
         except ValidationError as exc:
             raise SettingsError(_describe(exc, origins)) from None
+
+    @classmethod
+    def traced_leniently(
+        cls, env: Mapping[str, str], *layers: Mapping[str, Any] | None
+    ) -> tuple[Settings, dict[str, str], str | None]:
+        """`traced` for a report: instead of raising, the settings with every bad value left
+        at its default, and the SettingsError's text (None when every value was good)."""
+        merged, origins = _merge(env, layers)
+        try:
+            return cls.model_validate(merged), origins, None
+        except ValidationError as exc:
+            problem = str(SettingsError(_describe(exc, origins)))
+            bad = {_field_name(str(error["loc"][0])) for error in exc.errors() if error["loc"]}
+            kept = {field: value for field, value in merged.items() if field not in bad}
+            good = {field: origin for field, origin in origins.items() if field not in bad}
+            return cls.model_validate(kept), good, problem
+
+
+def _merge(
+    env: Mapping[str, str], layers: tuple[Mapping[str, Any] | None, ...]
+) -> tuple[dict[str, Any], dict[str, str]]:
+    """The values of the environment and `layers`, later layers winning, and their origins."""
+    merged: dict[str, Any] = {}
+    origins: dict[str, str] = {}
+    for layer in (SettingsLayer.environment(env), *layers):
+        if not layer:
+            continue
+        named = layer if isinstance(layer, SettingsLayer) else SettingsLayer(layer)
+        for key, value in named.items():
+            field = _field_name(key)
+            if field is not None and value is not None:
+                merged[field] = value
+                origins[field] = named.origin(key)
+    return merged, origins
 
 
 def _is_http_url(url: str) -> bool:

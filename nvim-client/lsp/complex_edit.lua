@@ -8,8 +8,9 @@
 --- Install the server (Python 3.11+) so that `complex-edit` is on your PATH, and give it a key:
 --- ```sh
 --- pipx install /path/to/complex-edit     # or: pip install -e . in a venv (see below)
---- export GEMINI_API_KEY=...              # or GOOGLE_API_KEY; read by the server, never sent here
+--- complex-edit doctor                    # the key it reads (never shown), the model, settings
 --- ```
+--- The key goes in the server's environment (docs/providers.md names each provider's variables).
 --- A venv's `complex-edit` is on PATH only while the venv is activated: otherwise set
 --- `vim.g.complex_edit_cmd = '/path/to/complex-edit/.venv/bin/complex-edit'`.
 ---
@@ -27,7 +28,7 @@
 --- `workspace/configuration` on every command:
 --- ```lua
 --- vim.lsp.config('complex_edit', {
----   settings = { complexEdit = { model = 'gemini-2.5-pro', maxTurns = 12 } },
+---   settings = { complexEdit = { thinkingLevel = 'high', maxTurns = 12 } },
 --- })
 --- ```
 ---

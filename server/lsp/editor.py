@@ -189,7 +189,7 @@ class LspEditor:
     def encoding(self) -> Encoding:
         return self._ls.documents.encoding
 
-    async def settings_layers(self, uri: str) -> list[Mapping[str, Any] | None]:
+    async def settings_layers(self, uri: str | None) -> list[Mapping[str, Any] | None]:
         layers: list[Mapping[str, Any] | None] = [
             SettingsLayer.client("initializationOptions", self._ls.init_options),
             SettingsLayer.client("workspace/didChangeConfiguration", self._ls.pushed_settings),

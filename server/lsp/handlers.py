@@ -17,6 +17,7 @@ from complex_edit.server.lsp.server import ComplexEditServer
 from complex_edit.server.session.process import SessionProcess
 
 COMMAND = "performComplexEdit"
+DOCTOR_COMMAND = "complexEdit.doctor"
 REVIEW_COMMAND = "complexEdit.applyReview"
 # Not part of the contract: a diagnostics request for soak tests and benchmarks (see `stats`).
 STATS_METHOD = "complexEdit/_stats"
@@ -33,6 +34,7 @@ def build_server(
     ls.feature(types.INITIALIZED)(initialized)
     ls.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)(configuration)
     ls.command(COMMAND)(perform_complex_edit)
+    ls.command(DOCTOR_COMMAND)(doctor)
     ls.command(REVIEW_COMMAND)(apply_review)
     ls.feature(STATS_METHOD)(stats)
     return ls
@@ -68,6 +70,22 @@ async def perform_complex_edit(ls: ComplexEditServer, *raw: Any) -> dict[str, An
     from complex_edit.server.lsp.command import EditCommand
 
     return await EditCommand.answer(ls, raw)
+
+
+async def doctor(ls: ComplexEditServer, *raw: Any) -> dict[str, Any]:
+    """`complexEdit.doctor`: what `complex-edit doctor --json` answers, with the settings this
+    client gives (optional argument `{textDocument: {uri}}`: the scope of its configuration)."""
+    from complex_edit.server.doctor import examine
+    from complex_edit.server.lsp.editor import LspEditor
+
+    layers = await LspEditor(ls).settings_layers(_scope(raw))
+    return examine(ls.env, *layers).to_wire()
+
+
+def _scope(raw: tuple[Any, ...]) -> str | None:
+    document = raw[0].get("textDocument") if raw and isinstance(raw[0], Mapping) else None
+    uri = document.get("uri") if isinstance(document, Mapping) else None
+    return uri if isinstance(uri, str) else None
 
 
 async def apply_review(ls: ComplexEditServer, *raw: Any) -> dict[str, Any]:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from complex_edit.server.outcome import CREDENTIALS, Reason, RunError, scrub
 from complex_edit.server.providers._retry import readable, retry_after_seconds, service_host
+from complex_edit.server.providers.access import ACCESS, key_status
 from complex_edit.server.providers.anthropic_turn import TurnAssembly
 from complex_edit.server.providers.base import (
     PLACEHOLDER_KEY,
@@ -35,8 +36,8 @@ if TYPE_CHECKING:
     from anthropic.types import RawMessageStreamEvent
 
 KEY_VARIABLES = CREDENTIALS["anthropic"]
-BASE_URL_VARIABLE = "ANTHROPIC_BASE_URL"
-DEFAULT_MODEL = "claude-sonnet-4-6"
+BASE_URL_VARIABLE = ACCESS["anthropic"].base_url_variable
+DEFAULT_MODEL = ACCESS["anthropic"].default_model
 INSTALL_HINT = "pip install 'complex-edit[anthropic]'"
 DEFAULT_HOST = "api.anthropic.com"
 # The Messages API needs an output budget. 8192 tokens is accepted by every current Claude model
@@ -67,7 +68,7 @@ class AnthropicProvider:
         base_url = request.settings.base_url or self._env.get(BASE_URL_VARIABLE) or None
         api_key = self._env.get("ANTHROPIC_API_KEY") or None
         token = None if api_key else self._env.get("ANTHROPIC_AUTH_TOKEN") or None
-        if api_key is None and token is None and base_url is None:
+        if key_status("anthropic", self._env, base_url).missing:
             raise RunError(
                 "config",
                 "No Anthropic API key is configured. Set ANTHROPIC_API_KEY in the environment "

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from complex_edit.server.outcome import CREDENTIALS, Reason, RunError, scrub
 from complex_edit.server.providers._retry import readable, service_host
+from complex_edit.server.providers.access import ACCESS, base_url, key_status, uses_vertex
 from complex_edit.server.providers.base import PLACEHOLDER_KEY, ConversationRequest, ToolResult
 from complex_edit.server.providers.conversation import (
     StatusAnswer,
@@ -34,21 +35,15 @@ if TYPE_CHECKING:
 log = logging.getLogger("complex_edit.providers.gemini")
 
 KEY_VARIABLES = CREDENTIALS["gemini"]
-BASE_URL_VARIABLE = "GOOGLE_GEMINI_BASE_URL"
+BASE_URL_VARIABLE = ACCESS["gemini"].base_url_variable
 DEFAULT_HOST = "generativelanguage.googleapis.com"
 TOO_LARGE_HINTS = ("token count", "too large", "too long", "exceeds the maximum", "payload size")
 
 
-def api_key_configured(env: Mapping[str, str]) -> bool:
-    if any(env.get(name) for name in KEY_VARIABLES):
-        return True
-    return env.get("GOOGLE_GENAI_USE_VERTEXAI", "").lower() in ("1", "true", "yes")
-
-
 def key_in_use(env: Mapping[str, str]) -> str | None:
-    """The name of the variable whose key the SDK would pick (GOOGLE_API_KEY wins), or None
-    for Vertex AI."""
-    return next((name for name in ("GOOGLE_API_KEY", "GEMINI_API_KEY") if env.get(name)), None)
+    """The name of the variable whose key is used (an editor's stored key, else the SDK's
+    rule: GOOGLE_API_KEY wins), or None for Vertex AI."""
+    return key_status("gemini", env, None).variable
 
 
 def _api_key(env: Mapping[str, str]) -> str | None:
@@ -71,8 +66,9 @@ class GeminiProvider:
         parameters = parameters_for(request.settings, request.settings.model)
         for note in parameters.notes:
             log.warning("%s", note)
-        keyless = not api_key_configured(self._env)
-        if keyless and not (request.settings.base_url or self._env.get(BASE_URL_VARIABLE)):
+        url = base_url("gemini", request.settings.base_url, self._env)
+        status = key_status("gemini", self._env, url)
+        if status.missing:
             raise RunError(
                 "config",
                 "No Gemini API key is configured. Set GEMINI_API_KEY (or GOOGLE_API_KEY) in the "
@@ -82,18 +78,22 @@ class GeminiProvider:
                 "needs no key.",
             )
         self._tell_key()
+        keyless = status.variable is None and not status.vertex
         client = self._client(request.settings.base_url, keyless=keyless)
         return GeminiConversation(client, request, parameters, self._env, keyless=keyless)
 
     def _tell_key(self) -> None:
-        """Both key variables set: say which one is used (its name, never its value), once."""
-        if self._told_key or not all(self._env.get(name) for name in KEY_VARIABLES):
+        """Several key variables set: say which one is used (its name, never its value), once."""
+        status = key_status("gemini", self._env, None)
+        if self._told_key or not status.ignored:
             return
         self._told_key = True
-        used = key_in_use(self._env)
-        other = next(name for name in KEY_VARIABLES if name != used)
+        both = [name for name in KEY_VARIABLES if self._env.get(name)]
         log.warning(
-            "Both GEMINI_API_KEY and GOOGLE_API_KEY are set; using %s (%s is ignored).", used, other
+            "Both %s are set; using %s (%s is ignored).",
+            " and ".join(both),
+            status.variable,
+            ", ".join(status.ignored),
         )
 
     def _client(self, base_url: str | None, *, keyless: bool) -> genai.Client:
@@ -246,10 +246,9 @@ class GeminiConversation(StreamedConversation["types.Content", "types.Part"]):
 
 
 def _host(settings: Settings, env: Mapping[str, str]) -> str:
-    vertex = env.get("GOOGLE_GENAI_USE_VERTEXAI", "").lower() in ("1", "true", "yes")
-    variable = "GOOGLE_VERTEX_BASE_URL" if vertex else BASE_URL_VARIABLE
-    base_url = settings.base_url or env.get(variable)
-    return service_host(base_url, "Vertex AI" if vertex else DEFAULT_HOST)
+    vertex = uses_vertex("gemini", env)
+    url = base_url("gemini", settings.base_url, env)
+    return service_host(url, "Vertex AI" if vertex else DEFAULT_HOST)
 
 
 def _thinking(parameters: ModelParameters) -> types.ThinkingConfig | None:

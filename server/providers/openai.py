@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from complex_edit.server.outcome import CREDENTIALS, RunError, scrub
 from complex_edit.server.providers._retry import readable, retry_after_seconds, service_host
+from complex_edit.server.providers.access import ACCESS, key_status
 from complex_edit.server.providers.base import (
     PLACEHOLDER_KEY,
     ConversationRequest,
@@ -35,8 +36,8 @@ if TYPE_CHECKING:
     from openai.types.chat import ChatCompletionChunk
 
 KEY_VARIABLES = CREDENTIALS["openai"]
-BASE_URL_VARIABLE = "OPENAI_BASE_URL"
-DEFAULT_MODEL = "gpt-5.4-mini"
+BASE_URL_VARIABLE = ACCESS["openai"].base_url_variable
+DEFAULT_MODEL = ACCESS["openai"].default_model
 INSTALL_HINT = "pip install 'complex-edit[openai]'"
 DEFAULT_HOST = "api.openai.com"
 # Error codes and message fragments that mean "the prompt does not fit the context window",
@@ -69,7 +70,7 @@ class OpenAIProvider:
     def open(self, request: ConversationRequest) -> OpenAIConversation:
         base_url = request.settings.base_url or self._env.get(BASE_URL_VARIABLE) or None
         key = self._env.get("OPENAI_API_KEY") or None
-        if key is None and base_url is None:
+        if key_status("openai", self._env, base_url).missing:
             raise RunError(
                 "config",
                 "No OpenAI API key is configured. Set OPENAI_API_KEY in the environment of the "

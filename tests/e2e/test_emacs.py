@@ -424,21 +424,54 @@ def test_the_doctor_checks_the_executable_the_key_and_the_server(
     assert any(
         level == "ok" and text.startswith("Version: complex-edit") for level, text, *_ in good
     )
+    # No server attached: the key checks are those of `complex-edit doctor`, run by Emacs.
+    assert any(level == "info" and "No server attached" in text for level, text, *_ in good)
     assert ["ok", "API key set: GEMINI_API_KEY"] in good, good
     assert any(level == "warn" and "No complex-edit server" in text for level, text, *_ in good)
     assert TEST_KEY not in json.dumps(good)
 
     del env["GEMINI_API_KEY"]
-    bad = doctor(emacs, str(tmp_path / "no-such-complex-edit"), env)
+    keyless = doctor(emacs, str(server_executable()), env)
 
-    assert any(level == "error" and "not an executable" in text for level, text, *_ in bad), bad
-    assert any(level == "warn" and text.startswith("No API key") for level, text, *_ in bad), bad
+    assert any(level == "warn" and text.startswith("No API key") for level, text, *_ in keyless)
 
     env["GOOGLE_GEMINI_BASE_URL"] = "http://127.0.0.1:9"  # a local proxy: no key needed
     proxied = doctor(emacs, str(server_executable()), env)
 
-    assert ["info", "No GEMINI_API_KEY: not needed with a base URL"] in proxied, proxied
+    assert any(
+        level == "info" and text.startswith("No GEMINI_API_KEY: not needed with a base URL")
+        for level, text, *_ in proxied
+    ), proxied
     assert not any(level == "warn" and "API key" in text for level, text, *_ in proxied), proxied
+    del env["GOOGLE_GEMINI_BASE_URL"]
+
+    bad = doctor(emacs, str(tmp_path / "no-such-complex-edit"), env)
+
+    assert any(level == "error" and "not an executable" in text for level, text, *_ in bad), bad
+    assert ["warn", "No report from the server", "Run `complex-edit doctor' in a terminal."] in bad
+
+
+@pytest.mark.parametrize("backend", ["eglot", "lsp-mode"])
+def test_the_doctor_shows_the_report_of_the_buffers_server(
+    start: Start, backend: str, request: pytest.FixtureRequest
+) -> None:
+    """With a server attached, the checks of what an edit would use come from the server
+    itself (complexEdit.doctor), not from tables in the client."""
+    if backend == "lsp-mode":
+        request.getfixturevalue("lsp_mode")
+    emacs = start(b"x = 1\n", backend=backend)
+
+    emacs.command("ce-test-doctor")
+    checks = emacs.wait_event("doctor")["checks"]
+
+    assert ["ok", f"Server running for this buffer through {backend}"] in checks, checks
+    assert not any("No server attached" in text for _, text, *_ in checks), checks
+    texts = [text for _, text, *_ in checks]
+    assert any(text.startswith("Server: complex-edit ") for text in texts), checks
+    assert "GOOGLE_GEMINI_BASE_URL is set: requests go to a custom endpoint" in texts, checks
+    assert ["ok", "API key set: GEMINI_API_KEY"] in checks, checks
+    assert "Model: gemini-3.8-flash (default)" in texts, checks
+    assert TEST_KEY not in json.dumps(checks)
 
 
 # --- the package's own ERT tests (review, positions; no server) -------------------------------

@@ -351,11 +351,19 @@ def test_checkhealth_reports_command_key_presence_and_version(
     assert "ERROR" not in with_key, with_key
     assert "WARNING" not in with_key, with_key
     assert "OK API key set" not in without_key, without_key
+    # A base URL (a local proxy; `complex-edit try`) makes the key optional: the server says so.
     assert "No GEMINI_API_KEY: not needed with a base URL" in without_key, without_key
     assert "WARNING" not in without_key, without_key
     without_either = "\n".join(report["without_key_or_url"]["lines"])
     assert "WARNING No API key" in without_either, without_either
     assert "OK API key set" not in without_either, without_either
+    # The model-access lines are the server's own report (complexEdit.doctor).
+    assert "Server: complex-edit " in with_key, with_key
+    assert "Syntax check of results in " in with_key, with_key
+    detached = "\n".join(report["detached"]["lines"])
+    assert "Not attached: no server to report what it would use" in detached, detached
+    assert "run `complex-edit doctor` in a terminal" in detached, detached
+    assert "API key" not in detached, detached
 
 
 # --- the config file, and :ComplexEdit without a server ------------------------------------
@@ -404,14 +412,19 @@ def test_checkhealth_checks_the_effective_providers_key(
 ) -> None:
     path = write(tmp_path, "doc.py", ORIGINAL)
     local = {"provider": "openai", "baseUrl": "http://127.0.0.1:9/v1", "model": "qwen"}
+    # Cases without `env` share one server; each with `env` starts its own.
     cases = [
         {"name": "openai_local", "settings": local},
+        {"name": "openai_remote", "settings": {"provider": "openai"}},
+        {"name": "gemini_url_no_key", "settings": {"baseUrl": "http://127.0.0.1:9"}},
+        {"name": "unknown", "settings": {"provider": "mistral"}},
+        {"name": "invalid_level", "settings": {"thinkingLevel": "extreme"}},
+        {"name": "refused_level", "settings": {"thinkingLevel": "minimal"}},
         {
             "name": "openai_env_url",
             "settings": {"provider": "openai"},
             "env": {"OPENAI_BASE_URL": "http://127.0.0.1:9/v1"},
         },
-        {"name": "openai_remote", "settings": {"provider": "openai"}},
         {
             "name": "anthropic_env",
             "env": {"COMPLEX_EDIT_PROVIDER": "anthropic", "ANTHROPIC_API_KEY": TEST_KEY},
@@ -424,8 +437,6 @@ def test_checkhealth_checks_the_effective_providers_key(
                 "GOOGLE_CLOUD_LOCATION": "us-central1",
             },
         },
-        {"name": "gemini_url_no_key", "settings": {"baseUrl": "http://127.0.0.1:9"}},
-        {"name": "unknown", "settings": {"provider": "mistral"}},
     ]
 
     report = run_script(nvim, "health_providers", tmp_path, emulator, file=str(path), cases=cases)
@@ -435,8 +446,9 @@ def test_checkhealth_checks_the_effective_providers_key(
     assert TEST_KEY not in "".join(got.values()), explain
     # A keyless local server: no warning, and it says why no key is needed.
     openai_local = got["openai_local"]
-    assert "Provider: openai (from settings.complexEdit.provider)" in openai_local, explain
-    assert "settings.complexEdit.baseUrl is set" in openai_local, explain
+    configured = "workspace/configuration complexEdit."  # the layer, as the server names it
+    assert f"Provider: openai (from {configured}provider)" in openai_local, explain
+    assert f"{configured}baseUrl is set" in openai_local, explain
     assert "No OPENAI_API_KEY: not needed with a base URL" in openai_local, explain
     assert "WARNING" not in openai_local, explain
     assert "ERROR" not in openai_local, explain
@@ -458,7 +470,18 @@ def test_checkhealth_checks_the_effective_providers_key(
     gemini_url = got["gemini_url_no_key"]
     assert "No GEMINI_API_KEY: not needed with a base URL" in gemini_url, explain
     assert "WARNING" not in gemini_url, explain
-    assert 'ERROR Unknown provider "mistral"' in got["unknown"], explain
+    assert (
+        f"ERROR Invalid configuration: setting 'provider' ({configured}provider): Input should be "
+        "'gemini', 'openai' or 'anthropic'"
+    ) in got["unknown"], explain
+    # Issue 29 item 7: a level that is not a level is an invalid setting, not refused by a model.
+    invalid = got["invalid_level"]
+    assert f"ERROR Invalid configuration: setting 'thinkingLevel' ({configured}" in invalid
+    assert "refuse" not in invalid, explain
+    assert "Thinking level: not set" in invalid, explain
+    refused = got["refused_level"]
+    refusal = "ERROR The model gemini-3.8-flash (Gemini 3.7/3.8 Flash) refuses thinking level"
+    assert refusal in refused, explain
 
 
 LONG_ERROR = (

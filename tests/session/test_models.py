@@ -173,6 +173,21 @@ async def test_both_keys_set_names_the_one_in_use_never_a_value(
     assert emulator.requests[0].api_key == TEST_KEY
 
 
+async def test_an_editors_stored_key_wins_over_the_environments(
+    run: RunFn, emulator: GeminiEmulator, caplog: pytest.LogCaptureFixture
+) -> None:
+    """VS Code hands its stored key over as COMPLEX_EDIT_STORED_KEY, knowing no provider's
+    variables: the server uses it before GOOGLE_API_KEY and GEMINI_API_KEY."""
+    emulator.enqueue(DONE)
+    env = {"GEMINI_API_KEY": "gemini-key-value", "COMPLEX_EDIT_STORED_KEY": TEST_KEY}
+    with caplog.at_level(logging.INFO, logger="complex_edit"):
+        outcome, _ = await run(DOC, env=env)
+    assert outcome.success, outcome
+    assert emulator.requests[0].api_key == TEST_KEY
+    assert "using COMPLEX_EDIT_STORED_KEY (GEMINI_API_KEY is ignored)" in caplog.text
+    assert TEST_KEY not in caplog.text
+
+
 async def test_openai_gets_the_thinking_level_as_its_reasoning_effort(
     openai_server: OpenAIEmulator, hubs: dict[str, ProviderHub]
 ) -> None:

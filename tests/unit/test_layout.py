@@ -37,6 +37,7 @@ ALLOWED: dict[str, set[str]] = {
     "edit": {"server.outcome", "server.settings", "server.session", "server.text", "edit_tools"},
     "lsp": {
         "server",
+        "server.doctor",
         "server.outcome",
         "server.settings",
         "server.session",
@@ -64,6 +65,7 @@ ALLOWED: dict[str, set[str]] = {
     "cli_review": {"server.outcome", "server.edit", "server.text"},
     "cli": {
         "server",
+        "server.doctor",
         "server.outcome",
         "server.settings",
         "server.session.process",
@@ -90,7 +92,14 @@ ALLOWED: dict[str, set[str]] = {
         "edit_tools",
         "prompts",
     },
-    "schema": {"server.outcome", "server.settings", "server.lsp", "edit_tools"},
+    "doctor": {
+        "server",
+        "server.outcome",
+        "server.settings",
+        "server.providers",
+        "edit_tools.syntax",
+    },
+    "schema": {"server.outcome", "server.settings", "server.lsp", "server.doctor", "edit_tools"},
     "__init__": set(),
 }
 # Third-party packages that only one place may import.

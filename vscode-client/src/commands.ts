@@ -2,6 +2,7 @@
 
 import * as vscode from "vscode";
 import { ArgumentError } from "./core/arguments";
+import { doctorLines } from "./core/doctorReport";
 import { LaunchError } from "./core/launch";
 import { documentsOf, otherFilesText, plainText } from "./core/documents";
 import { type EditResult, type OtherFiles, changedLinesOf } from "./core/protocol";
@@ -212,7 +213,7 @@ export async function previewEdit(ctx: CommandContext): Promise<void> {
 export async function setApiKey(ctx: CommandContext): Promise<void> {
   const key = await vscode.window.showInputBox({
     title: "Complex Edit: Set Gemini API Key",
-    prompt: "Stored in VS Code's secret storage and given to the server as GEMINI_API_KEY. Never written to settings or logs.",
+    prompt: "Stored in VS Code's secret storage and given to the server, where it wins over a key in the environment. Never written to settings or logs.",
     password: true,
     ignoreFocusOut: true,
     placeHolder: "Gemini API key",
@@ -235,8 +236,22 @@ export async function clearApiKey(ctx: CommandContext): Promise<void> {
   await ctx.secrets.delete(API_KEY_SECRET);
   await restartForKey(ctx);
   void vscode.window.showInformationMessage(
-    "Complex Edit: the stored API key is removed; the server now uses GEMINI_API_KEY or GOOGLE_API_KEY from the environment.",
+    "Complex Edit: the stored API key is removed; the server now uses the key in its environment (`complex-edit doctor` shows which).",
   );
+}
+
+/** The server's report of what an edit would use, in the output channel. */
+export async function showServerReport(ctx: CommandContext, extensionVersion: string): Promise<void> {
+  let report: unknown;
+  let failure: string | undefined;
+  try {
+    report = await ctx.server.doctor(vscode.window.activeTextEditor?.document.uri);
+  } catch (error) {
+    failure = error instanceof Error ? error.message : String(error);
+  }
+  const lines = doctorLines({ extensionVersion, command: ctx.server.launched }, report, failure);
+  ctx.server.output.appendLine(`[doctor] ${lines.join("\n[doctor] ")}`);
+  ctx.server.output.show(true);
 }
 
 export async function restartServer(ctx: CommandContext): Promise<void> {

@@ -12,6 +12,7 @@ import {
   previewEdit,
   restartServer,
   setApiKey,
+  showServerReport,
 } from "./commands";
 import { OPEN_FILE_COMMAND } from "./core/documents";
 import { LaunchError } from "./core/launch";
@@ -60,6 +61,9 @@ export function activate(context: vscode.ExtensionContext): void {
     command("complexEdit.clearApiKey", () => clearApiKey(ctx)),
     command("complexEdit.restartServer", () => restartServer(ctx)),
     command("complexEdit.showLog", () => output.show(true)),
+    command("complexEdit.showServerReport", () =>
+      showServerReport(ctx, (context.extension.packageJSON as { version?: string }).version ?? "unknown"),
+    ),
     registerTool(server),
   );
   // Start now so documents already open reach the server; a missing server is reported

@@ -13,6 +13,7 @@ import {
 } from "vscode-languageclient";
 import { LanguageClient, type ServerOptions } from "vscode-languageclient/node";
 import { type ArgumentInput, buildArguments } from "./core/arguments";
+import { DOCTOR_COMMAND } from "./core/doctorReport";
 import { type Launch, LaunchError, findOnPath, resolveLaunch, serverEnvironment } from "./core/launch";
 import { COMMAND, type EditResult, REQUEST_CANCELLED, asEditResult, isDocumentNotOpen } from "./core/protocol";
 import { errorCode } from "./core/render";
@@ -73,6 +74,8 @@ export class ComplexEditServer implements vscode.Disposable {
   /** The stored key the running server was given (undefined: none, it uses the environment). */
   private keyInUse: string | undefined;
   private keyCheck: Promise<void> = Promise.resolve();
+  /** The command line of the last server started, for the report. */
+  launched: string | undefined;
 
   constructor(
     private readonly secrets: vscode.SecretStorage,
@@ -178,6 +181,7 @@ export class ComplexEditServer implements vscode.Disposable {
     const launch = await this.launch();
     const apiKey = await this.secrets.get(API_KEY_SECRET);
     this.keyInUse = apiKey;
+    this.launched = [launch.command, ...launch.args].join(" ");
     this.output.appendLine(
       `[client] starting ${launch.command} ${launch.args.join(" ")} in ${launch.cwd ?? "the current directory"} (from ${launch.source}; API key from ${
         apiKey !== undefined ? "VS Code's secret storage" : "the environment"
@@ -257,6 +261,13 @@ export class ComplexEditServer implements vscode.Disposable {
    * Runs `performComplexEdit`. Cancelling `token` sends `$/cancelRequest`; the promise then
    * rejects with the server's RequestCancelled error.
    */
+  /** The server's report (`complexEdit.doctor`) with this window's settings; starts the server if needed. */
+  async doctor(document: vscode.Uri | undefined): Promise<unknown> {
+    const client = await this.ensureStarted();
+    const scope = document === undefined ? [] : [{ textDocument: { uri: client.code2ProtocolConverter.asUri(document) } }];
+    return client.sendRequest(ExecuteCommandRequest.type, { command: DOCTOR_COMMAND, arguments: scope });
+  }
+
   async perform(request: EditRequest, token?: vscode.CancellationToken): Promise<EditResult> {
     const client = await this.ensureStarted();
     const what = request.document.path.split("/").pop() || request.document.toString();

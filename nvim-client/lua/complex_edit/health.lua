@@ -1,12 +1,14 @@
---- `:checkhealth complex_edit`: Neovim version, the server command, the effective provider's
---- key (present, missing, or not needed; the one in use when both Gemini keys are set), and the
---- model and thinking level in effect.
---- Never prints the value of a key or of any other environment variable.
+--- `:checkhealth complex_edit`: what only Neovim knows (its version, the plugin's commands, the
+--- server command it starts and its version, the clients attached), then the server's own
+--- report, `complexEdit.doctor` (provider, model and its rules, key present or not, settings
+--- with their layers), shown as the server words it: no provider or model table lives here.
 
 local M = {}
 
 local NAME = 'complex_edit'
 local VERSION_TIMEOUT_MS = 3000
+local DOCTOR_TIMEOUT_MS = 5000
+local DOCTOR = 'complexEdit.doctor'
 
 --- `:ComplexEditReview` shows old lines with DiffDelete and new ones with DiffAdd: a colorscheme
 --- that leaves them empty makes the hunks invisible.
@@ -103,7 +105,6 @@ local function check_version(cmd, env)
   end
 end
 
----@return vim.lsp.Config?
 local function check_server()
   vim.health.start('complex-edit: language server')
   local ok, config = pcall(function()
@@ -114,7 +115,7 @@ local function check_server()
       'lsp/complex_edit.lua is not on the runtimepath: add nvim-client/ to it (see its README).',
       "Or define one: vim.lsp.config('complex_edit', { cmd = { 'complex-edit', 'lsp' } }).",
     })
-    return nil
+    return
   end
 
   local enabled = vim.lsp.is_enabled and vim.lsp.is_enabled(NAME)
@@ -159,258 +160,65 @@ local function check_server()
       )
     )
   end
-  return config
 end
 
-local function env_value(env, name)
-  local value = env and env[name]
-  if value == nil then
-    value = vim.env[name]
-  end
-  if type(value) == 'string' and value ~= '' then
-    return value
-  end
-  return nil
-end
-
-local function is_set(env, name)
-  return env_value(env, name) ~= nil
-end
-
-local function truthy(value)
-  return value ~= nil and vim.list_contains({ '1', 'true', 'yes' }, value:lower())
-end
-
---- Each provider's key variables, base-URL variable and whether a base URL makes the key
---- optional (the server's rules: server/providers/*.py, docs/providers.md).
-local PROVIDERS = {
-  gemini = {
-    keys = { 'GEMINI_API_KEY', 'GOOGLE_API_KEY' },
-    base_url = 'GOOGLE_GEMINI_BASE_URL',
-    key_optional_with_base_url = true,
-  },
-  openai = {
-    keys = { 'OPENAI_API_KEY' },
-    base_url = 'OPENAI_BASE_URL',
-    key_optional_with_base_url = true,
-  },
-  anthropic = {
-    keys = { 'ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN' },
-    base_url = 'ANTHROPIC_BASE_URL',
-    key_optional_with_base_url = true,
-  },
-}
-
---- The `complexEdit` section of an editor settings object (or the object itself, as the server
---- reads initializationOptions), or nil.
-local function section_of(value)
-  if type(value) ~= 'table' then
-    return nil
-  end
-  return type(value.complexEdit) == 'table' and value.complexEdit or value
-end
-
---- A server setting as the server resolves it (the later layer wins): `COMPLEX_EDIT_*` in the
---- environment, initializationOptions, then the settings sent through workspace/configuration
---- (those of a running client first). Returns the value and where it came from.
----@return string?, string?
-local function setting(config, name, variable)
-  local client = vim.lsp.get_clients({ name = NAME })[1]
-  local settings = (client and client.settings) or (config and config.settings)
-  local layers = {
-    { settings and settings.complexEdit, 'settings.complexEdit.' .. name },
-    { section_of(config and config.init_options), 'init_options ' .. name },
-  }
-  for _, layer in ipairs(layers) do
-    local value = type(layer[1]) == 'table' and layer[1][name] or nil
-    if type(value) == 'number' then
-      return tostring(value), layer[2]
-    end
-    if type(value) == 'string' and vim.trim(value) ~= '' then
-      return vim.trim(value), layer[2]
-    end
-  end
-  local value = env_value(config and config.cmd_env, variable)
-  if value then
-    return vim.trim(value), variable
-  end
-  return nil, nil
-end
-
-local DEFAULT_MODEL = 'gemini-3.8-flash'
-
---- The model-family rules of server/providers/models.py that the server applies (keep in step):
---- the thinking levels a family accepts (nil: not known) and whether it still takes a temperature.
-local FAMILIES = {
-  {
-    pattern = 'gemini%-3%.[78]%-flash',
-    name = 'Gemini 3.7/3.8 Flash',
-    levels = { 'low', 'medium', 'high' },
-    default_level = 'medium',
-    sampling = false,
-  },
-  { pattern = 'gemini%-3%.6%-flash', name = 'Gemini 3.6 Flash', sampling = false },
-  { pattern = 'gemini%-3%.5%-flash%-lite', name = 'Gemini 3.5 Flash-Lite', sampling = true },
-  { pattern = 'gemini%-3%.1%-pro', name = 'Gemini 3.1 Pro', default_level = 'high', sampling = true },
-}
-
-local function family_of(model)
-  local name = (model:lower():gsub('^models/', ''))
-  for _, family in ipairs(FAMILIES) do
-    local rest = name:match('^' .. family.pattern .. '(.*)$')
-    if
-      rest
-      and (
-        rest == ''
-        or rest:match('^%-%d%d%d$')
-        or rest == '-latest'
-        or rest:match('^%-preview')
-        or rest:match('^%-exp')
-      )
-    then
-      return family
-    end
-  end
-  return nil
-end
-
---- The model, thinking level and temperature the server will use, and what it will refuse or
---- leave out (server/providers/models.py).
-local function check_model(config)
-  local model, model_from = setting(config, 'model', 'COMPLEX_EDIT_MODEL')
-  model = model or DEFAULT_MODEL
-  vim.health.info(
-    ('Model: %s (%s)'):format(model, model_from and ('from ' .. model_from) or 'default')
-  )
-  local family = family_of(model)
-  local level, level_from = setting(config, 'thinkingLevel', 'COMPLEX_EDIT_THINKING_LEVEL')
-  if not level then
-    local own = family and family.default_level and (', ' .. family.default_level) or ''
-    vim.health.info("Thinking level: not set (the model's own default" .. own .. ')')
-  elseif family and family.levels and not vim.list_contains(family.levels, level:lower()) then
-    vim.health.error(
-      ('Thinking level %s (from %s): %s refuses it'):format(level, level_from, model),
-      {
-        ('Use one of %s, or unset thinkingLevel; every edit fails with reason \'config\'.'):format(
-          table.concat(family.levels, ', ')
-        ),
-      }
-    )
+--- Each check of the server's report, shown at its level (the server words them).
+local function show(check)
+  local advice = type(check.advice) == 'table' and #check.advice > 0 and check.advice or nil
+  if check.level == 'ok' then
+    vim.health.ok(check.text)
+  elseif check.level == 'warn' then
+    vim.health.warn(check.text, advice)
+  elseif check.level == 'error' then
+    vim.health.error(check.text, advice)
   else
-    vim.health.info(('Thinking level: %s (from %s)'):format(level:lower(), level_from))
-  end
-  local temperature, temperature_from = setting(config, 'temperature', 'COMPLEX_EDIT_TEMPERATURE')
-  if temperature and family and not family.sampling then
-    vim.health.warn(
-      ('temperature %s (from %s) is not sent: it is deprecated for %s (%s)'):format(
-        temperature,
-        temperature_from,
-        family.name,
-        model
-      ),
-      { 'Remove the setting, or use thinkingLevel to trade speed for care.' }
-    )
+    vim.health.info(check.text)
   end
 end
 
-local function check_gemini_key(env, keys_set, base_url_from)
-  if #keys_set > 1 then
-    vim.health.info(
-      'Both are set: the key in use is GOOGLE_API_KEY (the Gemini SDK\'s rule); GEMINI_API_KEY is ignored.'
-    )
-  end
-  if #keys_set > 0 then
-    return
-  end
-  if truthy(env_value(env, 'GOOGLE_GENAI_USE_VERTEXAI')) then
-    vim.health.ok('Vertex AI selected (GOOGLE_GENAI_USE_VERTEXAI); no API key needed')
-    for _, name in ipairs({ 'GOOGLE_CLOUD_PROJECT', 'GOOGLE_CLOUD_LOCATION' }) do
-      if not is_set(env, name) then
-        vim.health.warn(name .. ' is not set: Vertex AI needs a project and a location')
-      end
-    end
-    return
-  end
-  if base_url_from then
-    vim.health.info(
-      ('No GEMINI_API_KEY: not needed with a base URL (%s), a local proxy usually needs none. '):format(
-        base_url_from
-      ) .. 'If yours asks for one, set GEMINI_API_KEY.'
-    )
-    return
-  end
-  vim.health.warn('No API key: neither GEMINI_API_KEY nor GOOGLE_API_KEY is set', {
-    "Set one in the environment Neovim starts the server with, or in the config's cmd_env.",
-    'Or use Vertex AI: GOOGLE_GENAI_USE_VERTEXAI=true, GOOGLE_CLOUD_PROJECT, GOOGLE_CLOUD_LOCATION.',
-    "Without a key every edit fails with reason 'config'.",
-  })
-end
-
-local function check_model_access(config)
+--- The server's own report (`complexEdit.doctor`): provider, model and its rules, the key
+--- (named, never shown), base URL, settings and where each came from, with this client's
+--- settings. Without a running client, says how to get the same report from a terminal.
+local function check_model_access()
   vim.health.start('complex-edit: model access')
-  local env = config and config.cmd_env or nil
-  local provider, provider_from = setting(config, 'provider', 'COMPLEX_EDIT_PROVIDER')
-  provider = provider and provider:lower() or 'gemini'
-  local spec = PROVIDERS[provider]
-  if not spec then
-    vim.health.error(
-      ('Unknown provider %q (from %s)'):format(provider, provider_from),
-      { "Use 'gemini', 'openai' or 'anthropic'; every edit fails with reason 'config'." }
+  local client = vim.iter(vim.lsp.get_clients({ name = NAME })):find(function(c)
+    return not c:is_stopped()
+  end)
+  if not client then
+    vim.health.info(
+      'Not attached: no server to report what it would use (provider, model, key, settings). '
+        .. 'Open a file so that it starts, or run `complex-edit doctor` in a terminal.'
     )
     return
   end
-  vim.health.info(
-    ('Provider: %s (%s)'):format(provider, provider_from and ('from ' .. provider_from) or 'default')
-  )
-
-  -- Names only: the values of keys and URLs are never shown.
-  local base_url_from = select(2, setting(config, 'baseUrl', 'COMPLEX_EDIT_BASE_URL'))
-  if not base_url_from and is_set(env, spec.base_url) then
-    base_url_from = spec.base_url
-  end
-  if base_url_from then
-    vim.health.info(base_url_from .. ' is set: requests go to a custom endpoint')
-  end
-
-  local keys_set = vim.tbl_filter(function(name)
-    return is_set(env, name)
-  end, spec.keys)
-  if #keys_set > 0 then
-    vim.health.ok('API key set: ' .. table.concat(keys_set, ', '))
-  end
-  if provider == 'gemini' then
-    check_gemini_key(env, keys_set, base_url_from)
-    check_model(config)
-  elseif #keys_set == 0 and base_url_from and spec.key_optional_with_base_url then
-    local key = spec.keys[1]
-    vim.health.info(
-      ('No %s: not needed with a base URL (%s), local servers usually need none. '):format(
-        key,
-        base_url_from
-      ) .. ('If yours asks for one, set %s.'):format(key)
-    )
-  elseif #keys_set == 0 then
-    vim.health.warn(('No API key: %s is not set'):format(table.concat(spec.keys, ' or ')), {
-      "Set it in the environment Neovim starts the server with, or in the config's cmd_env.",
-      ('Or point baseUrl (or %s) at a local server that needs no key.'):format(spec.base_url),
-      "Without a key every edit fails with reason 'config'.",
+  local provider = client.server_capabilities and client.server_capabilities.executeCommandProvider
+  if not vim.list_contains(type(provider) == 'table' and provider.commands or {}, DOCTOR) then
+    vim.health.warn(('The server does not offer %s: it is older than this plugin.'):format(DOCTOR), {
+      'Update the server, or run `complex-edit doctor` in a terminal.',
     })
+    return
   end
-
-  local client = vim.lsp.get_clients({ name = NAME })[1]
-  local all = (client and client.settings) or (config and config.settings)
-  local settings = type(all) == 'table' and all.complexEdit or nil
-  if type(settings) == 'table' and next(settings) then
-    local keys = vim.tbl_keys(settings)
-    table.sort(keys)
-    vim.health.info('settings.complexEdit sets: ' .. table.concat(keys, ', '))
+  local bufnr = next(client.attached_buffers or {})
+  local arguments = bufnr and { { textDocument = { uri = vim.uri_from_bufnr(bufnr) } } } or {}
+  local params = { command = DOCTOR, arguments = arguments }
+  local response, err = client:request_sync('workspace/executeCommand', params, DOCTOR_TIMEOUT_MS)
+  local report = response and response.result
+  if type(report) ~= 'table' or type(report.checks) ~= 'table' then
+    local why = err or (response and response.err and response.err.message) or 'no answer'
+    vim.health.warn(('%s failed: %s'):format(DOCTOR, tostring(why)), {
+      'Run `complex-edit doctor` in a terminal.',
+    })
+    return
+  end
+  for _, check in ipairs(report.checks) do
+    show(check)
   end
 end
 
 function M.check()
   check_neovim()
-  local config = check_server()
-  check_model_access(config)
+  check_server()
+  check_model_access()
 end
 
 return M

@@ -10,6 +10,7 @@
 ;;   review     a review started: its hunks as shown
 ;;   state      `M-x ce-test-dump': the buffer's text and whether it is modified
 ;;   executed   `M-x ce-test-execute': eglot's own (blocking) `eglot-execute-command' answered
+;;   doctor     `M-x ce-test-doctor': the checks `M-x complex-edit-doctor' shows for the buffer
 ;;   window/logMessage, window/showMessage   the server's message (eglot only)
 ;; The keys themselves come from the test, through the terminal.
 
@@ -59,6 +60,12 @@
                  (vector (list :textDocument (eglot--TextDocumentIdentifier)
                                :prompt instruction)))))
     (ce-test-event "executed" :answer answer :text (ce-test-text))))
+
+(defun ce-test-doctor ()
+  "Report the checks of `complex-edit-doctor' for the current buffer."
+  (interactive)
+  (require 'complex-edit-doctor)
+  (ce-test-event "doctor" :checks (vconcat (mapcar #'vconcat (complex-edit-doctor-checks)))))
 
 (defun ce-test-quit ()
   "Keep eglot's log of the messages in $CE_TEST_OUT/eglot-events.log and leave."

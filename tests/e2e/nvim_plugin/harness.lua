@@ -90,6 +90,17 @@ function H.open(path)
   return buf, client
 end
 
+--- Stops the server and opens `path` again in a new buffer: a new server, started with the
+--- environment Neovim has now.
+function H.restart(path)
+  H.stop_clients()
+  H.wait('the server to go', function()
+    return #vim.lsp.get_clients({ name = 'complex_edit', _uninitialized = true }) == 0
+  end)
+  vim.cmd('silent! %bwipeout!')
+  return H.open(path)
+end
+
 --- The rows the changed-lines flash covers in `buf` (an extmark ending at column 0 stops
 --- before its row).
 function H.flashed(buf)
@@ -127,7 +138,7 @@ function H.file_exists(path)
   return vim.uv.fs_stat(path) ~= nil
 end
 
-local function stop_clients()
+function H.stop_clients()
   local clients = vim.lsp.get_clients({ name = 'complex_edit', _uninitialized = true })
   for _, client in ipairs(clients) do
     client:stop()
@@ -164,7 +175,7 @@ function H.run(main)
     H.report.error = tostring(err)
   end
   H.step('main done')
-  stop_clients()
+  H.stop_clients()
   H.step('stopped')
   write_file(H.cfg.result, vim.json.encode(H.report))
   vim.cmd('qa!')

@@ -1,6 +1,7 @@
--- `:checkhealth complex_edit` for each provider: the key variables it checks follow the
--- effective provider (client settings, else COMPLEX_EDIT_PROVIDER), and it says when no key is
--- needed. Records the "model access" section of each run, by case name.
+-- `:checkhealth complex_edit` for each provider: the server's own report (`complexEdit.doctor`)
+-- follows the effective provider (client settings, else COMPLEX_EDIT_PROVIDER) and says when no
+-- key is needed. A case with `env` starts a new server with that environment (the server's, not
+-- Neovim's, is what counts). Records the "model access" section of each run, by case name.
 --
 -- CONFIG: file, cases = { { name, settings = {...}, env = { NAME = value | false } } }
 
@@ -41,17 +42,29 @@ local function model_access_section()
   return out
 end
 
+local function set_environment(env)
+  for _, name in ipairs(CLEARED) do
+    vim.env[name] = nil
+  end
+  for name, value in pairs(env or {}) do
+    vim.env[name] = value
+  end
+end
+
 H.run(function()
+  -- Before enabling: `vim.lsp.enable` may start a server at once, for the empty buffer.
+  set_environment(nil)
   H.load_plugin()
   H.enable_server()
   local _, client = H.open(H.cfg.file)
+  local started_with = vim.json.encode(vim.empty_dict())
   H.report.cases = {}
   for _, case in ipairs(H.cfg.cases) do
-    for _, name in ipairs(CLEARED) do
-      vim.env[name] = nil
-    end
-    for name, value in pairs(case.env or {}) do
-      vim.env[name] = value
+    local env = vim.json.encode(case.env or vim.empty_dict())
+    if env ~= started_with then
+      set_environment(case.env)
+      _, client = H.restart(H.cfg.file)
+      started_with = env
     end
     -- What `client.settings` holds is what the server reads through workspace/configuration.
     client.settings = { complexEdit = case.settings or vim.empty_dict() }

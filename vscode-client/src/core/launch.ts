@@ -145,13 +145,13 @@ export function findOnPath(
   return undefined;
 }
 
-/** Variables the SDK reads for the key; the stored key must win over them. */
-const KEY_VARIABLES = ["GEMINI_API_KEY", "GOOGLE_API_KEY"] as const;
+/** Where the server takes a key an editor stored: it wins over the provider's own variables. */
+export const STORED_KEY_VARIABLE = "COMPLEX_EDIT_STORED_KEY";
 
 /**
  * The server's environment: the extension host's, plus the key from VS Code's secret storage
- * when one is stored (GOOGLE_API_KEY would win over GEMINI_API_KEY in the SDK, so it is
- * dropped then).
+ * when one is stored (which variables the provider reads, and in what order, is the server's
+ * business: `complex-edit doctor` shows the key in use).
  */
 export function serverEnvironment(
   base: Readonly<Record<string, string | undefined>>,
@@ -164,10 +164,7 @@ export function serverEnvironment(
     }
   }
   if (apiKey !== undefined && apiKey !== "") {
-    for (const key of KEY_VARIABLES) {
-      delete env[key];
-    }
-    env.GEMINI_API_KEY = apiKey;
+    env[STORED_KEY_VARIABLE] = apiKey;
   }
   env.PYTHONUNBUFFERED = "1";
   env.PYTHONIOENCODING = "utf-8";

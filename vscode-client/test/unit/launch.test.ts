@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { LaunchError, findOnPath, resolveLaunch, serverEnvironment } from "../../src/core/launch";
+import { LaunchError, STORED_KEY_VARIABLE, findOnPath, resolveLaunch, serverEnvironment } from "../../src/core/launch";
 
 const nowhere = () => undefined;
 
@@ -123,11 +123,13 @@ describe("serverEnvironment", () => {
     const env = serverEnvironment({ PATH: "/bin", GEMINI_API_KEY: "env-key", UNSET: undefined }, undefined);
     expect(env).toMatchObject({ PATH: "/bin", GEMINI_API_KEY: "env-key" });
     expect("UNSET" in env).toBe(false);
+    expect(STORED_KEY_VARIABLE in env).toBe(false);
   });
-  it("lets the stored key win over both SDK variables", () => {
+  it("hands the stored key over in the server's own variable, which wins over the provider's", () => {
     const env = serverEnvironment({ GEMINI_API_KEY: "env", GOOGLE_API_KEY: "google" }, "stored");
-    expect(env.GEMINI_API_KEY).toBe("stored");
-    expect("GOOGLE_API_KEY" in env).toBe(false);
+    expect(env[STORED_KEY_VARIABLE]).toBe("stored");
+    expect(STORED_KEY_VARIABLE).toBe("COMPLEX_EDIT_STORED_KEY");
+    expect(env.GEMINI_API_KEY).toBe("env"); // the server decides; nothing of the environment is dropped
   });
   it("keeps the base URL variable the tests rely on", () => {
     expect(serverEnvironment({ GOOGLE_GEMINI_BASE_URL: "http://127.0.0.1:1" }, "k").GOOGLE_GEMINI_BASE_URL).toBe("http://127.0.0.1:1");

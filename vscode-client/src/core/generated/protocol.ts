@@ -20,6 +20,15 @@ export type Reason =
   | "config";
 
 /**
+ * `url` (absent: the service's default) and its `source`: a settings layer or `variable`,
+ * the provider's base-URL variable.
+ */
+export interface BaseUrlReport {
+  url?: string;
+  source?: string;
+  variable: string;
+}
+/**
  * One document an edit of several changed (the answer's `documents`).
  */
 export interface ChangedDocument {
@@ -44,6 +53,68 @@ export interface ChangedLines {
 export interface LineSpan {
   start: number;
   end: number;
+}
+/**
+ * One line of the report, as a health check shows it: `warn` and `error` are problems
+ * (`error`: every edit fails with `config`); `advice`: what to do about it.
+ */
+export interface Check {
+  level: "ok" | "info" | "warn" | "error";
+  text: string;
+  advice?: string[];
+}
+/**
+ * `ok`: no check is a problem (`warn` or `error`).
+ */
+export interface Doctor {
+  version: string;
+  python: string;
+  executable: string;
+  provider: string;
+  providers: string[];
+  model: ModelReport;
+  key: KeyReport;
+  baseUrl: BaseUrlReport;
+  settings: SettingReport[];
+  syntaxLanguages: string[];
+  checks: Check[];
+  ok: boolean;
+}
+/**
+ * `name`: the model a run asks for (the provider's own default when `model` is left at
+ * its default); `family`: the family whose rules apply (absent: no known rules, everything is
+ * sent as set); `thinkingLevels`: the levels it accepts (absent: not known);
+ * `thinkingLevel`: the one set (absent: not sent, the model's own default).
+ */
+export interface ModelReport {
+  name: string;
+  family?: string;
+  thinkingLevels?: ("minimal" | "low" | "medium" | "high")[];
+  defaultThinkingLevel?: "minimal" | "low" | "medium" | "high";
+  thinkingLevel?: "minimal" | "low" | "medium" | "high";
+  temperatureSent?: boolean;
+  thoughtSummaries?: boolean;
+}
+/**
+ * `variable`: the variable whose key is used; `ignored`: other key variables also set;
+ * `vertex`: Gemini through Vertex AI (no key); `needed`: a key is missing and the provider
+ * needs one (every edit fails with `config`).
+ */
+export interface KeyReport {
+  present: boolean;
+  variable?: string;
+  variables: string[];
+  ignored?: string[];
+  vertex?: boolean;
+  needed?: boolean;
+}
+/**
+ * `source`: "default", an environment variable, a flag, or an editor's layer and key.
+ */
+export interface SettingReport {
+  name: string;
+  value: unknown;
+  source: string;
 }
 export interface DocumentId {
   uri: string;
