@@ -15,7 +15,7 @@ from complex_edit.server.providers.base import (
     ModelTurn,
     Provider,
     ToolCall,
-    ToolResult,
+    ToolReply,
     TurnItem,
 )
 from complex_edit.server.session.events import SessionEvent, ToolFinished
@@ -90,5 +90,5 @@ class _RecordingConversation:
                 self._transcript.call(item)
             yield item
 
-    def add_tool_results(self, results: Sequence[ToolResult]) -> None:
+    def add_tool_results(self, results: Sequence[ToolReply]) -> None:
         self._inner.add_tool_results(results)

@@ -20,7 +20,7 @@ from complex_edit.server.providers.anthropic_turn import TurnAssembly
 from complex_edit.server.providers.base import (
     PLACEHOLDER_KEY,
     ConversationRequest,
-    ToolResult,
+    ToolReply,
     effective_model,
 )
 from complex_edit.server.providers.conversation import (
@@ -141,7 +141,7 @@ class AnthropicConversation(StreamedConversation[dict[str, Any], dict[str, Any]]
         )
         return cast("AsyncStream[RawMessageStreamEvent]", stream)
 
-    def _result_block(self, result: ToolResult) -> dict[str, Any]:
+    def _result_block(self, result: ToolReply) -> dict[str, Any]:
         block: dict[str, Any] = {
             "type": "tool_result",
             "tool_use_id": result.call.id or "",

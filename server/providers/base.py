@@ -36,8 +36,10 @@ class ToolCall:
 
 
 @dataclass(frozen=True)
-class ToolResult:
-    """`full_view`: the response shows the whole current document (a fresh full get_document)."""
+class ToolReply:
+    """A tool call's answer as it goes back to the model (the toolbox's own result is
+    `edit_tools.results.ToolResult`). `full_view`: the response shows the whole current
+    document (a fresh full get_document)."""
 
     call: ToolCall
     ok: bool
@@ -106,7 +108,7 @@ class Conversation(Protocol):
         """
         ...
 
-    def add_tool_results(self, results: Sequence[ToolResult]) -> None:
+    def add_tool_results(self, results: Sequence[ToolReply]) -> None:
         """Append all function responses of one turn as one message. When they hold a fresh
         full view of the document, the older full views in the history become the
         `STALE_VIEW` stub (see `FullViews`)."""
@@ -189,7 +191,7 @@ class FullViews(Generic[Slot]):
     def __init__(self) -> None:
         self._latest: tuple[Slot, ToolCall] | None = None
 
-    def outdated(self, placed: Sequence[tuple[Slot, ToolResult]]) -> list[tuple[Slot, ToolResult]]:
+    def outdated(self, placed: Sequence[tuple[Slot, ToolReply]]) -> list[tuple[Slot, ToolReply]]:
         """Record where one turn's results went; when one of them is a fresh full view,
         return the stubs to put in place of every older full view (the previous turns' and
         any earlier one in this turn)."""
@@ -199,7 +201,7 @@ class FullViews(Generic[Slot]):
         older = views[:-1] if self._latest is None else [self._latest, *views[:-1]]
         self._latest = views[-1]
         return [
-            (slot, ToolResult(call=call, ok=True, response={"result": STALE_VIEW}))
+            (slot, ToolReply(call=call, ok=True, response={"result": STALE_VIEW}))
             for slot, call in older
         ]
 

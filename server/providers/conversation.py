@@ -29,7 +29,7 @@ from complex_edit.server.providers.base import (
     ConversationRequest,
     FullViews,
     ModelTurn,
-    ToolResult,
+    ToolReply,
     TurnItem,
 )
 from complex_edit.server.providers.streaming import aclose, stream_with_retries
@@ -141,7 +141,7 @@ class StreamedConversation(Generic[Entry, Block]):
 
     # -- tool results ----------------------------------------------------------------------
 
-    def add_tool_results(self, results: Sequence[ToolResult]) -> None:
+    def add_tool_results(self, results: Sequence[ToolReply]) -> None:
         """One message holding every result of the turn; an older full view of the document
         becomes the `STALE_VIEW` stub in place (`FullViews`)."""
         at = len(self._history)
@@ -150,7 +150,7 @@ class StreamedConversation(Generic[Entry, Block]):
         for (entry, block), stub in self._views.outdated(placed):
             self._blocks_of(self._history[entry])[block] = self._result_block(stub)
 
-    def _result_block(self, result: ToolResult) -> Block:
+    def _result_block(self, result: ToolReply) -> Block:
         raise NotImplementedError
 
     def _results_entry(self, blocks: list[Block]) -> Entry:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from complex_edit.server.outcome import CREDENTIALS, Reason, RunError, scrub
 from complex_edit.server.providers._retry import readable, service_host
 from complex_edit.server.providers.access import ACCESS, base_url, key_status, uses_vertex
-from complex_edit.server.providers.base import PLACEHOLDER_KEY, ConversationRequest, ToolResult
+from complex_edit.server.providers.base import PLACEHOLDER_KEY, ConversationRequest, ToolReply
 from complex_edit.server.providers.conversation import (
     StatusAnswer,
     StreamedConversation,
@@ -168,7 +168,7 @@ class GeminiConversation(StreamedConversation["types.Content", "types.Part"]):
     def _assembly(self) -> TurnAssembly:
         return TurnAssembly(lambda text: scrub(text, self._env))
 
-    def _result_block(self, result: ToolResult) -> types.Part:
+    def _result_block(self, result: ToolReply) -> types.Part:
         from google.genai import types
 
         return types.Part(

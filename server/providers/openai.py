@@ -19,7 +19,7 @@ from complex_edit.server.providers.access import ACCESS, key_status
 from complex_edit.server.providers.base import (
     PLACEHOLDER_KEY,
     ConversationRequest,
-    ToolResult,
+    ToolReply,
     effective_model,
 )
 from complex_edit.server.providers.conversation import (
@@ -133,7 +133,7 @@ class OpenAIConversation(StreamedConversation[dict[str, Any], dict[str, Any]]):
     def _assembly(self) -> TurnAssembly:
         return TurnAssembly(self._new_id, self._host)
 
-    def add_tool_results(self, results: Sequence[ToolResult]) -> None:
+    def add_tool_results(self, results: Sequence[ToolReply]) -> None:
         """Chat Completions takes each result as a message of its own."""
         start = len(self._history)
         self._history.extend(_tool_message(result) for result in results)
@@ -198,7 +198,7 @@ class OpenAIConversation(StreamedConversation[dict[str, Any], dict[str, Any]]):
         return answer.kind in TOO_LARGE_CODES or hints_in(answer.detail, TOO_LARGE_HINTS)
 
 
-def _tool_message(result: ToolResult) -> dict[str, Any]:
+def _tool_message(result: ToolReply) -> dict[str, Any]:
     return {"role": "tool", "tool_call_id": result.call.id or "", "content": result.text}
 
 

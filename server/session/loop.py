@@ -33,7 +33,7 @@ from complex_edit.server.providers.base import (
     Provider,
     Thought,
     ToolCall,
-    ToolResult,
+    ToolReply,
 )
 from complex_edit.server.providers.streaming import aclose
 from complex_edit.server.session.documents import Documents, OtherFile, Touched
@@ -348,7 +348,7 @@ class _Loop:
             await asyncio.sleep(interval)
             self.on_event(ModelWaiting(started, time.monotonic() - began))
 
-    def _report_completions(self, results: Sequence[ToolResult]) -> None:
+    def _report_completions(self, results: Sequence[ToolReply]) -> None:
         """The `ToolFinished` of this turn's complete_task calls, held back until the turn is
         settled: a completion refused (a failed call beside it, new syntax errors) shows as
         refused, with why."""

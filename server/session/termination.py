@@ -7,17 +7,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from complex_edit.edit_tools.registry import Completion, ToolOutcome
-from complex_edit.server.providers.base import ToolCall, ToolResult
+from complex_edit.server.providers.base import ToolCall, ToolReply
 
 
 def settle_completion(
     outcomes: Sequence[tuple[ToolCall, ToolOutcome]],
-) -> tuple[list[ToolResult], Completion | None]:
+) -> tuple[list[ToolReply], Completion | None]:
     """Apply the turn-level termination rule; returns the results to send and, when the run
     ends in this turn, the accepted completion."""
     failed = [call.name for call, outcome in outcomes if not outcome.ok]
     completion: Completion | None = None
-    results: list[ToolResult] = []
+    results: list[ToolReply] = []
     for call, outcome in outcomes:
         response = outcome.response
         ok = outcome.ok
@@ -36,11 +36,11 @@ def settle_completion(
                 }
             else:
                 completion = outcome.completion
-        results.append(ToolResult(call=call, ok=ok, response=response, full_view=outcome.full_view))
+        results.append(ToolReply(call=call, ok=ok, response=response, full_view=outcome.full_view))
     return results, completion
 
 
-def refuse_completion(results: Sequence[ToolResult], problems: str) -> list[ToolResult]:
+def refuse_completion(results: Sequence[ToolReply], problems: str) -> list[ToolReply]:
     """`results` with the accepted complete_task turned into an error listing `problems`."""
     error = {
         "error": (
@@ -49,14 +49,14 @@ def refuse_completion(results: Sequence[ToolResult], problems: str) -> list[Tool
         )
     }
     return [
-        ToolResult(call=result.call, ok=False, response=error, full_view=result.full_view)
+        ToolReply(call=result.call, ok=False, response=error, full_view=result.full_view)
         if result.call.name == "complete_task" and result.ok
         else result
         for result in results
     ]
 
 
-def refusal_line(result: ToolResult) -> str:
+def refusal_line(result: ToolReply) -> str:
     """`complete_task: refused: 1 other call(s) in this turn failed (replace_text)`."""
     error = str(result.response.get("error", "")).removeprefix("The task is NOT complete: ")
     lines = error.splitlines() or ["refused"]

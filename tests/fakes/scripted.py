@@ -22,7 +22,7 @@ from complex_edit.server.providers.base import (
     ConversationRequest,
     ModelTurn,
     ToolCall,
-    ToolResult,
+    ToolReply,
     TurnItem,
     replay,
 )
@@ -47,7 +47,7 @@ def done(success: bool = True, message: str = "Done.", *, id: str | None = None)
 class ScriptedConversation:
     request: ConversationRequest
     script: Sequence[Step]
-    results: list[list[ToolResult]] = field(default_factory=list)
+    results: list[list[ToolReply]] = field(default_factory=list)
     """The tool results of each turn, as the loop handed them back."""
     turns: int = 0
     """How many turns the loop asked for."""
@@ -68,7 +68,7 @@ class ScriptedConversation:
             answer = await answer
         return answer if isinstance(answer, ModelTurn) else ModelTurn(calls=list(answer))
 
-    def add_tool_results(self, results: Sequence[ToolResult]) -> None:
+    def add_tool_results(self, results: Sequence[ToolReply]) -> None:
         self.results.append(list(results))
 
 

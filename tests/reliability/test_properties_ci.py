@@ -37,7 +37,7 @@ from complex_edit.server.providers.base import (
     ConversationRequest,
     ModelTurn,
     ToolCall,
-    ToolResult,
+    ToolReply,
     TurnItem,
 )
 from complex_edit.server.providers.base import (
@@ -306,7 +306,7 @@ class ScriptedConversation:
             )
         raise AssertionError("the loop asked for another turn after complete_task")
 
-    def add_tool_results(self, results: Sequence[ToolResult]) -> None:
+    def add_tool_results(self, results: Sequence[ToolReply]) -> None:
         return None
 
 

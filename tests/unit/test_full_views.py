@@ -4,7 +4,7 @@ text the model already has with a note, and a conversation keeps only its latest
 from __future__ import annotations
 
 from complex_edit.edit_tools.registry import Toolbox, ToolOutcome
-from complex_edit.server.providers.base import STALE_VIEW, FullViews, ToolCall, ToolResult
+from complex_edit.server.providers.base import STALE_VIEW, FullViews, ToolCall, ToolReply
 
 TEXT = "alpha\nbeta\ngamma\n"
 
@@ -87,9 +87,9 @@ class TestRepeatedViews:
             assert outcome.full_view
 
 
-def result(call_id: str, *, full_view: bool) -> ToolResult:
+def result(call_id: str, *, full_view: bool) -> ToolReply:
     call = ToolCall(name="get_document", args={}, id=call_id)
-    return ToolResult(call=call, ok=True, response={"result": "view"}, full_view=full_view)
+    return ToolReply(call=call, ok=True, response={"result": "view"}, full_view=full_view)
 
 
 class TestFullViews:
