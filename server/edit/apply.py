@@ -234,7 +234,7 @@ class ApplyStep:
             # (an editor that reports only after the answer: unconfirmed, like its own)
             if not others or landing.pending or await delivery.others_landed(echo_seconds):
                 return self._landed(placed, others, confirmed=not landing.pending)
-            landing = Landing(None, heard=True)  # another document did not report its change
+            return self._unshown(placed, others, computed)
         if landing.heard:
             mismatch = (
                 "The editor reported the edit as applied, but the changes it then reported are "
@@ -263,6 +263,32 @@ class ApplyStep:
             message=f"Kept {len(placed.hunks)} of {changes(total)}." if reviewed else None,
             documents=[_changed(p) for p in [placed, *others]] if others else None,
         )
+
+    def _unshown(self, placed: Placed, others: Sequence[Placed], computed: Diff) -> Verdict:
+        """The editor applied an edit of several documents and its own document shows it,
+        but not every other one does (a file it loaded without telling the server, or changes
+        that are not the edit): applied, not confirmed; each document says whether it shows."""
+        shown = [placed, *others]
+        shows = [True, *(self._shows(other) for other in others)]
+        missing = [p.document.label for p, ok in zip(shown, shows, strict=True) if not ok]
+        text = "".join([computed.text, *(other.document.diff for other in others)])
+        return Verdict(
+            reason="client_rejected",
+            error=(
+                "The editor reported the edit as applied, but never reported the change to "
+                f"{', '.join(missing)} (an editor may load a file it edits without telling the "
+                "server); check those files."
+            ),
+            applied=True,
+            diff=Diff(text, computed.regions),
+            documents=[_changed(p, applied=ok) for p, ok in zip(shown, shows, strict=True)],
+        )
+
+    def _shows(self, placed: Placed) -> bool:
+        """Does the editor's copy of `placed`'s document hold its change now?"""
+        uri, editor = placed.live.uri, self.editor
+        result = apply_changes(placed.live.text, placed.changes)
+        return editor.is_open(uri) and editor.snapshot(uri).text == result
 
     def _place_all(self, step: Literal["apply", "resend"]) -> list[Placed] | Verdict:
         """Every document's change placed (the command's own first), or the verdict of the
@@ -370,11 +396,11 @@ async def _landing(
     return await delivery.landed(hunks, limit_seconds, settle=settle)
 
 
-def _changed(placed: Placed) -> ChangedDocument:
+def _changed(placed: Placed, *, applied: bool = True) -> ChangedDocument:
     landed = placed.landed()
     return ChangedDocument(
         uri=placed.live.uri,
-        applied=True,
+        applied=applied,
         diff=landed.text,
         changed_lines=changed_lines_of(placed.document.base.text, placed.document.changes),
         version=placed.live.version if placed.versioned else None,
