@@ -12,6 +12,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from lsprotocol import types
+
 from tests.editor.checks import assert_failure, assert_success
 from tests.editor.client import wait_until
 from tests.editor.fixtures import SessionFactory
@@ -252,3 +254,98 @@ async def _in_the_last_turn(emulator: GeminiEmulator, release: threading.Event) 
     except AssertionError:
         release.set()
         raise
+
+
+async def test_each_open_document_gets_its_own_live_preview(
+    make_editor: SessionFactory, emulator: GeminiEmulator, tmp_path: Path
+) -> None:
+    editor = await make_editor("vscode-preview")
+    seen = _previews(editor)
+    files = workspace(tmp_path)
+    editor.add_folder(str(tmp_path))
+    own = editor.open_file(str(files["main.py"]))
+    helpers = editor.open_file(str(files["helpers.py"]))
+    release = threading.Event()
+    emulator.enqueue(RENAME, Reply.hang(release=release, then=calls(done())))
+    _, future = editor.start(own, "rename", otherFiles="edit")
+
+    def previewed(uri: str) -> list[dict[str, Any]]:
+        return [p for p in seen if p["textDocument"]["uri"] == uri and p["hunks"]]
+
+    try:
+        await wait_until(lambda: bool(previewed(own) and previewed(helpers)), 10.0, "previews")
+    finally:
+        release.set()
+    (hunk,) = previewed(helpers)[-1]["hunks"]
+    assert hunk["oldText"] == "def total(values):\n"
+    assert hunk["newText"] == "def sum_of(values):\n"
+    assert editor.text(helpers) == HELPERS  # drawn, never written
+    # caller.py is not open: nothing to draw on
+    assert {p["textDocument"]["uri"] for p in seen} == {own, helpers}
+    result = await editor.answer(future)
+    assert_success(result)
+    for uri in (own, helpers):
+        last = [p for p in seen if p["textDocument"]["uri"] == uri][-1]
+        assert last["done"] is True
+        assert last["hunks"] == []
+
+
+def _previews(editor: EditorSession) -> list[dict[str, Any]]:
+    """The `complexEdit/preview` notifications from now on, as plain JSON values."""
+    client: Any = editor.client
+    seen: list[dict[str, Any]] | None = getattr(client, "previews_seen", None)
+    if seen is None:
+        seen = []
+        client.previews_seen = seen
+        client.feature("complexEdit/preview")(lambda params: seen.append(_plain(params)))
+    seen.clear()
+    return seen
+
+
+def _plain(value: Any) -> Any:
+    if hasattr(value, "_asdict"):
+        value = value._asdict()
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(item) for item in value]
+    return value
+
+
+async def test_review_across_files_for_a_plain_editor_lands_the_kept_hunks(
+    make_editor: SessionFactory, emulator: GeminiEmulator, tmp_path: Path
+) -> None:
+    """An editor without change annotations gets every file's hunks, each with its `uri`;
+    `complexEdit.applyReview` lands the kept ones, across files, as one edit."""
+    plain = await make_editor("no-config")
+    files = workspace(tmp_path)
+    plain.add_folder(str(tmp_path))
+    own = plain.open_file(str(files["main.py"]))
+    helpers = plain.open_file(str(files["helpers.py"]))
+    emulator.enqueue(RENAME, calls(done()))
+    result = await plain.run(own, otherFiles="edit", review=True)
+    assert result["success"] is True, result
+    assert result["applied"] is False
+    assert plain.applies == []
+    hunks = result["hunks"]
+    by_file = {h["id"]: h["uri"].rsplit("/", 1)[-1] for h in hunks}
+    assert sorted(set(by_file.values())) == ["caller.py", "helpers.py", "main.py"]
+    assert [h["id"] for h in hunks] == list(range(len(hunks)))
+    keep = [i for i, name in by_file.items() if name != "main.py"]
+    answer = await _apply_review(plain, {"proposalId": result["proposalId"], "keep": keep})
+    assert answer["success"] is True, answer
+    assert answer["applied"] is True
+    assert answer["declined"] == len(hunks) - len(keep)
+    assert plain.text(own) == OWN  # none of its hunks kept
+    assert plain.text(helpers) == HELPERS.replace("total", "sum_of")
+    assert plain.text(files["caller.py"].as_uri()) == CALLER.replace("total", "sum_of")
+    assert len(plain.applies) == 1
+
+
+async def _apply_review(editor: EditorSession, arguments: dict[str, Any]) -> dict[str, Any]:
+    answer = await editor.client.protocol.send_request_async(
+        types.WORKSPACE_EXECUTE_COMMAND,
+        types.ExecuteCommandParams(command="complexEdit.applyReview", arguments=[arguments]),
+    )
+    assert isinstance(answer, dict), answer
+    return answer
