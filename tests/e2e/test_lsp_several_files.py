@@ -208,7 +208,8 @@ async def test_read_mode_reads_and_searches_but_changes_only_the_document(
     result = await vscode.run(own)  # otherFiles: the setting's default, "read"
     assert_success(result)
     assert "documents" not in result or result["documents"] is None
-    assert files["caller.py"].as_uri() not in vscode.docs
+    caller = files["caller.py"].as_uri()
+    assert caller not in vscode.docs or vscode.text(caller) == CALLER
     answers = emulator.requests[1].function_responses
     text = str(answers)
     assert "caller.py:3: TOTAL = total([3])" in text
@@ -349,3 +350,46 @@ async def _apply_review(editor: EditorSession, arguments: dict[str, Any]) -> dic
     )
     assert isinstance(answer, dict), answer
     return answer
+
+
+async def test_review_across_files_in_the_refactor_preview_answers_each_file(
+    vscode: EditorSession, emulator: GeminiEmulator, tmp_path: Path
+) -> None:
+    """An editor with change annotations gets one annotation per hunk in every file; the
+    person keeps some (here: everything but caller.py's); the answer says what landed where."""
+    files = workspace(tmp_path)
+    vscode.add_folder(str(tmp_path))
+    own = vscode.open_file(str(files["main.py"]))
+    helpers = vscode.open_file(str(files["helpers.py"]))
+    seen: dict[str, types.ChangeAnnotation] = {}
+
+    def reviewer() -> None:
+        edit = vscode.applies[-1].params.edit
+        seen.update(edit.change_annotations or {})
+        for change in edit.document_changes or []:
+            assert isinstance(change, types.TextDocumentEdit)
+            keep = not change.text_document.uri.endswith("caller.py")
+            change.edits = [
+                types.TextEdit(range=e.range, new_text=e.new_text) for e in change.edits if keep
+            ]
+
+    vscode.behaviour.before_apply = reviewer
+    emulator.enqueue(RENAME, calls(done()))
+    result = await vscode.run(own, otherFiles="edit", review=True)
+    assert all(note.needs_confirmation for note in seen.values())
+    labels = [note.label for note in seen.values()]
+    assert any(label.startswith("helpers.py, line 1:") for label in labels), labels
+    assert any(label.startswith("caller.py, line 1:") for label in labels), labels
+    assert result["success"] is True, result
+    assert result["applied"] is True
+    assert result["declined"] == 2  # caller.py's two hunks
+    entries = documents(result)
+    assert [entries[name]["applied"] for name in ("main.py", "helpers.py", "caller.py")] == [
+        True,
+        True,
+        False,
+    ]
+    assert vscode.text(own) == OWN.replace("total", "sum_of")
+    assert vscode.text(helpers) == HELPERS.replace("total", "sum_of")
+    caller = files["caller.py"].as_uri()
+    assert caller not in vscode.docs or vscode.text(caller) == CALLER
