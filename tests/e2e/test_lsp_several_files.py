@@ -15,7 +15,7 @@ from typing import Any
 from lsprotocol import types
 
 from tests.editor.checks import assert_failure, assert_success
-from tests.editor.client import wait_until
+from tests.editor.client import CommandError, wait_until
 from tests.editor.fixtures import SessionFactory
 from tests.editor.session import EditorSession
 from tests.editor.turns import calls, done, replace
@@ -393,3 +393,29 @@ async def test_review_across_files_in_the_refactor_preview_answers_each_file(
     assert vscode.text(helpers) == HELPERS.replace("total", "sum_of")
     caller = files["caller.py"].as_uri()
     assert caller not in vscode.docs or vscode.text(caller) == CALLER
+
+
+async def test_a_cancel_in_the_middle_writes_nothing_anywhere(
+    vscode: EditorSession, emulator: GeminiEmulator, tmp_path: Path
+) -> None:
+    files = workspace(tmp_path)
+    vscode.add_folder(str(tmp_path))
+    own = vscode.open_file(str(files["main.py"]))
+    helpers = vscode.open_file(str(files["helpers.py"]))
+    release = threading.Event()
+    emulator.enqueue(RENAME, Reply.hang(release=release, then=calls(done())))
+    msg_id, future = vscode.start(own, "rename", otherFiles="edit")
+    await _in_the_last_turn(emulator, release)
+    vscode.cancel(msg_id)
+    outcome = await vscode.outcome(future)
+    release.set()
+    assert isinstance(outcome, CommandError), outcome
+    assert outcome.code == -32800
+    await vscode.barrier()
+    assert vscode.applies == []
+    assert (vscode.text(own), vscode.text(helpers)) == (OWN, HELPERS)
+    assert [files[name].read_text() for name in ("main.py", "helpers.py", "caller.py")] == [
+        OWN,
+        HELPERS,
+        CALLER,
+    ]
