@@ -5,8 +5,8 @@ the one "live snapshot if open → rebase → else document_changed"), sends it,
 landed, and ends with the `Verdict`. It also proposes the change for review instead
 (`propose`), or lands the hunks a reviewer kept (`kept`).
 
-`documents` is a tuple, the command's own first: the step is the unit a set of documents will
-land as (one edit, all or nothing). Today each command changes its one document.
+`documents` is a tuple, the command's own first: a set of documents lands as one edit, all or
+nothing, each document's change report read back (`documents` in the answer).
 """
 
 from __future__ import annotations
@@ -249,8 +249,7 @@ class ApplyStep:
             if others and delivery.applied:
                 # their reports come with the command's document's; those kept in full first
                 await delivery.others_landed(min(SETTLE_OTHERS_SECONDS, echo_seconds))
-                return self._reviewed_several(placed, landing, others, computed)
-            return self._reviewed(placed, landing, computed)
+            return self._reviewed(placed, landing, others, computed)
         if not delivery.applied:
             why = delivery.failure_reason or "no reason given"
             return Verdict.failed("client_rejected", f"The editor rejected the edit: {why}")
@@ -371,11 +370,11 @@ class ApplyStep:
             )
         return _Sent(placed, review, delivery)
 
-    def _reviewed_several(
+    def _reviewed(
         self, placed: Placed, landing: Landing, others: Sequence[Placed], computed: Diff
     ) -> Verdict:
-        """The verdict once the user has reviewed the hunks of every document in the editor:
-        what landed in each (`documents`), the hunks kept and declined over all of them."""
+        """The verdict once the user has reviewed the hunks (of every document) in the
+        editor: what landed (in each: `documents`), the hunks kept and declined over all."""
         every = [placed, *others]
         kept = [landing.kept if not landing.closed else None]
         kept += [other.shown(self.editor) for other in others]
@@ -384,7 +383,7 @@ class ApplyStep:
                 "client_rejected",
                 "The editor reported the reviewed edit as applied, but the changes it then "
                 "reported are not the proposed changes (dropped or applied differently); check "
-                "the documents.",
+                f"the {'documents' if others else 'document'}.",
                 applied=True,
                 diff=computed,
             )
@@ -393,49 +392,25 @@ class ApplyStep:
         count = sum(len(found) for found in chosen)
         diffs = [p.kept(found) for p, found in zip(every, chosen, strict=True)]
         if count == 0:
-            said = f"You declined all {total} changes; nothing was applied."
-        elif count < total:
-            said = f"Applied {count} of {total} changes; you declined {total - count}."
-        else:
-            said = self.message or "Applied."
-        return Verdict(
-            applied=count > 0,
-            diff=Diff("".join(d.text for d in diffs), diffs[0].regions),
-            declined=total - count,
-            message=said,
-            documents=[
-                _changed(p, applied=bool(found), diff=d)
-                for p, found, d in zip(every, chosen, diffs, strict=True)
-            ],
-        )
-
-    def _reviewed(self, placed: Placed, landing: Landing, computed: Diff) -> Verdict:
-        """The verdict once the user has reviewed the hunks in the editor: what landed."""
-        if landing.closed or landing.kept is None:
-            return Verdict.failed(
-                "client_rejected",
-                "The editor reported the reviewed edit as applied, but the changes it then "
-                "reported are not the proposed changes (dropped or applied differently); check "
-                "the document.",
-                applied=True,
-                diff=computed,
-            )
-        total, kept = len(placed.hunks), len(landing.kept)
-        if kept == 0:
             said = (
                 "You declined the change; nothing was applied."
                 if total == 1
                 else f"You declined all {total} changes; nothing was applied."
             )
-        elif kept < total:
-            said = f"Applied {kept} of {total} changes; you declined {total - kept}."
+        elif count < total:
+            said = f"Applied {count} of {total} changes; you declined {total - count}."
         else:
             said = self.message or "Applied."
+        documents = [
+            _changed(p, applied=bool(found), diff=d)
+            for p, found, d in zip(every, chosen, diffs, strict=True)
+        ]
         return Verdict(
-            applied=kept > 0,
-            diff=placed.kept(landing.kept),
-            declined=total - kept,
+            applied=count > 0,
+            diff=Diff("".join(d.text for d in diffs), diffs[0].regions),
+            declined=total - count,
             message=said,
+            documents=documents if others else None,
         )
 
 
