@@ -64,10 +64,18 @@
 (defun ce-test-execute-across (instruction)
   "`ce-test-execute' with otherFiles \"edit\"; also reports every other file's buffer."
   (interactive "sInstruction: ")
-  (let ((answer (eglot-execute-command
-                 (eglot-current-server) 'performComplexEdit
-                 (vector (list :textDocument (eglot--TextDocumentIdentifier)
-                               :prompt instruction :otherFiles "edit"))))
+  (let ((answer
+         (if (equal (getenv "CE_TEST_BACKEND") "lsp-mode")
+             (lsp-request "workspace/executeCommand"
+                          (list :command "performComplexEdit"
+                                :arguments (vector (list :textDocument
+                                                         (lsp--text-document-identifier)
+                                                         :prompt instruction
+                                                         :otherFiles "edit"))))
+           (eglot-execute-command
+            (eglot-current-server) 'performComplexEdit
+            (vector (list :textDocument (eglot--TextDocumentIdentifier)
+                          :prompt instruction :otherFiles "edit")))))
         (others (seq-filter (lambda (buffer)
                               (and (buffer-file-name buffer)
                                    (not (eq buffer (current-buffer)))))
@@ -79,7 +87,8 @@
                                         (list :name (buffer-file-name)
                                               :text (ce-test-text)
                                               :modified (if (buffer-modified-p) t :json-false)
-                                              :managed (if (bound-and-true-p eglot--managed-mode)
+                                              :managed (if (or (bound-and-true-p eglot--managed-mode)
+                                                               (bound-and-true-p lsp-mode))
                                                            t :json-false))))
                                     others)))))
 
