@@ -116,6 +116,9 @@ async def test_how_the_editor_reports_a_file_it_had_to_open(
     assert "caller.py" in result["error"]
     assert entries["caller.py"]["applied"] is False
     assert vscode.loaded[files["caller.py"].as_uri()].text == CALLER.replace("total", "sum_of")
+    # the wait for a report that never came is gone with the command
+    stats = await vscode.client.protocol.send_request_async("complexEdit/_stats", {})
+    assert _plain_stats(stats)["changeWaiters"] == 0, stats
 
 
 @pytest.mark.parametrize("how", ["changed on disk", "typed over"])
@@ -209,6 +212,10 @@ async def test_more_files_than_max_files_is_a_tool_error(
     assert_success(result)
     assert "maxFiles" in str(emulator.requests[1].function_responses)
     assert [e["uri"].rsplit("/", 1)[-1] for e in result["documents"]] == ["main.py", "helpers.py"]
+
+
+def _plain_stats(stats: Any) -> dict[str, Any]:
+    return dict(stats._asdict()) if hasattr(stats, "_asdict") else dict(stats)
 
 
 async def paused(
