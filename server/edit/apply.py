@@ -314,9 +314,7 @@ class ApplyStep:
 
     def _shows(self, placed: Placed) -> bool:
         """Does the editor's copy of `placed`'s document hold its change now?"""
-        uri, editor = placed.live.uri, self.editor
-        result = apply_changes(placed.live.text, placed.changes)
-        return editor.is_open(uri) and editor.snapshot(uri).text == result
+        return placed.shown(self.editor) == list(range(len(placed.hunks)))
 
     def _place_all(self, step: Literal["apply", "resend", "propose"]) -> list[Placed] | Verdict:
         """Every document's change placed (the command's own first), or the verdict of the

@@ -96,13 +96,27 @@ class Sent:
         return True
 
     async def _other_landed(self, other: OtherEdit, echo: asyncio.Future[bool]) -> bool:
-        uri, store = other.base.uri, self._ls.documents
-        result = apply_changes(other.base.text, other.changes)
-        while (live := store.get(uri)) is None or live.text != result:
+        uri = other.base.uri
+        while not self._other_shows(other):
             if not await echo and other.versioned:
                 return False  # closed
             echo = self._ls.commands.next_change(uri)
         return True
+
+    def _other_shows(self, other: OtherEdit) -> bool:
+        """Does the other document hold its change now: its text the edit's result, or (the
+        user typed after it) its reported changes show every hunk landing?"""
+        uri, store = other.base.uri, self._ls.documents
+        live = store.get(uri)
+        if live is None:
+            return False
+        if live.text == apply_changes(other.base.text, other.changes):
+            return True
+        if not other.versioned or not other.hunks:
+            return False
+        reported = store.changes_since(uri, other.base.version)
+        found = landed_hunks(other.base.text, other.hunks, reported, live.text)
+        return found is not None and len(found) == len(other.hunks)
 
     async def landed(self, hunks: Sequence[Hunk], limit_seconds: float, *, settle: bool) -> Landing:
         """Read each change the editor reports until all of `hunks` show landing. The rest

@@ -348,8 +348,8 @@ def test_an_edit_of_two_files_one_not_visited(
     (`find-file-noselect`), which its managed mode takes over (`didOpen` of the text on disk),
     then edits it (the `didChange`), left unsaved. With the package's server class the reports
     come before the answer: confirmed in both files; with eglot's own, after it: applied, not
-    yet confirmed. lsp-mode visits the file and edits it, and the harness's `lsp` starts in that buffer
-    (its `didOpen`) while the answer waits for the report."""
+    yet confirmed. lsp-mode visits the file and edits it, and the harness's `lsp` starts in
+    that buffer (its `didOpen`) while the answer waits for the report."""
     if backend == "lsp-mode":
         request.getfixturevalue("lsp_mode")  # skips without lsp-mode
     caller = tmp_path / "project" / "caller.py"

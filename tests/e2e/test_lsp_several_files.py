@@ -121,6 +121,20 @@ async def test_how_the_editor_reports_a_file_it_had_to_open(
     assert _plain_stats(stats)["changeWaiters"] == 0, stats
 
 
+async def test_typing_in_another_document_right_after_the_edit_still_confirms_it(
+    vscode: EditorSession, emulator: GeminiEmulator, tmp_path: Path
+) -> None:
+    """The user types in helpers.py right after the edit landed there, before the server
+    has read its report: the reported changes still show the edit."""
+    _, own, helpers = open_project(vscode, tmp_path)
+    vscode.behaviour.after_apply = lambda: vscode.edit(helpers, 0, 0, "# typed after\n")
+    emulator.enqueue(WITH_HELPERS, calls(done()))
+    result = await vscode.run(own, otherFiles="edit")
+    assert_success(result)
+    assert [entry["applied"] for entry in result["documents"]] == [True, True]
+    assert vscode.text(helpers) == "# typed after\n" + HELPERS.replace("total", "sum_of")
+
+
 @pytest.mark.parametrize("how", ["changed on disk", "typed over"])
 async def test_a_document_that_cannot_take_its_change_stops_the_whole_edit(
     vscode: EditorSession, emulator: GeminiEmulator, tmp_path: Path, how: str

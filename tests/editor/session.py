@@ -332,6 +332,8 @@ class EditorSession:
             record.before[uri] = self.docs[uri].text
             record.edits[uri] = edits
             self._apply(uri, edits, echo=behaviour.echo)
+        if behaviour.after_apply is not None:
+            behaviour.after_apply()
         record.answer = "applied"
         return types.ApplyWorkspaceEditResult(applied=True)
 
