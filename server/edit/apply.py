@@ -5,8 +5,8 @@ the one "live snapshot if open → rebase → else document_changed"), sends it,
 landed, and ends with the `Verdict`. It also proposes the change for review instead
 (`propose`), or lands the hunks a reviewer kept (`kept`).
 
-`documents` is a tuple, the command's own first: the step is the unit a set of documents will
-land as (one edit, all or nothing). Today each command changes its one document.
+`documents` is a tuple, the command's own first: a set of documents lands as one edit, all or
+nothing, each document's change report read back (`documents` in the answer).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from complex_edit.server.edit.answer import Diff, Verdict, changed_lines_of
+from complex_edit.server.edit.answer import Diff, Verdict, changed_lines_in, changed_lines_of
 from complex_edit.server.edit.port import (
     Delivery,
     EditorPort,
@@ -35,13 +35,16 @@ from complex_edit.server.outcome import (
 from complex_edit.server.session.events import SessionEvent
 from complex_edit.server.text.diff import TextChange, apply_changes, compute_edits
 from complex_edit.server.text.documents import Snapshot
-from complex_edit.server.text.hunks import Hunk, apply_hunks, make_hunks
+from complex_edit.server.text.hunks import Hunk, apply_hunks, landed_hunks, make_hunks
 from complex_edit.server.text.positions import Encoding, LineIndex
 from complex_edit.server.text.rebase import Conflict, compose_changes, rebase
 from complex_edit.server.text.unified import unified_diff
 
 log = logging.getLogger("complex_edit.flow")
 ECHO_SECONDS = 5.0
+# After a reviewed edit of several documents: how long the others' reports may trail the
+# command's document's (a client sends them together).
+SETTLE_OTHERS_SECONDS = 0.5
 # The version of a snapshot read from disk: no editor version, and none the change log has
 # (rebasing it onto a buffer opened since works from the texts).
 DISK_VERSION = -1
@@ -134,7 +137,17 @@ class Placed:
         return self.live is not self.document.base or not self.document.on_disk
 
     def other_edit(self) -> OtherEdit:
-        return OtherEdit(self.live, self.changes, self.versioned)
+        return OtherEdit(self.live, self.changes, self.versioned, self.hunks)
+
+    def shown(self, editor: EditorPort) -> list[int] | None:
+        """Which of `hunks` the editor's copy of the document shows landed now (a file
+        not open: none), or None when its changes do not read as any of them."""
+        uri = self.live.uri
+        if not editor.is_open(uri):
+            return []
+        now = editor.snapshot(uri).text
+        reported = editor.changes_since(uri, self.live.version) if self.versioned else None
+        return landed_hunks(self.live.text, self.hunks, reported, now)
 
     def landed(self) -> Diff:
         """Every hunk landed: the change's diff, its new lines read where they landed."""
@@ -180,20 +193,24 @@ class ApplyStep:
     def document(self) -> DocumentChange:
         return self.documents[0]
 
-    def kept(self, placed: Placed, keep: Sequence[int]) -> ApplyStep:
-        """The step that lands the hunks `keep` of `placed` (a review's proposal) and no
-        others, as a plain edit against the text they were proposed on."""
-        chosen = [placed.hunks[i] for i in keep]
-        change = DocumentChange(
-            placed.live,
-            placed.document.label,
-            tuple(c for hunk in chosen for c in hunk.changes),
-            unified_diff(
-                placed.live.text, apply_hunks(placed.live.text, chosen), placed.document.label
-            ),
-        )
+    def kept(self, every: Sequence[Placed], keep: Sequence[int]) -> ApplyStep:
+        """The step that lands the hunks `keep` of `every` (a review's proposal: the documents'
+        hunks numbered in order, the command's own first) and no others, as a plain edit
+        against the texts they were proposed on. The command's document stays first even with
+        none of its hunks kept (an empty edit of it)."""
+        wanted, first, documents, total = set(keep), 0, [], 0
+        for number, placed in enumerate(every):
+            ids = range(first, first + len(placed.hunks))
+            first += len(placed.hunks)
+            total += len(placed.hunks)
+            chosen = [placed.hunks[i - ids.start] for i in ids if i in wanted]
+            if chosen or number == 0:
+                documents.append(_kept_change(placed, chosen))
         return replace(
-            self, documents=(change,), review=False, declined=len(placed.hunks) - len(chosen)
+            self,
+            documents=tuple(documents),
+            review=False,
+            declined=total - len(wanted),
         )
 
     def place(self, step: Literal["apply", "resend", "propose"]) -> Placed | Verdict:
@@ -208,6 +225,10 @@ class ApplyStep:
         """Review without an editor that can ask: the hunks proposed against the live
         document, nothing applied."""
         return self.place("propose")
+
+    def propose_every(self) -> list[Placed] | Verdict:
+        """`propose` for each document (the command's own first): all or none."""
+        return self._place_all("propose")
 
     async def land(self) -> Verdict:
         """Apply the change to the live document, rebased over what changed meanwhile, and
@@ -225,16 +246,22 @@ class ApplyStep:
         echo_seconds = min(ECHO_SECONDS, self.limit_seconds)
         if sent.review is not None and (delivery.applied or not delivery.failure_reason):
             landing = await _landing(delivery, placed.hunks, echo_seconds, settle=True)
-            return self._reviewed(placed, landing, computed)
+            if others and delivery.applied:
+                # their reports come with the command's document's; those kept in full first
+                await delivery.others_landed(min(SETTLE_OTHERS_SECONDS, echo_seconds))
+            return self._reviewed(placed, landing, others, computed)
         if not delivery.applied:
             why = delivery.failure_reason or "no reason given"
             return Verdict.failed("client_rejected", f"The editor rejected the edit: {why}")
-        landing = await _landing(delivery, placed.hunks, echo_seconds, settle=False)
+        if placed.hunks:
+            landing = await _landing(delivery, placed.hunks, echo_seconds, settle=False)
+        else:  # a reviewer kept only other documents' hunks: this one's edit is empty
+            landing = Landing(kept=[])
         if landing.closed or landing.kept == list(range(len(placed.hunks))) or landing.pending:
             # (an editor that reports only after the answer: unconfirmed, like its own)
             if not others or landing.pending or await delivery.others_landed(echo_seconds):
                 return self._landed(placed, others, confirmed=not landing.pending)
-            landing = Landing(None, heard=True)  # another document did not report its change
+            return self._unshown(placed, others, computed)
         if landing.heard:
             mismatch = (
                 "The editor reported the edit as applied, but the changes it then reported are "
@@ -250,7 +277,8 @@ class ApplyStep:
     def _landed(self, placed: Placed, others: Sequence[Placed], *, confirmed: bool) -> Verdict:
         """Every hunk sent landed (after a review through the server: the kept ones)."""
         reviewed = self.declined is not None
-        total = len(placed.hunks) + (self.declined or 0)
+        sent = len(placed.hunks) + sum(len(other.hunks) for other in others)
+        total = sent + (self.declined or 0)
         landed = placed.landed()
         if others:  # one diff section per file; changedLines: the command's document
             text = "".join([landed.text, *(other.document.diff for other in others)])
@@ -260,11 +288,35 @@ class ApplyStep:
             diff=landed,
             confirmed=confirmed,
             declined=self.declined,
-            message=f"Kept {len(placed.hunks)} of {changes(total)}." if reviewed else None,
+            message=f"Kept {sent} of {changes(total)}." if reviewed else None,
             documents=[_changed(p) for p in [placed, *others]] if others else None,
         )
 
-    def _place_all(self, step: Literal["apply", "resend"]) -> list[Placed] | Verdict:
+    def _unshown(self, placed: Placed, others: Sequence[Placed], computed: Diff) -> Verdict:
+        """The editor applied an edit of several documents and its own document shows it,
+        but not every other one does (a file it loaded without telling the server, or changes
+        that are not the edit): applied, not confirmed; each document says whether it shows."""
+        shown = [placed, *others]
+        shows = [True, *(self._shows(other) for other in others)]
+        missing = [p.document.label for p, ok in zip(shown, shows, strict=True) if not ok]
+        text = "".join([computed.text, *(other.document.diff for other in others)])
+        return Verdict(
+            reason="client_rejected",
+            error=(
+                "The editor reported the edit as applied, but never reported the change to "
+                f"{', '.join(missing)} (an editor may load a file it edits without telling the "
+                "server); check those files."
+            ),
+            applied=True,
+            diff=Diff(text, computed.regions),
+            documents=[_changed(p, applied=ok) for p, ok in zip(shown, shows, strict=True)],
+        )
+
+    def _shows(self, placed: Placed) -> bool:
+        """Does the editor's copy of `placed`'s document hold its change now?"""
+        return placed.shown(self.editor) == list(range(len(placed.hunks)))
+
+    def _place_all(self, step: Literal["apply", "resend", "propose"]) -> list[Placed] | Verdict:
         """Every document's change placed (the command's own first), or the verdict of the
         first that cannot take it: all or nothing."""
         own = self.place(step)
@@ -274,18 +326,13 @@ class ApplyStep:
         for change in self.documents[1:]:
             other = change.placed(self.editor)
             if not isinstance(other, Placed):
+                done = "proposed" if step == "propose" else "applied to any file"
                 return Verdict.failed(
                     "document_changed",
                     f"{change.label} changed where the edit applies (or was closed) while the "
-                    "sub-agent worked; nothing was applied to any file. Run the command again.",
+                    f"sub-agent worked; nothing was {done}. Run the command again.",
                 )
             placed.append(other)
-        if self.review and len(placed) > 1:
-            return Verdict.failed(
-                "invalid_request",
-                "Review of a change to several files is not supported yet; nothing was "
-                'applied. Run the command without review, or with otherFiles "read".',
-            )
         return placed
 
     async def _send_rebasing_once(self, placed: list[Placed]) -> _Sent:
@@ -321,33 +368,47 @@ class ApplyStep:
             )
         return _Sent(placed, review, delivery)
 
-    def _reviewed(self, placed: Placed, landing: Landing, computed: Diff) -> Verdict:
-        """The verdict once the user has reviewed the hunks in the editor: what landed."""
-        if landing.closed or landing.kept is None:
+    def _reviewed(
+        self, placed: Placed, landing: Landing, others: Sequence[Placed], computed: Diff
+    ) -> Verdict:
+        """The verdict once the user has reviewed the hunks (of every document) in the
+        editor: what landed (in each: `documents`), the hunks kept and declined over all."""
+        every = [placed, *others]
+        kept = [landing.kept if not landing.closed else None]
+        kept += [other.shown(self.editor) for other in others]
+        if any(found is None for found in kept):
             return Verdict.failed(
                 "client_rejected",
                 "The editor reported the reviewed edit as applied, but the changes it then "
                 "reported are not the proposed changes (dropped or applied differently); check "
-                "the document.",
+                f"the {'documents' if others else 'document'}.",
                 applied=True,
                 diff=computed,
             )
-        total, kept = len(placed.hunks), len(landing.kept)
-        if kept == 0:
+        chosen = [found or [] for found in kept]
+        total = sum(len(p.hunks) for p in every)
+        count = sum(len(found) for found in chosen)
+        diffs = [p.kept(found) for p, found in zip(every, chosen, strict=True)]
+        if count == 0:
             said = (
                 "You declined the change; nothing was applied."
                 if total == 1
                 else f"You declined all {total} changes; nothing was applied."
             )
-        elif kept < total:
-            said = f"Applied {kept} of {total} changes; you declined {total - kept}."
+        elif count < total:
+            said = f"Applied {count} of {total} changes; you declined {total - count}."
         else:
             said = self.message or "Applied."
+        documents = [
+            _changed(p, applied=bool(found), diff=d)
+            for p, found, d in zip(every, chosen, diffs, strict=True)
+        ]
         return Verdict(
-            applied=kept > 0,
-            diff=placed.kept(landing.kept),
-            declined=total - kept,
+            applied=count > 0,
+            diff=Diff("".join(d.text for d in diffs), diffs[0].regions),
+            declined=total - count,
             message=said,
+            documents=documents if others else None,
         )
 
 
@@ -370,13 +431,38 @@ async def _landing(
     return await delivery.landed(hunks, limit_seconds, settle=settle)
 
 
-def _changed(placed: Placed) -> ChangedDocument:
-    landed = placed.landed()
+def _kept_change(placed: Placed, chosen: Sequence[Hunk]) -> DocumentChange:
+    """The `chosen` hunks of `placed` as a change of the text they were proposed on."""
+    text, label = placed.live.text, placed.document.label
+    return DocumentChange(
+        placed.live,
+        label,
+        tuple(change for hunk in chosen for change in hunk.changes),
+        unified_diff(text, apply_hunks(text, chosen), label) if chosen else "",
+        on_disk=not placed.versioned,
+    )
+
+
+def proposed_hunks(every: Sequence[Placed], encoding: Encoding) -> list[ProposedHunk]:
+    """The hunks of `every` (one document's, or several documents' each with its `uri`)
+    as the answer's `hunks`, numbered in order."""
+    hunks: list[ProposedHunk] = []
+    for placed in every:
+        for hunk in placed.wire_hunks(encoding):
+            uri = placed.live.uri if len(every) > 1 else None
+            hunks.append(hunk.model_copy(update={"id": len(hunks), "uri": uri}))
+    return hunks
+
+
+def _changed(placed: Placed, *, applied: bool = True, diff: Diff | None = None) -> ChangedDocument:
+    landed = diff or placed.landed()
     return ChangedDocument(
         uri=placed.live.uri,
-        applied=True,
+        applied=applied and bool(placed.changes),
         diff=landed.text,
-        changed_lines=changed_lines_of(placed.document.base.text, placed.document.changes),
+        changed_lines=changed_lines_in(diff)
+        if diff is not None
+        else changed_lines_of(placed.document.base.text, placed.document.changes),
         version=placed.live.version if placed.versioned else None,
     )
 

@@ -12,20 +12,27 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from complex_edit.edit_tools.syntax import grammar_for, language_for_path
-from complex_edit.server.edit.answer import Verdict, build_result
+from complex_edit.server.edit.answer import Diff, Verdict, build_result
 from complex_edit.server.edit.apply import (
     DISK_VERSION,
     ApplyStep,
     DocumentChange,
     FlowSink,
     changes,
+    proposed_hunks,
     wire_hunks,
 )
 from complex_edit.server.edit.checks import check_before_model
 from complex_edit.server.edit.port import EditorPort
 from complex_edit.server.edit.review import Proposal, Proposals
 from complex_edit.server.outcome import EditRefused, EditResult, SessionOutcome
-from complex_edit.server.session.request import EditRequest, LineRange, OtherFiles
+from complex_edit.server.session.request import (
+    EditRequest,
+    LineRange,
+    OpenDocument,
+    OtherFiles,
+    WorkspaceRoot,
+)
 from complex_edit.server.session.result import OtherDocument, SessionRunner
 from complex_edit.server.settings import Settings
 from complex_edit.server.text.documents import Snapshot
@@ -45,8 +52,16 @@ class EditOrder:
     dry_run: bool = False
     # A dry run's answer carries the change's hunks too (positions an editor can use).
     dry_run_hunks: bool = False
-    # Whether the session may read ("read") or also change ("edit") other files.
+    # Whether the session may read ("read") or also change ("edit") other files: the
+    # command's argument over the setting `otherFiles` (a front end whose argument is a
+    # settings layer passes `settings.other_files`).
     other_files: OtherFiles = "off"
+    # The workspace the session may read (LSP: the client's folders; CLI: --root; MCP: roots).
+    roots: tuple[WorkspaceRoot, ...] = ()
+    # The documents open in the editor besides `uri`: read from their buffers, not the disk.
+    open_documents: tuple[OpenDocument, ...] = ()
+    # The file-system path of `uri`'s document, when it is a file.
+    document_path: str | None = None
 
     @property
     def reviewing(self) -> bool:
@@ -106,6 +121,12 @@ def _request(order: EditOrder, snapshot: Snapshot) -> EditRequest:
         selection=order.selection,
         path_label=order.label,
         language=_language(snapshot.language_id, order.uri),
+        other_files=order.other_files,
+        roots=order.roots if order.other_files != "off" else (),
+        open_documents=order.open_documents if order.other_files != "off" else (),
+        read_exclude=order.settings.read_exclude,
+        max_files=order.settings.max_files,
+        document_path=order.document_path,
     )
 
 
@@ -152,24 +173,25 @@ def _dry_run(order: EditOrder, step: ApplyStep) -> Verdict:
 
 
 def _proposed(step: ApplyStep, outcome: SessionOutcome, proposals: Proposals | None) -> Verdict:
-    """Review without an editor that can ask: nothing applied, the hunks proposed against
-    the live document (the result rebased over the user's typing meanwhile), kept in
-    `proposals` for the reviewer's answer (`review.land_review`)."""
-    placed = step.propose()
-    if isinstance(placed, Verdict):
-        return placed
-    if len(step.documents) > 1:
-        return Verdict.failed(
-            "invalid_request",
-            "Review of a change to several files is not supported yet; nothing was proposed. "
-            'Run the command without review, or with otherFiles "read".',
-        )
-    kept = proposals.keep(Proposal(step, placed, outcome)) if proposals is not None else None
+    """Review without an editor that can ask: nothing applied, the hunks of every document
+    proposed against the live documents (each result rebased over the user's typing
+    meanwhile; with several documents each hunk names its `uri`), kept in `proposals` for the
+    reviewer's answer (`review.land_review`)."""
+    every = step.propose_every()
+    if isinstance(every, Verdict):
+        return every
+    own, *others = every
+    proposal = Proposal(step, own, outcome, tuple(others))
+    kept = proposals.keep(proposal) if proposals is not None else None
+    if others:
+        diff = Diff("".join(placed.proposed().text for placed in every), own.proposed().regions)
+    else:
+        diff = own.proposed()
     return Verdict(
-        diff=placed.proposed(),
-        hunks=placed.wire_hunks(step.editor.encoding()),
-        version=placed.live.version,
-        message=f"{changes(len(placed.hunks))} proposed for review; nothing was applied.",
+        diff=diff,
+        hunks=proposed_hunks(every, step.editor.encoding()),
+        version=own.live.version,
+        message=f"{changes(proposal.count)} proposed for review; nothing was applied.",
         proposal_id=kept,
     )
 

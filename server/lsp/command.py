@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from dataclasses import replace
 from typing import Any
 
 from pygls.exceptions import JsonRpcInvalidParams
@@ -23,8 +24,9 @@ from complex_edit.server.lsp.arguments import (
     parse_arguments,
     parse_review_arguments,
 )
-from complex_edit.server.lsp.bridge import label_for_uri
+from complex_edit.server.lsp.bridge import label_for_uri, path_of
 from complex_edit.server.lsp.editor import LspEditor
+from complex_edit.server.lsp.folders import open_documents, workspace_roots
 from complex_edit.server.lsp.life import CommandLife, Ending, closed_before_start
 from complex_edit.server.lsp.preview import LivePreview
 from complex_edit.server.lsp.requests import Request
@@ -96,7 +98,9 @@ class EditCommand:
             selection=self._args.selection(text),
             dry_run=self._args.dry_run,
             dry_run_hunks=True,
-            other_files=self._args.other_files or "off",
+            other_files=settings.other_files,  # the argument is the settings' last layer
+            roots=workspace_roots(self._ls.workspace),
+            document_path=path_of(self.uri),
         )
 
     def _check(self, order: EditOrder, text: str) -> Ending | None:
@@ -120,8 +124,10 @@ class EditCommand:
             return self._life.internal_error(exc)
 
     async def _flow(self, order: EditOrder) -> EditResult:
-        # `perform` snapshots the document before its first await: the same text as this.
-        self._preview.begin()
+        # `perform` snapshots the document before its first await: the same text as this, and
+        # the other open documents as they are now.
+        order = replace(order, open_documents=open_documents(self._ls.documents, self.uri))
+        self._preview.begin(order.open_documents)
         editor, sessions = self._editor, self._ls.sessions
         return await perform(order, editor, sessions, self._life.report, proposals(self._ls))
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import re
-import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -15,7 +15,13 @@ from lsprotocol import types
 
 from complex_edit.server.edit.files import FileRefused, read_text_file
 from complex_edit.server.edit.port import Landing, OtherEdit, Review, StaleEdit
-from complex_edit.server.lsp.bridge import annotated, path_of, to_text_edits, uri_of
+from complex_edit.server.lsp.bridge import (
+    annotated,
+    label_for_uri,
+    path_of,
+    to_text_edits,
+    uri_of,
+)
 from complex_edit.server.lsp.echo import LATE_ECHO_SECONDS, confirm_later
 from complex_edit.server.outcome import EditRefused
 from complex_edit.server.settings import SECTION, SettingsLayer
@@ -72,8 +78,11 @@ class Sent:
         self.failure_reason = answer.failure_reason
 
     async def others_landed(self, limit_seconds: float) -> bool:
-        """Has each other open document of the edit reported its change (its text now the
-        edit's result)? A file that was not open is taken at the editor's word."""
+        """Has each other document of the edit reported its change (its text now the edit's
+        result)? A file that was not open must be opened by the editor (`didOpen`): of the
+        text on disk, then the edit as a `didChange` (VS Code; Neovim when its client attaches
+        to the buffer it loaded), or of the text already edited; an editor that loads it
+        without a word to the server (Neovim's client attached to one buffer) never shows it."""
         try:
             async with asyncio.timeout(limit_seconds):
                 for other, echo in self._others:
@@ -87,13 +96,27 @@ class Sent:
         return True
 
     async def _other_landed(self, other: OtherEdit, echo: asyncio.Future[bool]) -> bool:
-        uri, store = other.base.uri, self._ls.documents
-        result = apply_changes(other.base.text, other.changes)
-        while (live := store.get(uri)) is not None and live.text != result:
-            if not await echo:
-                return False
+        uri = other.base.uri
+        while not self._other_shows(other):
+            if not await echo and other.versioned:
+                return False  # closed
             echo = self._ls.commands.next_change(uri)
-        return live is not None
+        return True
+
+    def _other_shows(self, other: OtherEdit) -> bool:
+        """Does the other document hold its change now: its text the edit's result, or (the
+        user typed after it) its reported changes show every hunk landing?"""
+        uri, store = other.base.uri, self._ls.documents
+        live = store.get(uri)
+        if live is None:
+            return False
+        if live.text == apply_changes(other.base.text, other.changes):
+            return True
+        if not other.versioned or not other.hunks:
+            return False
+        reported = store.changes_since(uri, other.base.version)
+        found = landed_hunks(other.base.text, other.hunks, reported, live.text)
+        return found is not None and len(found) == len(other.hunks)
 
     async def landed(self, hunks: Sequence[Hunk], limit_seconds: float, *, settle: bool) -> Landing:
         """Read each change the editor reports until all of `hunks` show landing. The rest
@@ -182,8 +205,9 @@ class LspEditor:
         if path is None:
             return None
         try:
-            return read_text_file(Path(path), sys.maxsize).text
-        except FileRefused:
+            # (bounded by its size now: a file that grows meanwhile has changed anyway)
+            return read_text_file(Path(path), os.path.getsize(path)).text
+        except (FileRefused, OSError):
             return None
 
     def encoding(self) -> Encoding:
@@ -243,9 +267,9 @@ class LspEditor:
         if confirm:
             limit_seconds = max(limit_seconds, CONFIRMATION_TIMEOUT_SECONDS)
         if others:
-            edit = self._with_others(edit, others)
+            edit = self._with_others(edit, others, review=review if self.can_review() else None)
         echo = self._ls.commands.next_change(uri)
-        echoes = [(o, self._ls.commands.next_change(o.base.uri)) for o in others if o.versioned]
+        echoes = [(o, self._ls.commands.next_change(o.base.uri)) for o in others]
         try:
             async with asyncio.timeout(limit_seconds):
                 answer = await self._ls.workspace_apply_edit_async(
@@ -272,23 +296,37 @@ class LspEditor:
         return live is not None and live.version == base.version and live.text == base.text
 
     def _with_others(
-        self, edit: types.WorkspaceEdit, others: Sequence[OtherEdit]
+        self, edit: types.WorkspaceEdit, others: Sequence[OtherEdit], review: Review | None
     ) -> types.WorkspaceEdit:
         """`edit` (one document's) with the other documents' changes: one `TextDocumentEdit`
-        each, versioned when open in the editor, `version: null` for a file."""
+        each, versioned when open in the editor, `version: null` for a file; for `review`,
+        each of their hunks annotated as the command's document's are."""
         store = self._ls.documents
         changes = list(edit.document_changes or [])
+        notes = dict(edit.change_annotations or {})
         for other in others:
             base = other.base
             index = store.line_index(base.uri) if other.versioned else None
-            lines = self._lines(base.text, other.changes)
-            edits = to_text_edits(base.text, lines, store.encoding, line_index=index)
             version = base.version if other.versioned else None
             document = types.OptionalVersionedTextDocumentIdentifier(uri=base.uri, version=version)
-            changes.append(types.TextDocumentEdit(text_document=document, edits=list(edits)))
-        return types.WorkspaceEdit(
-            document_changes=changes, change_annotations=edit.change_annotations
-        )
+            edits: list[types.TextEdit | types.AnnotatedTextEdit] = []
+            if review is None:
+                lines = self._lines(base.text, other.changes)
+                edits.extend(to_text_edits(base.text, lines, store.encoding, line_index=index))
+                hunks: Sequence[Hunk] = ()
+            else:
+                hunks, description = other.hunks, review.description
+            for hunk in hunks:
+                key = HUNK_ID.format(len(notes) + 1)
+                lines = self._lines(base.text, hunk.changes)
+                plain = to_text_edits(base.text, lines, store.encoding, line_index=index)
+                edits.extend(annotated(plain, key))
+                label = f"{label_for_uri(base.uri)}, {hunk.label[:1].lower()}{hunk.label[1:]}"
+                notes[key] = types.ChangeAnnotation(
+                    label=label, needs_confirmation=True, description=description
+                )
+            changes.append(types.TextDocumentEdit(text_document=document, edits=edits))
+        return types.WorkspaceEdit(document_changes=changes, change_annotations=notes or None)
 
     async def _caught_up(
         self, base: Snapshot, refusal: str | None, echo: asyncio.Future[bool]
