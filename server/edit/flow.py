@@ -25,13 +25,7 @@ from complex_edit.server.edit.checks import check_before_model
 from complex_edit.server.edit.port import EditorPort
 from complex_edit.server.edit.review import Proposal, Proposals
 from complex_edit.server.outcome import ChangedDocument, EditRefused, EditResult, SessionOutcome
-from complex_edit.server.session.request import (
-    EditRequest,
-    LineRange,
-    OpenDocument,
-    OtherFiles,
-    WorkspaceRoot,
-)
+from complex_edit.server.session.request import EditRequest, LineRange, OtherFiles
 from complex_edit.server.session.result import OtherDocument, SessionRunner
 from complex_edit.server.settings import Settings
 from complex_edit.server.text.documents import Snapshot
@@ -53,9 +47,6 @@ class EditOrder:
     dry_run_hunks: bool = False
     # Whether the session may read ("read") or also change ("edit") other files.
     other_files: OtherFiles = "off"
-    roots: tuple[WorkspaceRoot, ...] = ()
-    open_documents: tuple[OpenDocument, ...] = ()
-    document_path: str | None = None
 
     @property
     def reviewing(self) -> bool:
@@ -115,12 +106,6 @@ def _request(order: EditOrder, snapshot: Snapshot) -> EditRequest:
         selection=order.selection,
         path_label=order.label,
         language=_language(snapshot.language_id, order.uri),
-        other_files=order.other_files,
-        roots=order.roots,
-        open_documents=order.open_documents,
-        read_exclude=order.settings.read_exclude,
-        max_files=order.settings.max_files,
-        document_path=order.document_path,
     )
 
 
