@@ -25,7 +25,13 @@ from complex_edit.server.edit.checks import check_before_model
 from complex_edit.server.edit.port import EditorPort
 from complex_edit.server.edit.review import Proposal, Proposals
 from complex_edit.server.outcome import ChangedDocument, EditRefused, EditResult, SessionOutcome
-from complex_edit.server.session.request import EditRequest, LineRange, OtherFiles
+from complex_edit.server.session.request import (
+    EditRequest,
+    LineRange,
+    OpenDocument,
+    OtherFiles,
+    WorkspaceRoot,
+)
 from complex_edit.server.session.result import OtherDocument, SessionRunner
 from complex_edit.server.settings import Settings
 from complex_edit.server.text.documents import Snapshot
@@ -45,8 +51,16 @@ class EditOrder:
     dry_run: bool = False
     # A dry run's answer carries the change's hunks too (positions an editor can use).
     dry_run_hunks: bool = False
-    # Whether the session may read ("read") or also change ("edit") other files.
+    # Whether the session may read ("read") or also change ("edit") other files: the
+    # command's argument over the setting `otherFiles` (a front end whose argument is a
+    # settings layer passes `settings.other_files`).
     other_files: OtherFiles = "off"
+    # The workspace the session may read (LSP: the client's folders; CLI: --root; MCP: roots).
+    roots: tuple[WorkspaceRoot, ...] = ()
+    # The documents open in the editor besides `uri`: read from their buffers, not the disk.
+    open_documents: tuple[OpenDocument, ...] = ()
+    # The file-system path of `uri`'s document, when it is a file.
+    document_path: str | None = None
 
     @property
     def reviewing(self) -> bool:
@@ -106,6 +120,12 @@ def _request(order: EditOrder, snapshot: Snapshot) -> EditRequest:
         selection=order.selection,
         path_label=order.label,
         language=_language(snapshot.language_id, order.uri),
+        other_files=order.other_files,
+        roots=order.roots if order.other_files != "off" else (),
+        open_documents=order.open_documents if order.other_files != "off" else (),
+        read_exclude=order.settings.read_exclude,
+        max_files=order.settings.max_files,
+        document_path=order.document_path,
     )
 
 

@@ -23,8 +23,9 @@ from complex_edit.server.lsp.arguments import (
     parse_arguments,
     parse_review_arguments,
 )
-from complex_edit.server.lsp.bridge import label_for_uri
+from complex_edit.server.lsp.bridge import label_for_uri, path_of
 from complex_edit.server.lsp.editor import LspEditor
+from complex_edit.server.lsp.folders import open_documents, workspace_roots
 from complex_edit.server.lsp.life import CommandLife, Ending, closed_before_start
 from complex_edit.server.lsp.preview import LivePreview
 from complex_edit.server.lsp.requests import Request
@@ -96,7 +97,10 @@ class EditCommand:
             selection=self._args.selection(text),
             dry_run=self._args.dry_run,
             dry_run_hunks=True,
-            other_files=self._args.other_files or "off",
+            other_files=settings.other_files,  # the argument is the settings' last layer
+            roots=workspace_roots(self._ls.workspace),
+            open_documents=open_documents(self._ls.documents, self.uri),
+            document_path=path_of(self.uri),
         )
 
     def _check(self, order: EditOrder, text: str) -> Ending | None:
