@@ -203,15 +203,14 @@ class DiskEditor:
     ) -> _Written:
         """The atomic, change-checked write of the result: every file or none."""
         document = self._document
-        writes = [
-            FileWrite(
-                document.path,
-                document.encode(apply_changes(base.text, changes)),
-                document.raw,
-                document.mode,
-            ),
-            *(_other_write(other) for other in others),
-        ]
+        own = FileWrite(
+            document.path,
+            document.encode(apply_changes(base.text, changes)),
+            document.raw,
+            document.mode,
+        )
+        # (the file itself may be unchanged when the edit reached only other files)
+        writes = [*([own] if changes or not others else []), *map(_other_write, others)]
         # Let a cancellation that is already on its way land now; from here on nothing awaits.
         await asyncio.sleep(0)
         task = asyncio.current_task()

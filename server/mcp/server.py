@@ -41,10 +41,11 @@ log = logging.getLogger("complex_edit.mcp")
 TOOL_NAME = "perform_complex_edit"
 TOOL_TITLE = "Complex edit of a file (and the files it reaches)"
 TOOL_DESCRIPTION = """\
-Delegate an edit of an existing text file to a dedicated editing sub-agent, described in \
-plain words. The sub-agent reads the whole file, makes the change with exact text \
-replacements in a short loop, and the result is written atomically only if it succeeds; on \
-any failure every file is left byte-identical.
+Delegate an edit of ONE existing text file (and, with other_files="edit", of the files it \
+reaches) to a dedicated editing sub-agent, described in plain words. The sub-agent reads \
+the whole file, makes the change with exact text replacements in a short loop, and the \
+result is written atomically only if it succeeds; on any failure every file is left \
+byte-identical.
 
 Use it when the change is easy to say but tedious to make by hand: renaming a symbol \
 throughout a file, restructuring or reordering code, converting a style (callbacks to \
