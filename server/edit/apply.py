@@ -180,20 +180,24 @@ class ApplyStep:
     def document(self) -> DocumentChange:
         return self.documents[0]
 
-    def kept(self, placed: Placed, keep: Sequence[int]) -> ApplyStep:
-        """The step that lands the hunks `keep` of `placed` (a review's proposal) and no
-        others, as a plain edit against the text they were proposed on."""
-        chosen = [placed.hunks[i] for i in keep]
-        change = DocumentChange(
-            placed.live,
-            placed.document.label,
-            tuple(c for hunk in chosen for c in hunk.changes),
-            unified_diff(
-                placed.live.text, apply_hunks(placed.live.text, chosen), placed.document.label
-            ),
-        )
+    def kept(self, every: Sequence[Placed], keep: Sequence[int]) -> ApplyStep:
+        """The step that lands the hunks `keep` of `every` (a review's proposal: the documents'
+        hunks numbered in order, the command's own first) and no others, as a plain edit
+        against the texts they were proposed on. The command's document stays first even with
+        none of its hunks kept (an empty edit of it)."""
+        wanted, first, documents, total = set(keep), 0, [], 0
+        for number, placed in enumerate(every):
+            ids = range(first, first + len(placed.hunks))
+            first += len(placed.hunks)
+            total += len(placed.hunks)
+            chosen = [placed.hunks[i - ids.start] for i in ids if i in wanted]
+            if chosen or number == 0:
+                documents.append(_kept_change(placed, chosen))
         return replace(
-            self, documents=(change,), review=False, declined=len(placed.hunks) - len(chosen)
+            self,
+            documents=tuple(documents),
+            review=False,
+            declined=total - len(wanted),
         )
 
     def place(self, step: Literal["apply", "resend", "propose"]) -> Placed | Verdict:
@@ -208,6 +212,10 @@ class ApplyStep:
         """Review without an editor that can ask: the hunks proposed against the live
         document, nothing applied."""
         return self.place("propose")
+
+    def propose_every(self) -> list[Placed] | Verdict:
+        """`propose` for each document (the command's own first): all or none."""
+        return self._place_all("propose")
 
     async def land(self) -> Verdict:
         """Apply the change to the live document, rebased over what changed meanwhile, and
@@ -229,12 +237,15 @@ class ApplyStep:
         if not delivery.applied:
             why = delivery.failure_reason or "no reason given"
             return Verdict.failed("client_rejected", f"The editor rejected the edit: {why}")
-        landing = await _landing(delivery, placed.hunks, echo_seconds, settle=False)
+        if placed.hunks:
+            landing = await _landing(delivery, placed.hunks, echo_seconds, settle=False)
+        else:  # a reviewer kept only other documents' hunks: this one's edit is empty
+            landing = Landing(kept=[])
         if landing.closed or landing.kept == list(range(len(placed.hunks))) or landing.pending:
             # (an editor that reports only after the answer: unconfirmed, like its own)
             if not others or landing.pending or await delivery.others_landed(echo_seconds):
                 return self._landed(placed, others, confirmed=not landing.pending)
-            landing = Landing(None, heard=True)  # another document did not report its change
+            return self._unshown(placed, others, computed)
         if landing.heard:
             mismatch = (
                 "The editor reported the edit as applied, but the changes it then reported are "
@@ -250,7 +261,8 @@ class ApplyStep:
     def _landed(self, placed: Placed, others: Sequence[Placed], *, confirmed: bool) -> Verdict:
         """Every hunk sent landed (after a review through the server: the kept ones)."""
         reviewed = self.declined is not None
-        total = len(placed.hunks) + (self.declined or 0)
+        sent = len(placed.hunks) + sum(len(other.hunks) for other in others)
+        total = sent + (self.declined or 0)
         landed = placed.landed()
         if others:  # one diff section per file; changedLines: the command's document
             text = "".join([landed.text, *(other.document.diff for other in others)])
@@ -260,11 +272,37 @@ class ApplyStep:
             diff=landed,
             confirmed=confirmed,
             declined=self.declined,
-            message=f"Kept {len(placed.hunks)} of {changes(total)}." if reviewed else None,
+            message=f"Kept {sent} of {changes(total)}." if reviewed else None,
             documents=[_changed(p) for p in [placed, *others]] if others else None,
         )
 
-    def _place_all(self, step: Literal["apply", "resend"]) -> list[Placed] | Verdict:
+    def _unshown(self, placed: Placed, others: Sequence[Placed], computed: Diff) -> Verdict:
+        """The editor applied an edit of several documents and its own document shows it,
+        but not every other one does (a file it loaded without telling the server, or changes
+        that are not the edit): applied, not confirmed; each document says whether it shows."""
+        shown = [placed, *others]
+        shows = [True, *(self._shows(other) for other in others)]
+        missing = [p.document.label for p, ok in zip(shown, shows, strict=True) if not ok]
+        text = "".join([computed.text, *(other.document.diff for other in others)])
+        return Verdict(
+            reason="client_rejected",
+            error=(
+                "The editor reported the edit as applied, but never reported the change to "
+                f"{', '.join(missing)} (an editor may load a file it edits without telling the "
+                "server); check those files."
+            ),
+            applied=True,
+            diff=Diff(text, computed.regions),
+            documents=[_changed(p, applied=ok) for p, ok in zip(shown, shows, strict=True)],
+        )
+
+    def _shows(self, placed: Placed) -> bool:
+        """Does the editor's copy of `placed`'s document hold its change now?"""
+        uri, editor = placed.live.uri, self.editor
+        result = apply_changes(placed.live.text, placed.changes)
+        return editor.is_open(uri) and editor.snapshot(uri).text == result
+
+    def _place_all(self, step: Literal["apply", "resend", "propose"]) -> list[Placed] | Verdict:
         """Every document's change placed (the command's own first), or the verdict of the
         first that cannot take it: all or nothing."""
         own = self.place(step)
@@ -274,13 +312,14 @@ class ApplyStep:
         for change in self.documents[1:]:
             other = change.placed(self.editor)
             if not isinstance(other, Placed):
+                done = "proposed" if step == "propose" else "applied to any file"
                 return Verdict.failed(
                     "document_changed",
                     f"{change.label} changed where the edit applies (or was closed) while the "
-                    "sub-agent worked; nothing was applied to any file. Run the command again.",
+                    f"sub-agent worked; nothing was {done}. Run the command again.",
                 )
             placed.append(other)
-        if self.review and len(placed) > 1:
+        if self.review and step != "propose" and len(placed) > 1:
             return Verdict.failed(
                 "invalid_request",
                 "Review of a change to several files is not supported yet; nothing was "
@@ -370,11 +409,34 @@ async def _landing(
     return await delivery.landed(hunks, limit_seconds, settle=settle)
 
 
-def _changed(placed: Placed) -> ChangedDocument:
+def _kept_change(placed: Placed, chosen: Sequence[Hunk]) -> DocumentChange:
+    """The `chosen` hunks of `placed` as a change of the text they were proposed on."""
+    text, label = placed.live.text, placed.document.label
+    return DocumentChange(
+        placed.live,
+        label,
+        tuple(change for hunk in chosen for change in hunk.changes),
+        unified_diff(text, apply_hunks(text, chosen), label) if chosen else "",
+        on_disk=not placed.versioned,
+    )
+
+
+def proposed_hunks(every: Sequence[Placed], encoding: Encoding) -> list[ProposedHunk]:
+    """The hunks of `every` (one document's, or several documents' each with its `uri`)
+    as the answer's `hunks`, numbered in order."""
+    hunks: list[ProposedHunk] = []
+    for placed in every:
+        for hunk in placed.wire_hunks(encoding):
+            uri = placed.live.uri if len(every) > 1 else None
+            hunks.append(hunk.model_copy(update={"id": len(hunks), "uri": uri}))
+    return hunks
+
+
+def _changed(placed: Placed, *, applied: bool = True) -> ChangedDocument:
     landed = placed.landed()
     return ChangedDocument(
         uri=placed.live.uri,
-        applied=True,
+        applied=applied and bool(placed.changes),
         diff=landed.text,
         changed_lines=changed_lines_of(placed.document.base.text, placed.document.changes),
         version=placed.live.version if placed.versioned else None,

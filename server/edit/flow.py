@@ -19,6 +19,7 @@ from complex_edit.server.edit.apply import (
     DocumentChange,
     FlowSink,
     changes,
+    proposed_hunks,
     wire_hunks,
 )
 from complex_edit.server.edit.checks import check_before_model
@@ -186,24 +187,25 @@ def _dry_run(order: EditOrder, step: ApplyStep) -> Verdict:
 
 
 def _proposed(step: ApplyStep, outcome: SessionOutcome, proposals: Proposals | None) -> Verdict:
-    """Review without an editor that can ask: nothing applied, the hunks proposed against
-    the live document (the result rebased over the user's typing meanwhile), kept in
-    `proposals` for the reviewer's answer (`review.land_review`)."""
-    placed = step.propose()
-    if isinstance(placed, Verdict):
-        return placed
-    if len(step.documents) > 1:
-        return Verdict.failed(
-            "invalid_request",
-            "Review of a change to several files is not supported yet; nothing was proposed. "
-            'Run the command without review, or with otherFiles "read".',
-        )
-    kept = proposals.keep(Proposal(step, placed, outcome)) if proposals is not None else None
+    """Review without an editor that can ask: nothing applied, the hunks of every document
+    proposed against the live documents (each result rebased over the user's typing
+    meanwhile; with several documents each hunk names its `uri`), kept in `proposals` for the
+    reviewer's answer (`review.land_review`)."""
+    every = step.propose_every()
+    if isinstance(every, Verdict):
+        return every
+    own, *others = every
+    proposal = Proposal(step, own, outcome, tuple(others))
+    kept = proposals.keep(proposal) if proposals is not None else None
+    if others:
+        diff = Diff("".join(placed.proposed().text for placed in every), own.proposed().regions)
+    else:
+        diff = own.proposed()
     return Verdict(
-        diff=placed.proposed(),
-        hunks=placed.wire_hunks(step.editor.encoding()),
-        version=placed.live.version,
-        message=f"{changes(len(placed.hunks))} proposed for review; nothing was applied.",
+        diff=diff,
+        hunks=proposed_hunks(every, step.editor.encoding()),
+        version=own.live.version,
+        message=f"{changes(proposal.count)} proposed for review; nothing was applied.",
         proposal_id=kept,
     )
 

@@ -39,10 +39,21 @@ class Proposal:
     step: ApplyStep
     placed: Placed
     outcome: SessionOutcome
+    others: tuple[Placed, ...] = ()
+    """The other documents' changes proposed with it (their hunks numbered after its own)."""
 
     @property
     def uri(self) -> str:
         return self.placed.live.uri
+
+    @property
+    def every(self) -> tuple[Placed, ...]:
+        return (self.placed, *self.others)
+
+    @property
+    def count(self) -> int:
+        """How many hunks the proposal has, in every document."""
+        return sum(len(placed.hunks) for placed in self.every)
 
 
 class Proposals:
@@ -85,7 +96,7 @@ class Proposals:
                 "command again.",
             )
         proposal = entry[1]
-        count = len(proposal.placed.hunks)
+        count = proposal.count
         wrong = [hunk for hunk in keep if not 0 <= hunk < count]
         if wrong:
             raise ReviewRefused(
@@ -95,8 +106,9 @@ class Proposals:
         return proposal
 
     def forget_document(self, uri: str) -> None:
+        """Forget the proposals of the document `uri` (its own, or one it changes too)."""
         for proposal_id, (_, proposal) in list(self._kept.items()):
-            if proposal.uri == uri:
+            if any(placed.live.uri == uri for placed in proposal.every):
                 del self._kept[proposal_id]
 
     def __len__(self) -> int:
@@ -121,10 +133,11 @@ async def land_review(
     what landed (`declined`: the hunks not kept). Raises ReviewRefused. `unchanged` says, when
     none is kept, that the document was left as it was."""
     proposal = proposals.take(proposal_id, keep)
-    placed, total = proposal.placed, len(proposal.placed.hunks)
+    total = proposal.count
     chosen = sorted(set(keep))
     if not chosen:
         verdict = Verdict(declined=total, message=f"Kept none of {changes(total)}; {unchanged}.")
     else:
-        verdict = await replace(proposal.step, report=report).kept(placed, chosen).land()
+        step = replace(proposal.step, report=report).kept(proposal.every, chosen)
+        verdict = await step.land()
     return build_result(proposal.outcome, verdict)

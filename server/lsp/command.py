@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from dataclasses import replace
 from typing import Any
 
 from pygls.exceptions import JsonRpcInvalidParams
@@ -99,7 +100,6 @@ class EditCommand:
             dry_run_hunks=True,
             other_files=settings.other_files,  # the argument is the settings' last layer
             roots=workspace_roots(self._ls.workspace),
-            open_documents=open_documents(self._ls.documents, self.uri),
             document_path=path_of(self.uri),
         )
 
@@ -124,8 +124,10 @@ class EditCommand:
             return self._life.internal_error(exc)
 
     async def _flow(self, order: EditOrder) -> EditResult:
-        # `perform` snapshots the document before its first await: the same text as this.
-        self._preview.begin()
+        # `perform` snapshots the document before its first await: the same text as this, and
+        # the other open documents as they are now.
+        order = replace(order, open_documents=open_documents(self._ls.documents, self.uri))
+        self._preview.begin(order.open_documents)
         editor, sessions = self._editor, self._ls.sessions
         return await perform(order, editor, sessions, self._life.report, proposals(self._ls))
 

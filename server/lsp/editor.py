@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import re
-import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -72,8 +72,11 @@ class Sent:
         self.failure_reason = answer.failure_reason
 
     async def others_landed(self, limit_seconds: float) -> bool:
-        """Has each other open document of the edit reported its change (its text now the
-        edit's result)? A file that was not open is taken at the editor's word."""
+        """Has each other document of the edit reported its change (its text now the edit's
+        result)? A file that was not open must be opened by the editor (`didOpen`): of the
+        text on disk, then the edit as a `didChange` (VS Code; Neovim when its client attaches
+        to the buffer it loaded), or of the text already edited; an editor that loads it
+        without a word to the server (Neovim's client attached to one buffer) never shows it."""
         try:
             async with asyncio.timeout(limit_seconds):
                 for other, echo in self._others:
@@ -89,11 +92,11 @@ class Sent:
     async def _other_landed(self, other: OtherEdit, echo: asyncio.Future[bool]) -> bool:
         uri, store = other.base.uri, self._ls.documents
         result = apply_changes(other.base.text, other.changes)
-        while (live := store.get(uri)) is not None and live.text != result:
-            if not await echo:
-                return False
+        while (live := store.get(uri)) is None or live.text != result:
+            if not await echo and other.versioned:
+                return False  # closed
             echo = self._ls.commands.next_change(uri)
-        return live is not None
+        return True
 
     async def landed(self, hunks: Sequence[Hunk], limit_seconds: float, *, settle: bool) -> Landing:
         """Read each change the editor reports until all of `hunks` show landing. The rest
@@ -182,8 +185,9 @@ class LspEditor:
         if path is None:
             return None
         try:
-            return read_text_file(Path(path), sys.maxsize).text
-        except FileRefused:
+            # (bounded by its size now: a file that grows meanwhile has changed anyway)
+            return read_text_file(Path(path), os.path.getsize(path)).text
+        except (FileRefused, OSError):
             return None
 
     def encoding(self) -> Encoding:
@@ -245,7 +249,7 @@ class LspEditor:
         if others:
             edit = self._with_others(edit, others)
         echo = self._ls.commands.next_change(uri)
-        echoes = [(o, self._ls.commands.next_change(o.base.uri)) for o in others if o.versioned]
+        echoes = [(o, self._ls.commands.next_change(o.base.uri)) for o in others]
         try:
             async with asyncio.timeout(limit_seconds):
                 answer = await self._ls.workspace_apply_edit_async(

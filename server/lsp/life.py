@@ -21,7 +21,7 @@ from complex_edit.server.lsp.progress import Progress
 from complex_edit.server.lsp.requests import Request
 from complex_edit.server.lsp.server import ComplexEditServer
 from complex_edit.server.outcome import EditResult
-from complex_edit.server.session.events import WorkingChanged
+from complex_edit.server.session.events import OtherChanged, WorkingChanged
 
 log = logging.getLogger("complex_edit")
 Phase = Literal["starting", "running", "sending", "cancelled", "done"]
@@ -110,7 +110,7 @@ class CommandLife:
                 self._request.forget()
             return
         self._progress.report(event)
-        if isinstance(event, WorkingChanged):
+        if isinstance(event, WorkingChanged | OtherChanged):
             self._preview.show(event)
         # The session is under way in its own process: meanwhile, scan the lines that turning
         # its result into edits and reading their echo will need.

@@ -1,18 +1,23 @@
 """The live preview of one command (contract: "Live preview"): `complexEdit/preview`
 notifications to a client that opted in, each the change so far on the live document.
 
-Each `WorkingChanged` of the session is put on the live document as the final edit is
+Each `WorkingChanged` of the session (and each `OtherChanged` of another document open in
+the editor, on that document) is put on the live document as the final edit is
 (`server.edit.apply.onto_live`, over the user's typing meanwhile) and sent as line hunks in the
 negotiated position encoding, coalesced: at most one per interval, the latest state wins and
 is always sent. A change the user's typing conflicts with is sent as no hunks, never as wrong
-ranges. The last notification of a command that ran is `{done: true, hunks: []}`. Nothing here
+ranges. The last notification of a command that ran is `{done: true, hunks: []}`, for each
+document it previewed. Nothing here
 edits the document.
 """
 
 from __future__ import annotations
 
+import functools
 import logging
+import os
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from lsprotocol.types import Range
 
@@ -28,7 +33,8 @@ from complex_edit.server.lsp.notifications import (
 from complex_edit.server.lsp.pacing import Latest
 from complex_edit.server.lsp.server import ComplexEditServer
 from complex_edit.server.outcome import WirePosition, WireRange
-from complex_edit.server.session.events import WorkingChanged
+from complex_edit.server.session.events import OtherChanged, WorkingChanged
+from complex_edit.server.session.request import OpenDocument
 from complex_edit.server.text.diff import TextChange
 from complex_edit.server.text.documents import Snapshot
 from complex_edit.server.text.hunks import make_hunks
@@ -39,7 +45,8 @@ PREVIEW_INTERVAL_SECONDS = 0.05
 
 
 class LivePreview:
-    """The previews of one command on `uri`, or nothing when the client did not opt in."""
+    """The previews of one command on `uri` (and on each other open document its session
+    changes), or nothing when the client did not opt in."""
 
     def __init__(
         self,
@@ -52,39 +59,72 @@ class LivePreview:
         self._editor = editor
         self._uri = uri
         self._on = ls.abilities.live_preview
-        self._snapshot: Snapshot | None = None
-        self._previews = Latest(self._send_changes, interval)
+        self._interval = interval
+        self._shown: dict[str, _Shown] = {}  # by URI, the command's own first
+        self._others: dict[str, Snapshot] = {}  # other open documents, by real path
         self._ended = False
 
-    def begin(self) -> None:
-        """The session is about to be given the document as it is now: its changes are
-        against this text."""
-        if self._on:
-            self._snapshot = self._ls.documents.get(self._uri)
-
-    def show(self, event: WorkingChanged) -> None:
-        """The change so far is `event.changes`: send it now, or when the interval is up."""
-        if self._snapshot is None or self._ended:
+    def begin(self, others: Sequence[OpenDocument] = ()) -> None:
+        """The session is about to be given the document as it is now (its changes are
+        against this text), and `others` as the editor had them (theirs against those)."""
+        if not self._on:
             return
-        self._previews.offer(event.changes)
+        own = self._ls.documents.get(self._uri)
+        if own is not None:
+            self._shown[self._uri] = self._shown_for(own)
+        for other in others:
+            uri = self._editor.uri_for(other.path)
+            version = other.version if other.version is not None else 0
+            self._others[os.path.realpath(other.path)] = Snapshot(uri, version, other.text, "")
+
+    def show(self, event: WorkingChanged | OtherChanged) -> None:
+        """The change so far is `event.changes` (of the command's document, or of another
+        open one): send it now, or when the interval is up."""
+        if self._ended:
+            return
+        shown: _Shown | None
+        if isinstance(event, WorkingChanged):
+            shown = self._shown.get(self._uri)
+        else:
+            shown = self._other(event.path)
+        if shown is not None:
+            shown.previews.offer(event.changes)
 
     def end(self) -> None:
-        """The command is over (whatever its end): the latest state if it is still waiting,
-        then the clearing notification. Once only."""
-        if self._snapshot is None or self._ended:
+        """The command is over (whatever its end): the latest state of each document if it is
+        still waiting, then each one's clearing notification. Once only."""
+        if self._ended or not self._shown:
+            self._ended = True
             return
-        self._previews.flush()
+        for shown in self._shown.values():
+            shown.previews.flush()
         self._ended = True
-        live = self._ls.documents.get(self._uri)
-        document = PreviewDocument(uri=self._uri, version=(live or self._snapshot).version)
-        self._send(PreviewParams(text_document=document, hunks=[], done=True))
+        for uri, shown in self._shown.items():
+            live = self._ls.documents.get(uri)
+            document = PreviewDocument(uri=uri, version=(live or shown.snapshot).version)
+            self._send(PreviewParams(text_document=document, hunks=[], done=True))
 
-    def _send_changes(self, changes: tuple[TextChange, ...]) -> None:
-        snapshot = self._snapshot
-        live = self._ls.documents.get(self._uri)
-        if snapshot is None or live is None or self._ended:
+    def _other(self, path: str) -> _Shown | None:
+        """The previews of the other document at `path`, when it was open as the session
+        started and still is (a file read from disk has no buffer to draw on)."""
+        snapshot = self._others.get(os.path.realpath(path))
+        if snapshot is None or not self._editor.is_open(snapshot.uri):
+            return None
+        shown = self._shown.get(snapshot.uri)
+        if shown is None:
+            shown = self._shown[snapshot.uri] = self._shown_for(snapshot)
+        return shown
+
+    def _shown_for(self, snapshot: Snapshot) -> _Shown:
+        return _Shown(
+            snapshot, Latest(functools.partial(self._send_changes, snapshot), self._interval)
+        )
+
+    def _send_changes(self, snapshot: Snapshot, changes: tuple[TextChange, ...]) -> None:
+        live = self._ls.documents.get(snapshot.uri)
+        if live is None or self._ended:
             return
-        document = PreviewDocument(uri=self._uri, version=live.version)
+        document = PreviewDocument(uri=snapshot.uri, version=live.version)
         self._send(
             PreviewParams(text_document=document, hunks=self._hunks(snapshot, live, changes))
         )
@@ -97,7 +137,7 @@ class LivePreview:
             on_live = onto_live(self._editor, snapshot, live, changes)
             if on_live is None:
                 return []
-            index = self._ls.documents.line_index(self._uri)
+            index = self._ls.documents.line_index(live.uri)
             encoding = self._editor.encoding()
             return [
                 PreviewHunk(
@@ -116,6 +156,14 @@ class LivePreview:
             self._ls.protocol.notify(PREVIEW_METHOD, params.to_wire())
         except Exception as exc:  # the editor is gone: the command ends on its own
             log.debug("could not send a preview: %s", type(exc).__name__)
+
+
+@dataclass(frozen=True)
+class _Shown:
+    """One document's previews: the text the session's changes are against, and their pace."""
+
+    snapshot: Snapshot
+    previews: Latest[tuple[TextChange, ...]]
 
 
 def _range(range_: Range) -> WireRange:

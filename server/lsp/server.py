@@ -95,6 +95,7 @@ class ComplexEditProtocol(RequestBookkeeping):
     ) -> Generator[Any, Any, None]:
         doc = params.text_document
         self._ce.documents.open(doc.uri, doc.text, doc.version, doc.language_id)
+        self._ce.commands.changed(doc.uri)  # an edit of a file not open may be waiting for it
         yield from ()
 
     @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)

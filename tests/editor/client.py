@@ -96,6 +96,12 @@ class ApplyBehaviour:
     echo: bool = True
     before_apply: Callable[[], None] | None = None
     """Runs when the request arrives, before anything else (e.g. the user types)."""
+    unopened: Literal["open", "silent", "open-edited", "refuse"] = "open"
+    """A `version: null` edit of a file the editor has not open: ``open`` loads it from disk,
+    reports ``didOpen`` of that text, then the edit as ``didChange`` (VS Code; Neovim with
+    ``vim.lsp.enable``); ``silent`` loads and edits it without a word to the server (Neovim
+    with a client attached to one buffer: ``vim.lsp.start``); ``open-edited`` reports
+    ``didOpen`` of the text already edited; ``refuse`` rejects the edit."""
 
 
 class EditorClient(LanguageClient):

@@ -12,7 +12,9 @@ import itertools
 import time
 import uuid
 from collections.abc import Awaitable
+from pathlib import Path
 from typing import Any
+from urllib.parse import urlparse
 
 import pytest
 from lsprotocol import types
@@ -51,6 +53,8 @@ class EditorSession:
         self.behaviour = ApplyBehaviour()
         self.applies: list[ApplyRecord] = []
         self.violations: list[str] = []
+        self.loaded: dict[str, Document] = {}  # files an edit loaded without a word (silent)
+        self.folders: list[types.WorkspaceFolder] = []
         self._release_hangs = asyncio.Event()
         self._stderr_mark = 0
         self._log_mark = 0
@@ -85,6 +89,10 @@ class EditorSession:
             raise AssertionError(f"the {self.kind} server process died (exit code {code})")
         for uri in list(self.docs):
             self.close(uri)
+        self.loaded = {}
+        if self.folders:
+            removed, self.folders = self.folders, []
+            self._folders_changed([], removed)
         self.client.set_configuration({})
         self.behaviour = ApplyBehaviour()
         violations, self.violations = self.violations, []
@@ -114,6 +122,28 @@ class EditorSession:
             )
         )
         return uri
+
+    def add_folder(self, path: str, name: str | None = None) -> str:
+        """Announce the folder `path` as a workspace folder (removed again at the test's end);
+        its URI."""
+        folder = types.WorkspaceFolder(uri=Path(path).as_uri(), name=name or Path(path).name)
+        self.folders.append(folder)
+        self._folders_changed([folder], [])
+        return folder.uri
+
+    def _folders_changed(
+        self, added: list[types.WorkspaceFolder], removed: list[types.WorkspaceFolder]
+    ) -> None:
+        self.client.workspace_did_change_workspace_folders(
+            types.DidChangeWorkspaceFoldersParams(
+                event=types.WorkspaceFoldersChangeEvent(added=added, removed=removed)
+            )
+        )
+
+    def open_file(self, path: str, *, language_id: str = "python") -> str:
+        """Open the file at `path` as it is on disk."""
+        text = Path(path).read_text(encoding="utf-8")
+        return self.open(text, uri=Path(path).as_uri(), language_id=language_id)
 
     def close(self, uri: str) -> None:
         self.docs.pop(uri, None)
@@ -296,6 +326,9 @@ class EditorSession:
                 for uri, edits in plan.items()
             }
         for uri, edits in plan.items():
+            if uri not in self.docs:
+                self._load(uri, edits, behaviour)
+                continue
             record.before[uri] = self.docs[uri].text
             record.edits[uri] = edits
             self._apply(uri, edits, echo=behaviour.echo)
@@ -323,6 +356,12 @@ class EditorSession:
         plan: dict[str, list[AppliedEdit]] = {}
         for index, (uri, version, edits) in enumerate(groups):
             doc = self.docs.get(uri)
+            if doc is None and version is None and behaviour.unopened != "refuse":
+                path = urlparse(uri).path
+                if uri.startswith("file:") and Path(path).is_file():
+                    text = Path(path).read_text(encoding="utf-8")
+                    plan[uri] = self._offsets(text, edits)
+                    continue
             if doc is None:
                 raise Refused(f"{uri} is not open")
             if version is not None and version != doc.version:
@@ -353,6 +392,18 @@ class EditorSession:
                 raise ProtocolViolation("overlapping text edits")
         return [AppliedEdit(s, e, t) for s, e, _, t in resolved]
 
+    def _load(self, uri: str, edits: list[AppliedEdit], behaviour: ApplyBehaviour) -> None:
+        """An edit of a file that is not open: loaded from disk and edited, the server told
+        as `behaviour.unopened` says (the file on disk is left as it was: unsaved)."""
+        text = Path(urlparse(uri).path).read_text(encoding="utf-8")
+        if behaviour.unopened == "silent":
+            self.loaded[uri] = Document(uri, _edited(text, edits), 1)
+        elif behaviour.unopened == "open-edited":
+            self.open(_edited(text, edits), uri=uri)
+        else:
+            self.open(text, uri=uri, version=0)
+            self._apply(uri, edits, echo=behaviour.echo)
+
     def _apply(self, uri: str, edits: list[AppliedEdit], *, echo: bool) -> None:
         doc = self.docs[uri]
         before = doc.text
@@ -376,3 +427,9 @@ class EditorSession:
                     content_changes=changes,
                 )
             )
+
+
+def _edited(text: str, edits: list[AppliedEdit]) -> str:
+    for e in reversed(edits):
+        text = text[: e.start] + e.new_text + text[e.end :]
+    return text

@@ -1,0 +1,351 @@
+"""Edits that reach across files over LSP (issue 28): the workspace the client announced, the
+other documents open in the editor (read from their buffers), files not open (read from disk,
+edited with `version: null`), one edit all or nothing, each document's honest report, and the
+refusals.
+
+Each test announces its own temporary folder as a workspace folder of the pooled server
+(`EditorSession.add_folder`, removed at the test's end)."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+
+from tests.editor.checks import assert_failure, assert_success
+from tests.editor.client import wait_until
+from tests.editor.fixtures import SessionFactory
+from tests.editor.session import EditorSession
+from tests.editor.turns import calls, done, replace
+from tests.fakes.gemini_emulator import GeminiEmulator, Reply
+
+OWN = "from helpers import total\n\nprint(total([1, 2]))\n"
+HELPERS = "def total(values):\n    return sum(values)\n"
+CALLER = "from helpers import total\n\nTOTAL = total([3])\n"
+
+
+def workspace(root: Path) -> dict[str, Path]:
+    files = {"main.py": OWN, "helpers.py": HELPERS, "caller.py": CALLER}
+    for name, text in files.items():
+        (root / name).write_text(text, encoding="utf-8")
+    return {name: root / name for name in files}
+
+
+def rename(path: str | None, old: str, new: str) -> tuple[str, dict[str, Any]]:
+    name, args = replace(old, new, replace_all=True)
+    return name, {**args, "path": path} if path else args
+
+
+RENAME = calls(
+    rename(None, "total", "sum_of"),
+    rename("helpers.py", "total", "sum_of"),
+    rename("caller.py", "total", "sum_of"),
+)
+
+
+def documents(result: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {entry["uri"].rsplit("/", 1)[-1]: entry for entry in result["documents"]}
+
+
+async def test_an_edit_of_three_files_one_not_open_lands_as_one(
+    vscode: EditorSession, emulator: GeminiEmulator, tmp_path: Path
+) -> None:
+    files = workspace(tmp_path)
+    vscode.add_folder(str(tmp_path))
+    own = vscode.open_file(str(files["main.py"]))
+    helpers = vscode.open_file(str(files["helpers.py"]))
+    vscode.replace(helpers, "return sum(values)", "return sum(values)  # unsaved")
+    emulator.enqueue(RENAME, calls(done("renamed")))
+    result = await vscode.run(own, "rename total to sum_of everywhere", otherFiles="edit")
+    assert_success(result)
+    assert vscode.text(own) == OWN.replace("total", "sum_of")
+    # the open document was read from its buffer (the unsaved comment kept), not from disk
+    assert vscode.text(helpers) == "def sum_of(values):\n    return sum(values)  # unsaved\n"
+    caller = files["caller.py"].as_uri()
+    assert vscode.text(caller) == CALLER.replace("total", "sum_of")
+    assert files["caller.py"].read_text() == CALLER  # loaded and edited, left unsaved
+    (apply,) = vscode.applies
+    changes = apply.params.edit.document_changes
+    assert changes is not None
+    versions = {c.text_document.uri.rsplit("/", 1)[-1]: c.text_document.version for c in changes}
+    assert versions == {"main.py": 1, "helpers.py": 2, "caller.py": None}
+    entries = documents(result)
+    assert list(entries) == ["main.py", "helpers.py", "caller.py"]
+    assert all(entry["applied"] for entry in entries.values())
+    assert entries["caller.py"]["diff"].startswith("--- a/caller.py\n+++ b/caller.py\n")
+    assert "version" not in entries["caller.py"] or entries["caller.py"]["version"] is None
+    assert "+++ b/helpers.py" in result["diff"]
+    assert "+++ b/caller.py" in result["diff"]
+
+
+async def test_a_file_opened_with_the_edit_already_in_it_counts(
+    vscode: EditorSession, emulator: GeminiEmulator, tmp_path: Path
+) -> None:
+    files = workspace(tmp_path)
+    vscode.add_folder(str(tmp_path))
+    own = vscode.open_file(str(files["main.py"]))
+    vscode.behaviour.unopened = "open-edited"
+    emulator.enqueue(
+        calls(rename(None, "total", "sum_of"), rename("caller.py", "total", "sum_of")),
+        calls(done()),
+    )
+    result = await vscode.run(own, otherFiles="edit")
+    assert_success(result)
+    assert [entry["applied"] for entry in result["documents"]] == [True, True]
+
+
+async def test_a_file_the_editor_loads_without_a_word_is_not_claimed(
+    vscode: EditorSession, emulator: GeminiEmulator, tmp_path: Path
+) -> None:
+    """Neovim whose client is attached to one buffer loads and edits the other file without
+    telling the server: applied (the editor said so), but not shown, and the answer says so."""
+    files = workspace(tmp_path)
+    vscode.add_folder(str(tmp_path))
+    own = vscode.open_file(str(files["main.py"]))
+    vscode.behaviour.unopened = "silent"
+    emulator.enqueue(
+        calls(rename(None, "total", "sum_of"), rename("caller.py", "total", "sum_of")),
+        calls(done()),
+    )
+    result = await vscode.run(own, otherFiles="edit")
+    assert result["success"] is False, result
+    assert result["reason"] == "client_rejected"
+    assert result["applied"] is True
+    assert "caller.py" in result["error"]
+    entries = documents(result)
+    assert entries["main.py"]["applied"] is True
+    assert entries["caller.py"]["applied"] is False
+    assert vscode.loaded[files["caller.py"].as_uri()].text == CALLER.replace("total", "sum_of")
+
+
+async def test_a_file_changed_on_disk_meanwhile_stops_the_whole_edit(
+    vscode: EditorSession, emulator: GeminiEmulator, tmp_path: Path
+) -> None:
+    files = workspace(tmp_path)
+    vscode.add_folder(str(tmp_path))
+    own = vscode.open_file(str(files["main.py"]))
+
+    release = threading.Event()
+    emulator.enqueue(
+        calls(rename(None, "total", "sum_of"), rename("caller.py", "total", "sum_of")),
+        Reply.hang(release=release, then=calls(done())),
+    )
+    _, future = vscode.start(own, "rename", otherFiles="edit")
+    await _in_the_last_turn(emulator, release)
+    files["caller.py"].write_text(CALLER + "# changed on disk\n", encoding="utf-8")
+    release.set()
+    result = await vscode.answer(future)
+    assert_failure(result, "document_changed")
+    assert "caller.py" in result["error"]
+    assert vscode.applies == []
+    assert vscode.text(own) == OWN
+
+
+async def test_typing_in_two_open_documents_is_rebased(
+    vscode: EditorSession, emulator: GeminiEmulator, tmp_path: Path
+) -> None:
+    files = workspace(tmp_path)
+    vscode.add_folder(str(tmp_path))
+    own = vscode.open_file(str(files["main.py"]))
+    helpers = vscode.open_file(str(files["helpers.py"]))
+    release = threading.Event()
+    emulator.enqueue(
+        calls(rename(None, "total", "sum_of"), rename("helpers.py", "total", "sum_of")),
+        Reply.hang(release=release, then=calls(done())),
+    )
+    _, future = vscode.start(own, "rename", otherFiles="edit")
+    await _in_the_last_turn(emulator, release)
+    vscode.edit(own, len(vscode.text(own)), len(vscode.text(own)), "# typed\n")
+    vscode.edit(helpers, 0, 0, "# typed too\n")
+    release.set()
+    result = await vscode.answer(future)
+    assert_success(result)
+    assert vscode.text(own) == OWN.replace("total", "sum_of") + "# typed\n"
+    assert vscode.text(helpers) == "# typed too\n" + HELPERS.replace("total", "sum_of")
+
+
+async def test_typing_over_the_change_in_another_document_stops_the_edit(
+    vscode: EditorSession, emulator: GeminiEmulator, tmp_path: Path
+) -> None:
+    files = workspace(tmp_path)
+    vscode.add_folder(str(tmp_path))
+    own = vscode.open_file(str(files["main.py"]))
+    helpers = vscode.open_file(str(files["helpers.py"]))
+    release = threading.Event()
+    emulator.enqueue(
+        calls(rename(None, "total", "sum_of"), rename("helpers.py", "total", "sum_of")),
+        Reply.hang(release=release, then=calls(done())),
+    )
+    _, future = vscode.start(own, "rename", otherFiles="edit")
+    await _in_the_last_turn(emulator, release)
+    vscode.replace(helpers, "def total", "def grand_total")
+    release.set()
+    result = await vscode.answer(future)
+    assert_failure(result, "document_changed")
+    assert "helpers.py" in result["error"]
+    assert vscode.applies == []
+    assert vscode.text(own) == OWN
+
+
+async def test_read_mode_reads_and_searches_but_changes_only_the_document(
+    vscode: EditorSession, emulator: GeminiEmulator, tmp_path: Path
+) -> None:
+    files = workspace(tmp_path)
+    (tmp_path / ".env").write_text("API_TOKEN=sekrit-value\n", encoding="utf-8")
+    vscode.add_folder(str(tmp_path))
+    own = vscode.open_file(str(files["main.py"]))
+    emulator.enqueue(
+        calls(
+            ("find_in_files", {"pattern": "total"}),
+            ("get_document", {"path": "caller.py"}),
+            ("get_document", {"path": ".env"}),
+            rename("caller.py", "total", "sum_of"),
+        ),
+        calls(rename(None, "total", "sum_of"), done()),
+    )
+    result = await vscode.run(own)  # otherFiles: the setting's default, "read"
+    assert_success(result)
+    assert "documents" not in result or result["documents"] is None
+    assert files["caller.py"].as_uri() not in vscode.docs
+    answers = emulator.requests[1].function_responses
+    text = str(answers)
+    assert "caller.py:3: TOTAL = total([3])" in text
+    assert "sekrit" not in str([r.body for r in emulator.requests])
+    assert "readExclude" in text or "excluded" in text
+    assert "can be read but not changed" in text
+
+
+async def test_without_a_workspace_folder_other_files_are_refused_clearly(
+    vscode: EditorSession, emulator: GeminiEmulator, tmp_path: Path
+) -> None:
+    files = workspace(tmp_path)
+    own = vscode.open_file(str(files["main.py"]))
+    emulator.enqueue(calls(("get_document", {"path": "caller.py"})), calls(done()))
+    result = await vscode.run(own, otherFiles="edit")
+    assert result["success"] is True, result
+    first = str(emulator.requests[0].contents[0])
+    assert "No workspace folder is open" in first
+    answer = str(emulator.requests[1].function_responses)
+    assert "workspace" in answer
+    assert "TOTAL" not in answer
+
+
+async def test_more_files_than_max_files_is_a_tool_error(
+    make_editor: SessionFactory, emulator: GeminiEmulator, tmp_path: Path
+) -> None:
+    vscode = await make_editor("vscode")
+    files = workspace(tmp_path)
+    vscode.add_folder(str(tmp_path))
+    vscode.client.set_configuration({"complexEdit": {"maxFiles": 2}})
+    own = vscode.open_file(str(files["main.py"]))
+    emulator.enqueue(RENAME, calls(done()))
+    result = await vscode.run(own, otherFiles="edit")
+    assert_success(result)
+    assert "maxFiles" in str(emulator.requests[1].function_responses)
+    assert [e["uri"].rsplit("/", 1)[-1] for e in result["documents"]] == ["main.py", "helpers.py"]
+
+
+async def _in_the_last_turn(emulator: GeminiEmulator, release: threading.Event) -> None:
+    """Once the model has been asked a second time (that answer waits for `release`)."""
+    try:
+        await wait_until(lambda: len(emulator.requests) >= 2, 10.0, "the second model request")
+    except AssertionError:
+        release.set()
+        raise
+
+
+async def test_each_open_document_gets_its_own_live_preview(
+    make_editor: SessionFactory, emulator: GeminiEmulator, tmp_path: Path
+) -> None:
+    editor = await make_editor("vscode-preview")
+    seen = _previews(editor)
+    files = workspace(tmp_path)
+    editor.add_folder(str(tmp_path))
+    own = editor.open_file(str(files["main.py"]))
+    helpers = editor.open_file(str(files["helpers.py"]))
+    release = threading.Event()
+    emulator.enqueue(RENAME, Reply.hang(release=release, then=calls(done())))
+    _, future = editor.start(own, "rename", otherFiles="edit")
+
+    def previewed(uri: str) -> list[dict[str, Any]]:
+        return [p for p in seen if p["textDocument"]["uri"] == uri and p["hunks"]]
+
+    try:
+        await wait_until(lambda: bool(previewed(own) and previewed(helpers)), 10.0, "previews")
+    finally:
+        release.set()
+    (hunk,) = previewed(helpers)[-1]["hunks"]
+    assert hunk["oldText"] == "def total(values):\n"
+    assert hunk["newText"] == "def sum_of(values):\n"
+    assert editor.text(helpers) == HELPERS  # drawn, never written
+    # caller.py is not open: nothing to draw on
+    assert {p["textDocument"]["uri"] for p in seen} == {own, helpers}
+    result = await editor.answer(future)
+    assert_success(result)
+    for uri in (own, helpers):
+        last = [p for p in seen if p["textDocument"]["uri"] == uri][-1]
+        assert last["done"] is True
+        assert last["hunks"] == []
+
+
+def _previews(editor: EditorSession) -> list[dict[str, Any]]:
+    """The `complexEdit/preview` notifications from now on, as plain JSON values."""
+    client: Any = editor.client
+    seen: list[dict[str, Any]] | None = getattr(client, "previews_seen", None)
+    if seen is None:
+        seen = []
+        client.previews_seen = seen
+        client.feature("complexEdit/preview")(lambda params: seen.append(_plain(params)))
+    seen.clear()
+    return seen
+
+
+def _plain(value: Any) -> Any:
+    if hasattr(value, "_asdict"):
+        value = value._asdict()
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(item) for item in value]
+    return value
+
+
+async def test_review_across_files_for_a_plain_editor_lands_the_kept_hunks(
+    make_editor: SessionFactory, emulator: GeminiEmulator, tmp_path: Path
+) -> None:
+    """An editor without change annotations gets every file's hunks, each with its `uri`;
+    `complexEdit.applyReview` lands the kept ones, across files, as one edit."""
+    plain = await make_editor("no-config")
+    files = workspace(tmp_path)
+    plain.add_folder(str(tmp_path))
+    own = plain.open_file(str(files["main.py"]))
+    helpers = plain.open_file(str(files["helpers.py"]))
+    emulator.enqueue(RENAME, calls(done()))
+    result = await plain.run(own, otherFiles="edit", review=True)
+    assert result["success"] is True, result
+    assert result["applied"] is False
+    assert plain.applies == []
+    hunks = result["hunks"]
+    by_file = {h["id"]: h["uri"].rsplit("/", 1)[-1] for h in hunks}
+    assert sorted(set(by_file.values())) == ["caller.py", "helpers.py", "main.py"]
+    assert [h["id"] for h in hunks] == list(range(len(hunks)))
+    keep = [i for i, name in by_file.items() if name != "main.py"]
+    answer = await _apply_review(plain, {"proposalId": result["proposalId"], "keep": keep})
+    assert answer["success"] is True, answer
+    assert answer["applied"] is True
+    assert answer["declined"] == len(hunks) - len(keep)
+    assert plain.text(own) == OWN  # none of its hunks kept
+    assert plain.text(helpers) == HELPERS.replace("total", "sum_of")
+    assert plain.text(files["caller.py"].as_uri()) == CALLER.replace("total", "sum_of")
+    assert len(plain.applies) == 1
+
+
+async def _apply_review(editor: EditorSession, arguments: dict[str, Any]) -> dict[str, Any]:
+    answer = await editor.client.protocol.send_request_async(
+        types.WORKSPACE_EXECUTE_COMMAND,
+        types.ExecuteCommandParams(command="complexEdit.applyReview", arguments=[arguments]),
+    )
+    assert isinstance(answer, dict), answer
+    return answer
