@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.test_cli import RUN_TIMEOUT, cli_command, cli_env
+from tests.e2e.test_cli import RUN_TIMEOUT, _review_on_a_terminal, cli_command, cli_env
 from tests.fakes.gemini_emulator import GeminiEmulator, Reply
 
 SECRET = "hunter2-never-sent"
@@ -306,4 +306,23 @@ def test_an_interrupt_in_the_middle_writes_nothing_anywhere(
     assert proc.returncode == 130, stderr
     assert json.loads(stdout)["reason"] == "cancelled"
     assert contents(project) == FILES
+    assert leftovers(project) == []
+
+
+def test_review_across_files_writes_the_kept_hunks_of_each_file(
+    emulator: GeminiEmulator, project: Path
+) -> None:
+    """One question per hunk, file after file (each hunk under its file's name); the kept
+    ones are written, every file or none, through the same landing."""
+    emulator.enqueue(RENAME_ALL)
+    status, stdout, shown = _review_on_a_terminal(
+        emulator, project / "main.py", [b"y", b"n", b"y", b"y"], "--other-files", "edit", "--json"
+    )
+    assert status == 0, shown
+    assert shown.count("Keep this change") == 4  # src/use.py has two hunks
+    assert shown.index("a/main.py") < shown.index("a/src/app.py") < shown.index("a/src/use.py")
+    assert contents(project) == {**RENAMED, "src/app.py": APP}
+    result = json.loads(stdout)
+    assert result["applied"] is True
+    assert result["declined"] == 1
     assert leftovers(project) == []
