@@ -20,7 +20,7 @@ from typing import Any, TextIO
 
 from complex_edit.server.cli_review import Terminal, choose, terminal_problem
 from complex_edit.server.edit.apply import FlowEvent
-from complex_edit.server.edit.disk import edit_file
+from complex_edit.server.edit.disk import edit_file, from_root
 from complex_edit.server.edit.review import Proposals, land_review
 from complex_edit.server.edit.roots import PathRefused, file_path, workspace_root
 from complex_edit.server.outcome import EditRefused, EditResult, Reason, scrub
@@ -76,7 +76,7 @@ def run_edit(args: argparse.Namespace, overrides: Mapping[str, Any]) -> int:
             landing = land_review(
                 proposals, result.proposal_id, keep, _ignore, unchanged="the file was not changed"
             )
-            result = _execute(landing)
+            result = from_root(_execute(landing), args.path, path, root)
     except EditRefused as exc:
         return printer.finish(exc.result(), EXIT_USAGE)
     except KeyboardInterrupt:

@@ -99,25 +99,37 @@ async def edit_file(
 
     editor = DiskEditor(document, shown, workspace, settings.max_document_bytes)
     result = await perform(order, editor, _FitTheFile(runner, document), report, proposals)
-    return _from_root(result, shown, path, workspace)
+    return from_root(result, shown, path, workspace)
 
 
-def _from_root(result: EditResult, shown: str, path: Path, root: Path | None) -> EditResult:
+def from_root(result: EditResult, shown: str, path: Path, root: Path | None) -> EditResult:
     """An answer of several files as `git apply` takes it from the root: the file's own diff
-    section under its path from the root, like the others'; each document's `uri` a file
-    URI."""
-    if root is None or not result.documents or len(result.documents) < 2:
+    section under its path from the root, like the others'; each document's `uri` (and each
+    proposed hunk's) a file URI. `shown`: how the order named the file at `path`."""
+    if root is None:
         return result
-    own = result.documents[0]
-    headers = diff_headers(path.relative_to(root).as_posix())
-    old = diff_headers(shown)
-    own_diff = headers + own.diff.removeprefix(old) if own.diff.startswith(old) else own.diff
-    diff = headers + result.diff.removeprefix(old) if result.diff.startswith(old) else result.diff
-    documents = [
-        document.model_copy(update={"uri": Path(document.uri).as_uri()})
-        for document in [own.model_copy(update={"diff": own_diff}), *result.documents[1:]]
-    ]
-    return result.model_copy(update={"diff": diff, "documents": documents})
+    update: dict[str, object] = {}
+    if result.hunks and any(hunk.uri for hunk in result.hunks):
+        update["hunks"] = [
+            hunk.model_copy(update={"uri": Path(hunk.uri).as_uri()}) if hunk.uri else hunk
+            for hunk in result.hunks
+        ]
+    if result.documents and len(result.documents) > 1:
+        own = result.documents[0]
+        new, old = diff_headers(path.relative_to(root).as_posix()), diff_headers(shown)
+        update["diff"] = _reheaded(result.diff, old, new)
+        update["documents"] = [
+            document.model_copy(update={"uri": Path(document.uri).as_uri()})
+            for document in [
+                own.model_copy(update={"diff": _reheaded(own.diff, old, new)}),
+                *result.documents[1:],
+            ]
+        ]
+    return result.model_copy(update=update) if update else result
+
+
+def _reheaded(diff: str, old: str, new: str) -> str:
+    return new + diff.removeprefix(old) if diff.startswith(old) else diff
 
 
 def _open(path: Path, settings: Settings, shown: str, *, dry_run: bool) -> TextFile:

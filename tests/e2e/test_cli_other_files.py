@@ -55,11 +55,9 @@ RENAME_ALL = calls(
 )
 
 
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    """`proj` with three Python files, a secret `.env`, a link to a file outside, a binary
-    and an oversized file; `outside/notes.txt` beside it."""
-    base = tmp_path.resolve()
+def plant(base: Path) -> Path:
+    """`base/proj` with three Python files, a secret `.env`, a link to a file outside, a
+    binary and an oversized file; `base/outside/notes.txt` beside it. The project's folder."""
     root = base / "proj"
     (root / "src").mkdir(parents=True)
     for name, text in FILES.items():
@@ -71,6 +69,11 @@ def project(tmp_path: Path) -> Path:
     (root / "blob.bin").write_bytes(b"total\x00" + SECRET.encode())
     (root / "big.txt").write_text(f"total {SECRET}\n" * 200)
     return root
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    return plant(tmp_path.resolve())
 
 
 def contents(root: Path) -> dict[str, str]:
@@ -325,4 +328,6 @@ def test_review_across_files_writes_the_kept_hunks_of_each_file(
     result = json.loads(stdout)
     assert result["applied"] is True
     assert result["declined"] == 1
+    kept = [(project / name).as_uri() for name in ("main.py", "src/use.py")]
+    assert [d["uri"] for d in result["documents"]] == kept
     assert leftovers(project) == []

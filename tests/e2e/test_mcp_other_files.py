@@ -9,62 +9,30 @@ file outside reaches any request the model receives."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import sys
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp import ClientSession, StdioServerParameters
-from mcp.client.stdio import stdio_client
+from mcp import ClientSession
 from mcp.types import CallToolResult
 
-from tests.conftest import TEST_KEY
-from tests.e2e.test_mcp import (
-    CALL_TIMEOUT,
-    START_TIMEOUT,
-    TOOL,
-    _open_log,
-    _server_env,
-    leftovers,
-    structured,
-    text_of,
+from tests.e2e.test_cli_other_files import (
+    APP,
+    FILES,
+    MAIN,
+    RENAME_ALL,
+    RENAMED,
+    SECRET,
+    USE,
+    calls,
+    done,
+    plant,
+    replace,
 )
-from tests.fakes.gemini_emulator import GeminiEmulator, Reply
-
-SECRET = "hunter2-never-sent"
-MAIN = "import app\n\nx = app.total([3])\n"
-APP = "def total(items):\n    return sum(items)\n"
-USE = "from app import total\n\nprint(total([1, 2]))\n"
-FILES = {"main.py": MAIN, "src/app.py": APP, "src/use.py": USE}
-RENAMED = {name: text.replace("total", "grand_total") for name, text in FILES.items()}
-
-
-def calls(*items: tuple[str, dict[str, Any]]) -> Reply:
-    return Reply.function_calls(list(items), usage=(100, 20))
-
-
-def replace(old: str, new: str, path: str | None = None) -> tuple[str, dict[str, Any]]:
-    args: dict[str, Any] = {"old_text": old, "new_text": new}
-    if path is not None:
-        args["path"] = path
-    return ("replace_text", args)
-
-
-def done(message: str = "renamed everywhere") -> tuple[str, dict[str, Any]]:
-    return ("complete_task", {"success": True, "message": message})
-
-
-RENAME_ALL = calls(
-    replace("app.total(", "app.grand_total("),
-    replace("def total", "def grand_total", "src/app.py"),
-    replace(
-        "import total\n\nprint(total(", "import grand_total\n\nprint(grand_total(", "src/use.py"
-    ),
-    done(),
-)
+from tests.e2e.test_mcp import CALL_TIMEOUT, TOOL, leftovers, session_with, structured, text_of
+from tests.fakes.gemini_emulator import GeminiEmulator
 
 
 class Server:
@@ -88,43 +56,10 @@ async def server(
     emulator_server: GeminiEmulator, tmp_path_factory: pytest.TempPathFactory
 ) -> AsyncIterator[Server]:
     base = tmp_path_factory.mktemp("mcp-files").resolve()
-    root = base / "proj"
-    (root / "src").mkdir(parents=True)
-    (root / ".env").write_text(f"API_TOKEN={SECRET}\n")
-    (base / "outside").mkdir()
-    (base / "outside" / "notes.txt").write_text(f"total {SECRET}\n")
-    (root / "notes.txt").symlink_to(base / "outside" / "notes.txt")
+    root = plant(base)
     log = base / "server.log"
-    params = StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "complex_edit", "mcp", "--root", str(root)],
-        env=_server_env(emulator_server.base_url),
-        cwd=str(root),
-    )
-    ready: asyncio.Future[ClientSession] = asyncio.get_running_loop().create_future()
-    stop = asyncio.Event()
-
-    async def hold() -> None:
-        with _open_log(log) as errlog:
-            async with (
-                stdio_client(params, errlog=errlog) as (read, write),
-                ClientSession(read, write) as session,
-            ):
-                await session.initialize()
-                ready.set_result(session)
-                await stop.wait()
-
-    holder = asyncio.create_task(hold())
-    await asyncio.wait({holder, ready}, timeout=START_TIMEOUT, return_when="FIRST_COMPLETED")
-    if not ready.done():
-        holder.cancel()
-        with contextlib.suppress(BaseException):
-            await holder
-        pytest.fail(f"the MCP server did not start: {log.read_text()}")
-    yield Server(ready.result(), root)
-    stop.set()
-    await asyncio.wait_for(holder, timeout=20)
-    assert TEST_KEY not in log.read_text()
+    async with session_with(root, emulator_server.base_url, log) as session:
+        yield Server(session, root)
     assert SECRET not in log.read_text()
 
 
