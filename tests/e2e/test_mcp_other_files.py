@@ -57,6 +57,7 @@ async def server(
 ) -> AsyncIterator[Server]:
     base = tmp_path_factory.mktemp("mcp-files").resolve()
     root = plant(base)
+    (root / "big.txt").unlink()  # oversized only under the CLI test's maxDocumentBytes
     log = base / "server.log"
     async with session_with(root, emulator_server.base_url, log) as session:
         yield Server(session, root)
