@@ -68,9 +68,12 @@ Eglot runs one server per buffer: in these modes it replaces any other."
     (dolist (buffer buffers)
       (with-current-buffer buffer (undo-boundary)))
     (prog1 (cl-call-next-method)
-      (dolist (buffer buffers)
+      ;; (with the buffers eglot visited to apply it: a file the edit changes, not visited
+      ;; before, that eglot's managed mode took over)
+      (dolist (buffer (complex-edit--edit-buffers edit #'eglot--uri-to-path))
         (with-current-buffer buffer
-          (undo-boundary)
+          (when (memq buffer buffers)
+            (undo-boundary))
           (when (eglot-managed-p)
             (eglot--signal-textDocument/didChange)))))))
 

@@ -100,6 +100,11 @@ def changed_lines_of(before: str, changes: Sequence[TextChange]) -> list[Changed
     return _changed_lines(Diff.of("", before, changes)) or None
 
 
+def changed_lines_in(diff: Diff) -> list[ChangedLines] | None:
+    """The answer's `changedLines` of `diff` (None: no change)."""
+    return _changed_lines(diff) or None
+
+
 def _changed_lines(diff: Diff) -> list[ChangedLines]:
     return [
         ChangedLines(

@@ -5,8 +5,8 @@ the one "live snapshot if open → rebase → else document_changed"), sends it,
 landed, and ends with the `Verdict`. It also proposes the change for review instead
 (`propose`), or lands the hunks a reviewer kept (`kept`).
 
-`documents` is a tuple, the command's own first: the step is the unit a set of documents will
-land as (one edit, all or nothing). Today each command changes its one document.
+`documents` is a tuple, the command's own first: a set of documents lands as one edit, all or
+nothing, each document's change report read back (`documents` in the answer).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from complex_edit.server.edit.answer import Diff, Verdict, changed_lines_of
+from complex_edit.server.edit.answer import Diff, Verdict, changed_lines_in, changed_lines_of
 from complex_edit.server.edit.port import (
     Delivery,
     EditorPort,
@@ -35,13 +35,16 @@ from complex_edit.server.outcome import (
 from complex_edit.server.session.events import SessionEvent
 from complex_edit.server.text.diff import TextChange, apply_changes, compute_edits
 from complex_edit.server.text.documents import Snapshot
-from complex_edit.server.text.hunks import Hunk, apply_hunks, make_hunks
+from complex_edit.server.text.hunks import Hunk, apply_hunks, landed_hunks, make_hunks
 from complex_edit.server.text.positions import Encoding, LineIndex
 from complex_edit.server.text.rebase import Conflict, compose_changes, rebase
 from complex_edit.server.text.unified import unified_diff
 
 log = logging.getLogger("complex_edit.flow")
 ECHO_SECONDS = 5.0
+# After a reviewed edit of several documents: how long the others' reports may trail the
+# command's document's (a client sends them together).
+SETTLE_OTHERS_SECONDS = 0.5
 # The version of a snapshot read from disk: no editor version, and none the change log has
 # (rebasing it onto a buffer opened since works from the texts).
 DISK_VERSION = -1
@@ -134,7 +137,17 @@ class Placed:
         return self.live is not self.document.base or not self.document.on_disk
 
     def other_edit(self) -> OtherEdit:
-        return OtherEdit(self.live, self.changes, self.versioned)
+        return OtherEdit(self.live, self.changes, self.versioned, self.hunks)
+
+    def shown(self, editor: EditorPort) -> list[int] | None:
+        """Which of `hunks` the editor's copy of the document shows landed now (a file
+        not open: none), or None when its changes do not read as any of them."""
+        uri = self.live.uri
+        if not editor.is_open(uri):
+            return []
+        now = editor.snapshot(uri).text
+        reported = editor.changes_since(uri, self.live.version) if self.versioned else None
+        return landed_hunks(self.live.text, self.hunks, reported, now)
 
     def landed(self) -> Diff:
         """Every hunk landed: the change's diff, its new lines read where they landed."""
@@ -233,7 +246,10 @@ class ApplyStep:
         echo_seconds = min(ECHO_SECONDS, self.limit_seconds)
         if sent.review is not None and (delivery.applied or not delivery.failure_reason):
             landing = await _landing(delivery, placed.hunks, echo_seconds, settle=True)
-            return self._reviewed(placed, landing, computed)
+            if others and delivery.applied:
+                # their reports come with the command's document's; those kept in full first
+                await delivery.others_landed(min(SETTLE_OTHERS_SECONDS, echo_seconds))
+            return self._reviewed(placed, landing, others, computed)
         if not delivery.applied:
             why = delivery.failure_reason or "no reason given"
             return Verdict.failed("client_rejected", f"The editor rejected the edit: {why}")
@@ -319,12 +335,6 @@ class ApplyStep:
                     f"sub-agent worked; nothing was {done}. Run the command again.",
                 )
             placed.append(other)
-        if self.review and step != "propose" and len(placed) > 1:
-            return Verdict.failed(
-                "invalid_request",
-                "Review of a change to several files is not supported yet; nothing was "
-                'applied. Run the command without review, or with otherFiles "read".',
-            )
         return placed
 
     async def _send_rebasing_once(self, placed: list[Placed]) -> _Sent:
@@ -360,33 +370,47 @@ class ApplyStep:
             )
         return _Sent(placed, review, delivery)
 
-    def _reviewed(self, placed: Placed, landing: Landing, computed: Diff) -> Verdict:
-        """The verdict once the user has reviewed the hunks in the editor: what landed."""
-        if landing.closed or landing.kept is None:
+    def _reviewed(
+        self, placed: Placed, landing: Landing, others: Sequence[Placed], computed: Diff
+    ) -> Verdict:
+        """The verdict once the user has reviewed the hunks (of every document) in the
+        editor: what landed (in each: `documents`), the hunks kept and declined over all."""
+        every = [placed, *others]
+        kept = [landing.kept if not landing.closed else None]
+        kept += [other.shown(self.editor) for other in others]
+        if any(found is None for found in kept):
             return Verdict.failed(
                 "client_rejected",
                 "The editor reported the reviewed edit as applied, but the changes it then "
                 "reported are not the proposed changes (dropped or applied differently); check "
-                "the document.",
+                f"the {'documents' if others else 'document'}.",
                 applied=True,
                 diff=computed,
             )
-        total, kept = len(placed.hunks), len(landing.kept)
-        if kept == 0:
+        chosen = [found or [] for found in kept]
+        total = sum(len(p.hunks) for p in every)
+        count = sum(len(found) for found in chosen)
+        diffs = [p.kept(found) for p, found in zip(every, chosen, strict=True)]
+        if count == 0:
             said = (
                 "You declined the change; nothing was applied."
                 if total == 1
                 else f"You declined all {total} changes; nothing was applied."
             )
-        elif kept < total:
-            said = f"Applied {kept} of {total} changes; you declined {total - kept}."
+        elif count < total:
+            said = f"Applied {count} of {total} changes; you declined {total - count}."
         else:
             said = self.message or "Applied."
+        documents = [
+            _changed(p, applied=bool(found), diff=d)
+            for p, found, d in zip(every, chosen, diffs, strict=True)
+        ]
         return Verdict(
-            applied=kept > 0,
-            diff=placed.kept(landing.kept),
-            declined=total - kept,
+            applied=count > 0,
+            diff=Diff("".join(d.text for d in diffs), diffs[0].regions),
+            declined=total - count,
             message=said,
+            documents=documents if others else None,
         )
 
 
@@ -432,13 +456,15 @@ def proposed_hunks(every: Sequence[Placed], encoding: Encoding) -> list[Proposed
     return hunks
 
 
-def _changed(placed: Placed, *, applied: bool = True) -> ChangedDocument:
-    landed = placed.landed()
+def _changed(placed: Placed, *, applied: bool = True, diff: Diff | None = None) -> ChangedDocument:
+    landed = diff or placed.landed()
     return ChangedDocument(
         uri=placed.live.uri,
         applied=applied and bool(placed.changes),
         diff=landed.text,
-        changed_lines=changed_lines_of(placed.document.base.text, placed.document.changes),
+        changed_lines=changed_lines_in(diff)
+        if diff is not None
+        else changed_lines_of(placed.document.base.text, placed.document.changes),
         version=placed.live.version if placed.versioned else None,
     )
 

@@ -50,6 +50,8 @@ class OtherEdit:
     base: Snapshot
     changes: Sequence[TextChange]
     versioned: bool
+    hunks: Sequence[Hunk] = ()
+    """The same changes grouped (their labels name the file), for a review's annotations."""
 
 
 class StaleEdit(EditRefused):

@@ -8,6 +8,7 @@ whether a close still cancels it is the command's own business (`server/lsp/life
 from __future__ import annotations
 
 import asyncio
+import functools
 from typing import Any, Protocol
 
 
@@ -44,6 +45,8 @@ class Commands:
         """Resolves with True on the next didChange of `uri`, False if it is closed."""
         waiter: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
         self._waiters.setdefault(uri, []).append(waiter)
+        # A wait given up (cancelled) goes at once: a document never opened never wakes it.
+        waiter.add_done_callback(functools.partial(self._forget, uri))
         return waiter
 
     def changed(self, uri: str) -> None:
@@ -58,6 +61,13 @@ class Commands:
 
     def waiter_count(self) -> int:
         return sum(len(waiters) for waiters in self._waiters.values())
+
+    def _forget(self, uri: str, waiter: asyncio.Future[bool]) -> None:
+        waiters = self._waiters.get(uri)
+        if waiters is not None and waiter in waiters:
+            waiters.remove(waiter)
+            if not waiters:
+                del self._waiters[uri]
 
     def _wake(self, uri: str, changed: bool) -> None:
         for waiter in self._waiters.pop(uri, []):

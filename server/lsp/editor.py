@@ -15,7 +15,13 @@ from lsprotocol import types
 
 from complex_edit.server.edit.files import FileRefused, read_text_file
 from complex_edit.server.edit.port import Landing, OtherEdit, Review, StaleEdit
-from complex_edit.server.lsp.bridge import annotated, path_of, to_text_edits, uri_of
+from complex_edit.server.lsp.bridge import (
+    annotated,
+    label_for_uri,
+    path_of,
+    to_text_edits,
+    uri_of,
+)
 from complex_edit.server.lsp.echo import LATE_ECHO_SECONDS, confirm_later
 from complex_edit.server.outcome import EditRefused
 from complex_edit.server.settings import SECTION, SettingsLayer
@@ -247,7 +253,7 @@ class LspEditor:
         if confirm:
             limit_seconds = max(limit_seconds, CONFIRMATION_TIMEOUT_SECONDS)
         if others:
-            edit = self._with_others(edit, others)
+            edit = self._with_others(edit, others, review=review if self.can_review() else None)
         echo = self._ls.commands.next_change(uri)
         echoes = [(o, self._ls.commands.next_change(o.base.uri)) for o in others]
         try:
@@ -276,23 +282,37 @@ class LspEditor:
         return live is not None and live.version == base.version and live.text == base.text
 
     def _with_others(
-        self, edit: types.WorkspaceEdit, others: Sequence[OtherEdit]
+        self, edit: types.WorkspaceEdit, others: Sequence[OtherEdit], review: Review | None
     ) -> types.WorkspaceEdit:
         """`edit` (one document's) with the other documents' changes: one `TextDocumentEdit`
-        each, versioned when open in the editor, `version: null` for a file."""
+        each, versioned when open in the editor, `version: null` for a file; for `review`,
+        each of their hunks annotated as the command's document's are."""
         store = self._ls.documents
         changes = list(edit.document_changes or [])
+        notes = dict(edit.change_annotations or {})
         for other in others:
             base = other.base
             index = store.line_index(base.uri) if other.versioned else None
-            lines = self._lines(base.text, other.changes)
-            edits = to_text_edits(base.text, lines, store.encoding, line_index=index)
             version = base.version if other.versioned else None
             document = types.OptionalVersionedTextDocumentIdentifier(uri=base.uri, version=version)
-            changes.append(types.TextDocumentEdit(text_document=document, edits=list(edits)))
-        return types.WorkspaceEdit(
-            document_changes=changes, change_annotations=edit.change_annotations
-        )
+            edits: list[types.TextEdit | types.AnnotatedTextEdit] = []
+            if review is None:
+                lines = self._lines(base.text, other.changes)
+                edits.extend(to_text_edits(base.text, lines, store.encoding, line_index=index))
+                hunks: Sequence[Hunk] = ()
+            else:
+                hunks, description = other.hunks, review.description
+            for hunk in hunks:
+                key = HUNK_ID.format(len(notes) + 1)
+                lines = self._lines(base.text, hunk.changes)
+                plain = to_text_edits(base.text, lines, store.encoding, line_index=index)
+                edits.extend(annotated(plain, key))
+                label = f"{label_for_uri(base.uri)}, {hunk.label[:1].lower()}{hunk.label[1:]}"
+                notes[key] = types.ChangeAnnotation(
+                    label=label, needs_confirmation=True, description=description
+                )
+            changes.append(types.TextDocumentEdit(text_document=document, edits=edits))
+        return types.WorkspaceEdit(document_changes=changes, change_annotations=notes or None)
 
     async def _caught_up(
         self, base: Snapshot, refusal: str | None, echo: asyncio.Future[bool]

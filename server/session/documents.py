@@ -127,10 +127,10 @@ class Documents:
         outcome = other.toolbox.execute(name, rest)
         if other.toolbox.text != before and not other.joined:
             self._join(other)
-        if outcome.full_view:
-            # A conversation keeps one full view, of the command's document: another file's
-            # must not make that one look out of date.
-            outcome = outcome.model_copy(update={"full_view": False})
+        # A conversation keeps one full view, of the command's document: another file's must
+        # not make that one look out of date. The summary (the progress line) names the file.
+        summary = f"{outcome.summary} in {_short(other.label)}"
+        outcome = outcome.model_copy(update={"full_view": False, "summary": summary})
         return Touched(outcome, other, before)
 
     def _find(self, workspace: Workspace, name: str, args: Mapping[str, Any] | None) -> ToolResult:

@@ -333,6 +333,67 @@ def test_eglots_own_blocking_command_with_the_package_is_confirmed(
     assert answer.get("confirmed") is not False, answer
 
 
+# --- an edit of two files, one not visited (issue 28) ---------------------------------------
+
+
+@pytest.mark.parametrize("backend", ["eglot", "eglot-plain", "lsp-mode"])
+def test_an_edit_of_two_files_one_not_visited(
+    start: Start,
+    emulator: GeminiEmulator,
+    tmp_path: Path,
+    backend: str,
+    request: pytest.FixtureRequest,
+) -> None:
+    """eglot 1.9 asks before an edit of a file not visited (whatever the settings), visits it
+    (`find-file-noselect`), which its managed mode takes over (`didOpen` of the text on disk),
+    then edits it (the `didChange`), left unsaved. With the package's server class the reports
+    come before the answer: confirmed in both files; with eglot's own, after it: applied, not
+    yet confirmed. lsp-mode visits the file and edits it, and the harness's `lsp` starts in that buffer
+    (its `didOpen`) while the answer waits for the report."""
+    if backend == "lsp-mode":
+        request.getfixturevalue("lsp_mode")  # skips without lsp-mode
+    caller = tmp_path / "project" / "caller.py"
+    caller.parent.mkdir(parents=True, exist_ok=True)
+    caller.write_bytes(b"from doc import greet\n\ngreet('you')\n")
+    emulator.enqueue(
+        calls(
+            replace("def greet", "def welcome"),
+            replace("greet(", "welcome(", replace_all=True),
+            (
+                "replace_text",
+                {
+                    "path": "caller.py",
+                    "old_text": "greet",
+                    "new_text": "welcome",
+                    "replace_all": True,
+                },
+            ),
+            done("renamed"),
+        )
+    )
+    emacs = start(GREETING.encode(), backend=backend)
+    emacs.command("ce-test-execute-across", "rename greet to welcome everywhere")
+    if backend != "lsp-mode":
+        emacs.wait_screen("Proceed?")  # eglot asks before it edits a file not visited
+        emacs.keys("y")
+    executed = emacs.wait_event("executed")
+    answer = executed["answer"]
+    assert answer["success"] is True, answer
+    assert answer["applied"] is True, answer
+    assert executed["text"] == GREETING.replace("greet", "welcome")
+    (other,) = executed["others"]
+    assert other["name"] == str(caller)
+    assert other["text"] == "from doc import welcome\n\nwelcome('you')\n"
+    assert other["modified"] is True
+    assert caller.read_bytes() == b"from doc import greet\n\ngreet('you')\n"
+    entries = {e["uri"].rsplit("/", 1)[-1]: e for e in answer["documents"]}
+    assert [entries["doc.py"]["applied"], entries["caller.py"]["applied"]] == [True, True]
+    if backend == "eglot-plain":
+        assert answer["confirmed"] is False, answer
+    else:
+        assert answer.get("confirmed") is not False, answer
+
+
 # --- lsp-mode ----------------------------------------------------------------------------
 
 

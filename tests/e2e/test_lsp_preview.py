@@ -17,37 +17,13 @@ from lsprotocol import types
 from tests.editor.checks import assert_failure
 from tests.editor.client import CommandError, position_to_offset, wait_until
 from tests.editor.fixtures import SessionFactory
+from tests.editor.previews import previews
 from tests.editor.session import EditorSession
 from tests.editor.turns import calls, done, give_up, replace
 from tests.fakes.gemini_emulator import GeminiEmulator, Reply
 
-PREVIEW = "complexEdit/preview"
 DOC = "import os\n\n\ndef main():\n    print(os.getcwd())\n"
 REQUEST_CANCELLED = -32800
-
-
-def previews(editor: EditorSession) -> list[dict[str, Any]]:
-    """The preview notifications the editor's server sends from now on (the handler is
-    registered once per pooled client; each test starts with an empty list)."""
-    client: Any = editor.client
-    seen: list[dict[str, Any]] | None = getattr(client, "previews_seen", None)
-    if seen is None:
-        seen = []
-        client.previews_seen = seen
-        client.feature(PREVIEW)(lambda params: seen.append(_plain(params)))
-    seen.clear()
-    return seen
-
-
-def _plain(value: Any) -> Any:
-    """A notification's params as plain JSON values (pygls may hand over named tuples)."""
-    if hasattr(value, "_asdict"):
-        value = value._asdict()
-    if isinstance(value, dict):
-        return {key: _plain(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [_plain(item) for item in value]
-    return value
 
 
 def shown(seen: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -8,15 +8,18 @@ Each test announces its own temporary folder as a workspace folder of the pooled
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from pathlib import Path
 from typing import Any
 
+import pytest
 from lsprotocol import types
 
 from tests.editor.checks import assert_failure, assert_success
-from tests.editor.client import wait_until
+from tests.editor.client import CommandError, wait_until
 from tests.editor.fixtures import SessionFactory
+from tests.editor.previews import previews
 from tests.editor.session import EditorSession
 from tests.editor.turns import calls, done, replace
 from tests.fakes.gemini_emulator import GeminiEmulator, Reply
@@ -45,6 +48,19 @@ RENAME = calls(
 )
 
 
+def open_project(editor: EditorSession, root: Path) -> tuple[dict[str, Path], str, str]:
+    """The three files written in `root`, announced as a workspace folder; main.py (the
+    command's document) and helpers.py open, caller.py not: the files, and the two URIs."""
+    files = workspace(root)
+    editor.add_folder(str(root))
+    own = editor.open_file(str(files["main.py"]))
+    return files, own, editor.open_file(str(files["helpers.py"]))
+
+
+WITH_CALLER = calls(rename(None, "total", "sum_of"), rename("caller.py", "total", "sum_of"))
+WITH_HELPERS = calls(rename(None, "total", "sum_of"), rename("helpers.py", "total", "sum_of"))
+
+
 def documents(result: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {entry["uri"].rsplit("/", 1)[-1]: entry for entry in result["documents"]}
 
@@ -52,10 +68,7 @@ def documents(result: dict[str, Any]) -> dict[str, dict[str, Any]]:
 async def test_an_edit_of_three_files_one_not_open_lands_as_one(
     vscode: EditorSession, emulator: GeminiEmulator, tmp_path: Path
 ) -> None:
-    files = workspace(tmp_path)
-    vscode.add_folder(str(tmp_path))
-    own = vscode.open_file(str(files["main.py"]))
-    helpers = vscode.open_file(str(files["helpers.py"]))
+    files, own, helpers = open_project(vscode, tmp_path)
     vscode.replace(helpers, "return sum(values)", "return sum(values)  # unsaved")
     emulator.enqueue(RENAME, calls(done("renamed")))
     result = await vscode.run(own, "rename total to sum_of everywhere", otherFiles="edit")
@@ -80,65 +93,54 @@ async def test_an_edit_of_three_files_one_not_open_lands_as_one(
     assert "+++ b/caller.py" in result["diff"]
 
 
-async def test_a_file_opened_with_the_edit_already_in_it_counts(
-    vscode: EditorSession, emulator: GeminiEmulator, tmp_path: Path
+@pytest.mark.parametrize("unopened", ["open-edited", "silent"])
+async def test_how_the_editor_reports_a_file_it_had_to_open(
+    vscode: EditorSession, emulator: GeminiEmulator, tmp_path: Path, unopened: str
 ) -> None:
-    files = workspace(tmp_path)
-    vscode.add_folder(str(tmp_path))
-    own = vscode.open_file(str(files["main.py"]))
-    vscode.behaviour.unopened = "open-edited"
-    emulator.enqueue(
-        calls(rename(None, "total", "sum_of"), rename("caller.py", "total", "sum_of")),
-        calls(done()),
-    )
+    """A file reported opened with the edit already in it (its didOpen) counts. One the
+    editor loads and edits without a word to the server (Neovim whose client is attached to
+    one buffer) is applied, as the editor said, but not claimed: the answer says so."""
+    files, own, _helpers = open_project(vscode, tmp_path)
+    vscode.behaviour.unopened = "open-edited" if unopened == "open-edited" else "silent"
+    emulator.enqueue(WITH_CALLER, calls(done()))
     result = await vscode.run(own, otherFiles="edit")
-    assert_success(result)
-    assert [entry["applied"] for entry in result["documents"]] == [True, True]
-
-
-async def test_a_file_the_editor_loads_without_a_word_is_not_claimed(
-    vscode: EditorSession, emulator: GeminiEmulator, tmp_path: Path
-) -> None:
-    """Neovim whose client is attached to one buffer loads and edits the other file without
-    telling the server: applied (the editor said so), but not shown, and the answer says so."""
-    files = workspace(tmp_path)
-    vscode.add_folder(str(tmp_path))
-    own = vscode.open_file(str(files["main.py"]))
-    vscode.behaviour.unopened = "silent"
-    emulator.enqueue(
-        calls(rename(None, "total", "sum_of"), rename("caller.py", "total", "sum_of")),
-        calls(done()),
-    )
-    result = await vscode.run(own, otherFiles="edit")
+    entries = documents(result)
+    assert result["applied"] is True
+    assert entries["main.py"]["applied"] is True
+    if unopened == "open-edited":
+        assert_success(result)
+        assert entries["caller.py"]["applied"] is True
+        return
     assert result["success"] is False, result
     assert result["reason"] == "client_rejected"
-    assert result["applied"] is True
     assert "caller.py" in result["error"]
-    entries = documents(result)
-    assert entries["main.py"]["applied"] is True
     assert entries["caller.py"]["applied"] is False
     assert vscode.loaded[files["caller.py"].as_uri()].text == CALLER.replace("total", "sum_of")
+    # the wait for a report that never came is gone with the command
+    stats = await vscode.client.protocol.send_request_async("complexEdit/_stats", {})
+    assert _plain_stats(stats)["changeWaiters"] == 0, stats
 
 
-async def test_a_file_changed_on_disk_meanwhile_stops_the_whole_edit(
-    vscode: EditorSession, emulator: GeminiEmulator, tmp_path: Path
+@pytest.mark.parametrize("how", ["changed on disk", "typed over"])
+async def test_a_document_that_cannot_take_its_change_stops_the_whole_edit(
+    vscode: EditorSession, emulator: GeminiEmulator, tmp_path: Path, how: str
 ) -> None:
-    files = workspace(tmp_path)
-    vscode.add_folder(str(tmp_path))
-    own = vscode.open_file(str(files["main.py"]))
-
-    release = threading.Event()
-    emulator.enqueue(
-        calls(rename(None, "total", "sum_of"), rename("caller.py", "total", "sum_of")),
-        Reply.hang(release=release, then=calls(done())),
-    )
-    _, future = vscode.start(own, "rename", otherFiles="edit")
-    await _in_the_last_turn(emulator, release)
-    files["caller.py"].write_text(CALLER + "# changed on disk\n", encoding="utf-8")
+    """caller.py (not open) changed on disk after it was read, or helpers.py (open) typed
+    over where the edit changes it: nothing is sent, and the answer names the file."""
+    files, own, helpers = open_project(vscode, tmp_path)
+    if how == "changed on disk":
+        first, name = WITH_CALLER, "caller.py"
+    else:
+        first, name = WITH_HELPERS, "helpers.py"
+    _, future, release = await paused(vscode, emulator, own, first)
+    if how == "changed on disk":
+        files["caller.py"].write_text(CALLER + "# changed on disk\n", encoding="utf-8")
+    else:
+        vscode.replace(helpers, "def total", "def grand_total")
     release.set()
     result = await vscode.answer(future)
     assert_failure(result, "document_changed")
-    assert "caller.py" in result["error"]
+    assert name in result["error"]
     assert vscode.applies == []
     assert vscode.text(own) == OWN
 
@@ -146,17 +148,8 @@ async def test_a_file_changed_on_disk_meanwhile_stops_the_whole_edit(
 async def test_typing_in_two_open_documents_is_rebased(
     vscode: EditorSession, emulator: GeminiEmulator, tmp_path: Path
 ) -> None:
-    files = workspace(tmp_path)
-    vscode.add_folder(str(tmp_path))
-    own = vscode.open_file(str(files["main.py"]))
-    helpers = vscode.open_file(str(files["helpers.py"]))
-    release = threading.Event()
-    emulator.enqueue(
-        calls(rename(None, "total", "sum_of"), rename("helpers.py", "total", "sum_of")),
-        Reply.hang(release=release, then=calls(done())),
-    )
-    _, future = vscode.start(own, "rename", otherFiles="edit")
-    await _in_the_last_turn(emulator, release)
+    _files, own, helpers = open_project(vscode, tmp_path)
+    _, future, release = await paused(vscode, emulator, own, WITH_HELPERS)
     vscode.edit(own, len(vscode.text(own)), len(vscode.text(own)), "# typed\n")
     vscode.edit(helpers, 0, 0, "# typed too\n")
     release.set()
@@ -166,36 +159,11 @@ async def test_typing_in_two_open_documents_is_rebased(
     assert vscode.text(helpers) == "# typed too\n" + HELPERS.replace("total", "sum_of")
 
 
-async def test_typing_over_the_change_in_another_document_stops_the_edit(
-    vscode: EditorSession, emulator: GeminiEmulator, tmp_path: Path
-) -> None:
-    files = workspace(tmp_path)
-    vscode.add_folder(str(tmp_path))
-    own = vscode.open_file(str(files["main.py"]))
-    helpers = vscode.open_file(str(files["helpers.py"]))
-    release = threading.Event()
-    emulator.enqueue(
-        calls(rename(None, "total", "sum_of"), rename("helpers.py", "total", "sum_of")),
-        Reply.hang(release=release, then=calls(done())),
-    )
-    _, future = vscode.start(own, "rename", otherFiles="edit")
-    await _in_the_last_turn(emulator, release)
-    vscode.replace(helpers, "def total", "def grand_total")
-    release.set()
-    result = await vscode.answer(future)
-    assert_failure(result, "document_changed")
-    assert "helpers.py" in result["error"]
-    assert vscode.applies == []
-    assert vscode.text(own) == OWN
-
-
 async def test_read_mode_reads_and_searches_but_changes_only_the_document(
     vscode: EditorSession, emulator: GeminiEmulator, tmp_path: Path
 ) -> None:
-    files = workspace(tmp_path)
     (tmp_path / ".env").write_text("API_TOKEN=sekrit-value\n", encoding="utf-8")
-    vscode.add_folder(str(tmp_path))
-    own = vscode.open_file(str(files["main.py"]))
+    files, own, _helpers = open_project(vscode, tmp_path)
     emulator.enqueue(
         calls(
             ("find_in_files", {"pattern": "total"}),
@@ -208,7 +176,8 @@ async def test_read_mode_reads_and_searches_but_changes_only_the_document(
     result = await vscode.run(own)  # otherFiles: the setting's default, "read"
     assert_success(result)
     assert "documents" not in result or result["documents"] is None
-    assert files["caller.py"].as_uri() not in vscode.docs
+    caller = files["caller.py"].as_uri()
+    assert caller not in vscode.docs or vscode.text(caller) == CALLER
     answers = emulator.requests[1].function_responses
     text = str(answers)
     assert "caller.py:3: TOTAL = total([3])" in text
@@ -236,10 +205,8 @@ async def test_more_files_than_max_files_is_a_tool_error(
     make_editor: SessionFactory, emulator: GeminiEmulator, tmp_path: Path
 ) -> None:
     vscode = await make_editor("vscode")
-    files = workspace(tmp_path)
-    vscode.add_folder(str(tmp_path))
     vscode.client.set_configuration({"complexEdit": {"maxFiles": 2}})
-    own = vscode.open_file(str(files["main.py"]))
+    _, own, _helpers = open_project(vscode, tmp_path)
     emulator.enqueue(RENAME, calls(done()))
     result = await vscode.run(own, otherFiles="edit")
     assert_success(result)
@@ -247,24 +214,33 @@ async def test_more_files_than_max_files_is_a_tool_error(
     assert [e["uri"].rsplit("/", 1)[-1] for e in result["documents"]] == ["main.py", "helpers.py"]
 
 
-async def _in_the_last_turn(emulator: GeminiEmulator, release: threading.Event) -> None:
-    """Once the model has been asked a second time (that answer waits for `release`)."""
+def _plain_stats(stats: Any) -> dict[str, Any]:
+    return dict(stats._asdict()) if hasattr(stats, "_asdict") else dict(stats)
+
+
+async def paused(
+    editor: EditorSession, emulator: GeminiEmulator, own: str, first: Reply
+) -> tuple[str, asyncio.Future[Any], threading.Event]:
+    """The command with otherFiles "edit" started, the model's `first` turn done and its
+    second one (complete_task) waiting for the returned event: the command's request id and
+    answer, and that event."""
+    release = threading.Event()
+    emulator.enqueue(first, Reply.hang(release=release, then=calls(done())))
+    msg_id, future = editor.start(own, "rename", otherFiles="edit")
     try:
         await wait_until(lambda: len(emulator.requests) >= 2, 10.0, "the second model request")
     except AssertionError:
         release.set()
         raise
+    return msg_id, future, release
 
 
 async def test_each_open_document_gets_its_own_live_preview(
     make_editor: SessionFactory, emulator: GeminiEmulator, tmp_path: Path
 ) -> None:
     editor = await make_editor("vscode-preview")
-    seen = _previews(editor)
-    files = workspace(tmp_path)
-    editor.add_folder(str(tmp_path))
-    own = editor.open_file(str(files["main.py"]))
-    helpers = editor.open_file(str(files["helpers.py"]))
+    seen = previews(editor)
+    _files, own, helpers = open_project(editor, tmp_path)
     release = threading.Event()
     emulator.enqueue(RENAME, Reply.hang(release=release, then=calls(done())))
     _, future = editor.start(own, "rename", otherFiles="edit")
@@ -290,38 +266,13 @@ async def test_each_open_document_gets_its_own_live_preview(
         assert last["hunks"] == []
 
 
-def _previews(editor: EditorSession) -> list[dict[str, Any]]:
-    """The `complexEdit/preview` notifications from now on, as plain JSON values."""
-    client: Any = editor.client
-    seen: list[dict[str, Any]] | None = getattr(client, "previews_seen", None)
-    if seen is None:
-        seen = []
-        client.previews_seen = seen
-        client.feature("complexEdit/preview")(lambda params: seen.append(_plain(params)))
-    seen.clear()
-    return seen
-
-
-def _plain(value: Any) -> Any:
-    if hasattr(value, "_asdict"):
-        value = value._asdict()
-    if isinstance(value, dict):
-        return {key: _plain(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [_plain(item) for item in value]
-    return value
-
-
 async def test_review_across_files_for_a_plain_editor_lands_the_kept_hunks(
     make_editor: SessionFactory, emulator: GeminiEmulator, tmp_path: Path
 ) -> None:
     """An editor without change annotations gets every file's hunks, each with its `uri`;
     `complexEdit.applyReview` lands the kept ones, across files, as one edit."""
     plain = await make_editor("no-config")
-    files = workspace(tmp_path)
-    plain.add_folder(str(tmp_path))
-    own = plain.open_file(str(files["main.py"]))
-    helpers = plain.open_file(str(files["helpers.py"]))
+    files, own, helpers = open_project(plain, tmp_path)
     emulator.enqueue(RENAME, calls(done()))
     result = await plain.run(own, otherFiles="edit", review=True)
     assert result["success"] is True, result
@@ -349,3 +300,63 @@ async def _apply_review(editor: EditorSession, arguments: dict[str, Any]) -> dic
     )
     assert isinstance(answer, dict), answer
     return answer
+
+
+async def test_review_across_files_in_the_refactor_preview_answers_each_file(
+    vscode: EditorSession, emulator: GeminiEmulator, tmp_path: Path
+) -> None:
+    """An editor with change annotations gets one annotation per hunk in every file; the
+    person keeps some (here: everything but caller.py's); the answer says what landed where."""
+    files, own, helpers = open_project(vscode, tmp_path)
+    seen: dict[str, types.ChangeAnnotation] = {}
+
+    def reviewer() -> None:
+        edit = vscode.applies[-1].params.edit
+        seen.update(edit.change_annotations or {})
+        for change in edit.document_changes or []:
+            assert isinstance(change, types.TextDocumentEdit)
+            keep = not change.text_document.uri.endswith("caller.py")
+            change.edits = [
+                types.TextEdit(range=e.range, new_text=e.new_text) for e in change.edits if keep
+            ]
+
+    vscode.behaviour.before_apply = reviewer
+    emulator.enqueue(RENAME, calls(done()))
+    result = await vscode.run(own, otherFiles="edit", review=True)
+    assert all(note.needs_confirmation for note in seen.values())
+    labels = [note.label for note in seen.values()]
+    assert any(label.startswith("helpers.py, line 1:") for label in labels), labels
+    assert any(label.startswith("caller.py, line 1:") for label in labels), labels
+    assert result["success"] is True, result
+    assert result["applied"] is True
+    assert result["declined"] == 2  # caller.py's two hunks
+    entries = documents(result)
+    assert [entries[name]["applied"] for name in ("main.py", "helpers.py", "caller.py")] == [
+        True,
+        True,
+        False,
+    ]
+    assert vscode.text(own) == OWN.replace("total", "sum_of")
+    assert vscode.text(helpers) == HELPERS.replace("total", "sum_of")
+    caller = files["caller.py"].as_uri()
+    assert caller not in vscode.docs or vscode.text(caller) == CALLER
+
+
+async def test_a_cancel_in_the_middle_writes_nothing_anywhere(
+    vscode: EditorSession, emulator: GeminiEmulator, tmp_path: Path
+) -> None:
+    files, own, helpers = open_project(vscode, tmp_path)
+    msg_id, future, release = await paused(vscode, emulator, own, RENAME)
+    vscode.cancel(msg_id)
+    outcome = await vscode.outcome(future)
+    release.set()
+    assert isinstance(outcome, CommandError), outcome
+    assert outcome.code == -32800
+    await vscode.barrier()
+    assert vscode.applies == []
+    assert (vscode.text(own), vscode.text(helpers)) == (OWN, HELPERS)
+    assert [files[name].read_text() for name in ("main.py", "helpers.py", "caller.py")] == [
+        OWN,
+        HELPERS,
+        CALLER,
+    ]

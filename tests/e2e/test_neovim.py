@@ -76,6 +76,8 @@ def run_edit(
     typing: Mapping[str, Any] | None = None,
     apply_typing: Mapping[str, Any] | None = None,
     env: Mapping[str, str] | None = None,
+    arguments: Mapping[str, Any] | None = None,
+    attach_loaded: bool = False,
 ) -> NvimRun:
     path = tmp_path / "project" / name
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -95,6 +97,9 @@ def run_edit(
         config["typing"] = dict(typing)
     if apply_typing is not None:
         config["apply_typing"] = dict(apply_typing)
+    if arguments is not None:
+        config["arguments"] = dict(arguments)
+    config["attach_loaded"] = attach_loaded
     config_path = tmp_path / "config.json"
     config_path.write_text(json.dumps(config), encoding="utf-8")
 
@@ -584,3 +589,72 @@ def test_a_broken_result_is_refused_and_the_model_fixes_it(
     assert "syntax error" in refusal
     assert "line 5" in refusal
     assert len(run.apply_edits) == 1, run.explain()
+
+
+# -- an edit of two files, one not loaded (issue 28) -----------------------------------------
+
+CALLER = b"from doc import total\n\nTOTAL = total([3])\n"
+
+
+@pytest.mark.parametrize("attach_loaded", [True, False], ids=["enable", "start"])
+def test_an_edit_of_two_files_one_not_loaded(
+    nvim: str, emulator: GeminiEmulator, tmp_path: Path, attach_loaded: bool
+) -> None:
+    """Neovim loads the other file into a buffer, edits it and leaves it unsaved. A client
+    that attaches to every buffer of its filetype (`vim.lsp.enable`) reports it (didOpen of
+    the text on disk, then the edit as didChange): the edit is confirmed in both. A client
+    attached to one buffer (`vim.lsp.start`) says nothing of the other file: applied, as
+    Neovim answered, but not claimed for that file."""
+    caller = tmp_path / "project" / "caller.py"
+    caller.parent.mkdir(parents=True)
+    caller.write_bytes(CALLER)
+    emulator.enqueue(
+        calls(
+            replace("total", "sum_of", replace_all=True),
+            (
+                "replace_text",
+                {
+                    "path": "caller.py",
+                    "old_text": "total",
+                    "new_text": "sum_of",
+                    "replace_all": True,
+                },
+            ),
+        ),
+        calls(done("renamed")),
+    )
+    own = b"def total(values):\n    return sum(values)\n"
+    run = run_edit(
+        nvim,
+        emulator,
+        tmp_path,
+        own,
+        "rename total to sum_of everywhere",
+        arguments={"otherFiles": "edit"},
+        attach_loaded=attach_loaded,
+    )
+    assert run.file_bytes == own.replace(b"total", b"sum_of"), run.explain()
+    assert caller.read_bytes() == CALLER  # Neovim leaves the buffer it loaded unsaved
+    (other,) = run.report["others"]
+    assert other["name"] == str(caller)
+    assert other["text"] == CALLER.decode().replace("total", "sum_of")
+    assert other["modified"] is True
+    (apply,) = run.apply_edits
+    versions = [
+        c["textDocument"].get("version") for c in apply["params"]["edit"]["documentChanges"]
+    ]
+    assert versions[1] is None
+    result = run.result
+    entries = {e["uri"].rsplit("/", 1)[-1]: e for e in result["documents"]}
+    assert entries["doc.py"]["applied"] is True
+    assert result["applied"] is True
+    if attach_loaded:
+        assert caller.as_uri() in run.report["opened"]
+        assert result["success"] is True, run.explain()
+        assert entries["caller.py"]["applied"] is True
+    else:
+        assert caller.as_uri() not in run.report["opened"]
+        assert result["success"] is False
+        assert result["reason"] == "client_rejected"
+        assert "caller.py" in result["error"]
+        assert entries["caller.py"]["applied"] is False

@@ -13,7 +13,13 @@ import pytest
 
 from complex_edit.edit_tools.registry import TOOL_NAMES
 from complex_edit.server.providers.gemini import GeminiProvider
-from complex_edit.server.session.events import OtherChanged, SessionEvent, describe
+from complex_edit.server.session.events import (
+    OtherChanged,
+    SessionEvent,
+    ToolFinished,
+    ToolStarted,
+    describe,
+)
 from complex_edit.server.session.request import EditRequest, OpenDocument, WorkspaceRoot
 from complex_edit.server.session.result import FinishedSession, run_and_diff
 from complex_edit.server.settings import Settings
@@ -176,6 +182,12 @@ async def test_edits_across_files_come_back_as_others_in_the_order_they_joined(
     changed = [event for event in events if isinstance(event, OtherChanged)]
     assert [event.label for event in changed] == ["src/use.py", "src/use.py", "src/app.py"]
     assert describe(changed[-1]) == "Turn 1/8 · +1 −1 lines so far in src/app.py"
+    # the progress line names the file each call touched, when it started and when it ended
+    lines = [describe(e) for e in events if isinstance(e, ToolStarted | ToolFinished)]
+    assert lines[4:6] == [
+        "Turn 1/8 · replace_text 'def total' → 'def grand_total' in src/app.py",
+        "Turn 1/8 · ✓ replace_text: 1 replacement at line 1 in src/app.py",
+    ]
 
 
 async def test_an_open_document_is_edited_from_its_buffer_and_own_paths_mean_this_document(

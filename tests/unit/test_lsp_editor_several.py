@@ -1,6 +1,7 @@
 """`LspEditor` sending one edit of several documents (`server/lsp/editor.py`): one
 `workspace/applyEdit` whose `documentChanges` hold the command's document and each other one,
-versioned when open, `version: null` for a file; the others' change reports read back."""
+versioned when open, `version: null` for a file; the others' change reports read back (a
+file not open too: it must be reported opened with the edit)."""
 
 from __future__ import annotations
 
@@ -23,13 +24,15 @@ OWN, OPEN, FILE = "file:///w/own.py", "file:///w/open.py", "file:///w/file.py"
 @dataclass
 class _Server:
     """The parts of the language server the editor uses; the editor applies each edit to the
-    open documents at once (reporting each as a whole-text change)."""
+    open documents at once (reporting each as a whole-text change), and opens a file it edits
+    with the edit in it (reporting its didOpen)."""
 
     abilities: ClientAbilities
     documents: DocumentStore = field(default_factory=DocumentStore)
     commands: Commands = field(default_factory=Commands)
     sent: list[types.WorkspaceEdit] = field(default_factory=list)
     report: bool = True
+    files: dict[str, str] = field(default_factory=lambda: {FILE: "c = 1\n"})
 
     async def workspace_apply_edit_async(
         self, params: types.ApplyWorkspaceEditParams
@@ -45,7 +48,8 @@ class _Server:
         uri = change.text_document.uri
         live = self.documents.get(uri)
         if live is None:
-            return
+            self.documents.open(uri, self.files[uri], 0)
+            live = self.documents.snapshot(uri)
         text = live.text
         lines = text.splitlines(keepends=True)
         for edit in sorted(change.edits, key=lambda e: e.range.start.line, reverse=True):

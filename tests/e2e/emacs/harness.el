@@ -10,6 +10,7 @@
 ;;   review     a review started: its hunks as shown
 ;;   state      `M-x ce-test-dump': the buffer's text and whether it is modified
 ;;   executed   `M-x ce-test-execute': eglot's own (blocking) `eglot-execute-command' answered
+;;              (`M-x ce-test-execute-across': with otherFiles "edit", and the other files' buffers)
 ;;   window/logMessage, window/showMessage   the server's message (eglot only)
 ;; The keys themselves come from the test, through the terminal.
 
@@ -59,6 +60,37 @@
                  (vector (list :textDocument (eglot--TextDocumentIdentifier)
                                :prompt instruction)))))
     (ce-test-event "executed" :answer answer :text (ce-test-text))))
+
+(defun ce-test-execute-across (instruction)
+  "`ce-test-execute' with otherFiles \"edit\"; also reports every other file's buffer."
+  (interactive "sInstruction: ")
+  (let ((answer
+         (if (equal (getenv "CE_TEST_BACKEND") "lsp-mode")
+             (lsp-request "workspace/executeCommand"
+                          (list :command "performComplexEdit"
+                                :arguments (vector (list :textDocument
+                                                         (lsp--text-document-identifier)
+                                                         :prompt instruction
+                                                         :otherFiles "edit"))))
+           (eglot-execute-command
+            (eglot-current-server) 'performComplexEdit
+            (vector (list :textDocument (eglot--TextDocumentIdentifier)
+                          :prompt instruction :otherFiles "edit")))))
+        (others (seq-filter (lambda (buffer)
+                              (and (buffer-file-name buffer)
+                                   (not (eq buffer (current-buffer)))))
+                            (buffer-list))))
+    (ce-test-event "executed" :answer answer :text (ce-test-text)
+                   :others (vconcat
+                            (mapcar (lambda (buffer)
+                                      (with-current-buffer buffer
+                                        (list :name (buffer-file-name)
+                                              :text (ce-test-text)
+                                              :modified (if (buffer-modified-p) t :json-false)
+                                              :managed (if (or (bound-and-true-p eglot--managed-mode)
+                                                               (bound-and-true-p lsp-mode))
+                                                           t :json-false))))
+                                    others)))))
 
 (defun ce-test-quit ()
   "Keep eglot's log of the messages in $CE_TEST_OUT/eglot-events.log and leave."
@@ -126,7 +158,12 @@
              (lambda ()
                (when (and eglot--managed-mode (complex-edit-eglot-backend))
                  (ce-test-event "ready" :backend "eglot"))))
+   ;; (a file visited later, e.g. one a server edit visits, joins the project's server, as
+   ;; `eglot-ensure' does: calling `eglot' again would restart it)
    (add-hook 'find-file-hook
-             (lambda () (ce-test-soon (lambda () (apply #'eglot (eglot--guess-contact))))))))
+             (lambda ()
+               (ce-test-soon (lambda ()
+                               (unless (eglot-current-server)
+                                 (apply #'eglot (eglot--guess-contact)))))))))
 
 ;;; harness.el ends here

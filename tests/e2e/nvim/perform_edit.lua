@@ -25,10 +25,16 @@
 --                              text = inserted text (a "\n" splits the line),
 --                              delay_ms = (later only) }
 --
+--   arguments    optional extra performComplexEdit arguments (e.g. { otherFiles = "edit" })
+--   attach_loaded  attach the client to every buffer that gets a filetype later (as
+--                vim.lsp.enable does), e.g. a file Neovim loads to apply an edit; without it
+--                the client stays attached to the one buffer (vim.lsp.start)
+--
 -- The report holds: ok, error, response {err, result}, offset_encoding, fileformat,
 -- version_before / version_after, buffer_text (as Neovim would write it), typed, steps, the
 -- progress messages seen, and did_changes: every didChange Neovim sent ({version, changes},
--- the contentChanges as sent). Neovim applies `workspace/applyEdit` itself (its own handler);
+-- the contentChanges as sent), opened: the URIs of every didOpen, others: every other loaded
+-- buffer ({name, text, modified}) at the end. Neovim applies `workspace/applyEdit` itself (its own handler);
 -- the script only writes the buffer afterwards. Every wait is bounded; the script always exits.
 
 local cfg_path = assert(arg[1], 'usage: perform_edit.lua CONFIG.json')
@@ -102,10 +108,14 @@ local function main()
     end,
   })
   report.did_changes = {}
+  report.opened = {}
   vim.api.nvim_create_autocmd('LspNotify', {
     callback = function(ev)
       local method = ev.data and ev.data.method
       table.insert(report.notified, method)
+      if method == 'textDocument/didOpen' then
+        table.insert(report.opened, ev.data.params.textDocument.uri)
+      end
       if method == 'textDocument/didChange' then
         local params = ev.data.params or {}
         table.insert(report.did_changes, {
@@ -174,6 +184,16 @@ local function main()
   report.version_before = vim.lsp.util.buf_versions[buf]
   local response = nil
   local args = { textDocument = { uri = vim.uri_from_bufnr(buf) }, prompt = cfg.prompt }
+  for key, value in pairs(cfg.arguments or {}) do
+    args[key] = value
+  end
+  if cfg.attach_loaded then
+    vim.api.nvim_create_autocmd('FileType', {
+      callback = function(ev)
+        vim.lsp.buf_attach_client(ev.buf, client_id)
+      end,
+    })
+  end
   if cfg.range then
     args.range = cfg.range
   end
@@ -237,6 +257,16 @@ local function main()
     vim.cmd('silent write')
   end)
   report.buffer_text = full_text(buf)
+  report.others = {}
+  for _, other in ipairs(vim.api.nvim_list_bufs()) do
+    if other ~= buf and vim.api.nvim_buf_is_loaded(other) then
+      table.insert(report.others, {
+        name = vim.api.nvim_buf_get_name(other),
+        text = full_text(other),
+        modified = vim.bo[other].modified,
+      })
+    end
+  end
   step('written')
   report.ok = true
 end
