@@ -134,6 +134,8 @@ def setting_overrides(args: argparse.Namespace) -> SettingsLayer:
     flags = {setting: flag for flag, setting, *_ in _SETTING_FLAGS}
     if getattr(args, "review", None):
         values["review"], flags["review"] = True, "--review"
+    if getattr(args, "other_files", None):
+        values["otherFiles"], flags["otherFiles"] = args.other_files, "--other-files"
     return SettingsLayer.flags(values, flags)
 
 
@@ -170,6 +172,20 @@ def _add_edit_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
     )
     edit.add_argument(
         "--quiet", "-q", action="store_true", help="no progress on stderr (errors still are)"
+    )
+    edit.add_argument(
+        "--other-files",
+        choices=["off", "read", "edit"],
+        metavar="off|read|edit",
+        help="whether the sub-agent may read and search the other files under --root (read), "
+        "change them too, every file written or none (edit), or neither (off) (setting "
+        "otherFiles, default read)",
+    )
+    edit.add_argument(
+        "--root",
+        metavar="DIR",
+        help="the workspace the sub-agent may read (and with --other-files edit, change); it "
+        "must hold PATH (default: PATH's git top level, else its folder)",
     )
     _add_setting_flags(edit)
 

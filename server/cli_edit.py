@@ -20,8 +20,9 @@ from typing import Any, TextIO
 
 from complex_edit.server.cli_review import Terminal, choose, terminal_problem
 from complex_edit.server.edit.apply import FlowEvent
-from complex_edit.server.edit.disk import edit_file
+from complex_edit.server.edit.disk import edit_file, from_root
 from complex_edit.server.edit.review import Proposals, land_review
+from complex_edit.server.edit.roots import PathRefused, file_path, workspace_root
 from complex_edit.server.outcome import EditRefused, EditResult, Reason, scrub
 from complex_edit.server.providers.select import ProviderHub
 from complex_edit.server.session.events import SessionEvent, SessionFinished, describe
@@ -46,6 +47,7 @@ def run_edit(args: argparse.Namespace, overrides: Mapping[str, Any]) -> int:
         selection = parse_range(args.range) if args.range else None
         prompt = sys.stdin.read() if args.prompt == "-" else args.prompt
         path = Path(os.path.realpath(args.path))
+        root = _root(path, args.root)
         proposals = _review_here(settings, args)
     except SettingsError as exc:
         return printer.finish(EditResult.failure("config", str(exc)), EXIT_USAGE)
@@ -64,6 +66,8 @@ def run_edit(args: argparse.Namespace, overrides: Mapping[str, Any]) -> int:
                 selection=selection,
                 label=args.path,
                 proposals=proposals,
+                other_files=settings.other_files,
+                root=root,
             )
         )
         if proposals is not None and result.proposal_id is not None:
@@ -72,7 +76,7 @@ def run_edit(args: argparse.Namespace, overrides: Mapping[str, Any]) -> int:
             landing = land_review(
                 proposals, result.proposal_id, keep, _ignore, unchanged="the file was not changed"
             )
-            result = _execute(landing)
+            result = from_root(_execute(landing), args.path, path, root)
     except EditRefused as exc:
         return printer.finish(exc.result(), EXIT_USAGE)
     except KeyboardInterrupt:
@@ -98,6 +102,15 @@ def _execute(run: Coroutine[Any, Any, EditResult]) -> EditResult:
 
 def _ignore(_: FlowEvent) -> None:
     return None
+
+
+def _root(path: Path, given: str | None) -> Path:
+    """The workspace (`--root`, else the file's git top level, else its folder); raises
+    EditRefused."""
+    try:
+        return workspace_root(path, given)
+    except PathRefused as exc:
+        raise EditRefused("invalid_request", str(exc)) from None
 
 
 def _review_here(settings: Settings, args: argparse.Namespace) -> Proposals | None:
@@ -165,6 +178,8 @@ class _Printer:
                 self._note(message)
         elif result.success:
             self._out.write(scrub(message, self._env) + "\n")
+            if result.documents:
+                self._out.write("".join(f"  {_shown(d.uri)}\n" for d in result.documents))
         self._out.flush()
         self._err.flush()
         return status
@@ -182,6 +197,12 @@ async def _stop_on_sigterm(run: Coroutine[Any, Any, EditResult]) -> EditResult:
         with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
             asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
     return await run
+
+
+def _shown(uri: str) -> str:
+    """A changed file's path: from the working directory when it is below it."""
+    path = Path(file_path(uri))
+    return os.path.relpath(path) if path.is_relative_to(Path.cwd()) else str(path)
 
 
 def _interrupted() -> EditResult:

@@ -1,40 +1,56 @@
-"""Edit one file on disk with the shared flow (`server.edit.flow`): the CLI's and the MCP
+"""Edit a file on disk with the shared flow (`server.edit.flow`): the CLI's and the MCP
 tool's editor.
 
 read (refuse binary / too large / read-only) → the flow (its checks, session, diff; dry run:
 stop) → atomic, change-checked write. Problems found before any model call raise
 `EditRefused`; everything after is an `EditResult`. The write is the last step and has no
 await inside it, so a cancelled task writes nothing.
+
+With `other_files` "read" or "edit" the session sees the workspace `root` (one folder: the
+CLI's `--root`, the MCP root holding the file); the other files it changed are written with
+the file, every file or none (`files.write_all`), each only if it still holds what the
+session read.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
+import stat
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from complex_edit.server.edit.apply import FlowEvent, Sending
 from complex_edit.server.edit.files import (
+    BOM,
     FileChanged,
     FileRefused,
+    FileWrite,
     TextFile,
+    WriteFailed,
     check_writable,
     read_text_file,
-    write_atomic,
+    write_all,
 )
 from complex_edit.server.edit.flow import EditOrder, perform
 from complex_edit.server.edit.port import Landing, OtherEdit, Review
 from complex_edit.server.edit.review import Proposals
 from complex_edit.server.outcome import EditRefused, EditResult, SessionOutcome
 from complex_edit.server.session.events import EventSink, SessionEvent
-from complex_edit.server.session.request import EditRequest, LineRange
-from complex_edit.server.session.result import FinishedSession, SessionRunner
+from complex_edit.server.session.request import EditRequest, LineRange, OtherFiles, WorkspaceRoot
+from complex_edit.server.session.result import (
+    FinishedSession,
+    OtherDocument,
+    SessionRunner,
+    file_diff,
+)
 from complex_edit.server.settings import Settings
-from complex_edit.server.text.diff import TextChange, apply_changes
+from complex_edit.server.text.diff import TextChange, apply_changes, compute_edits
 from complex_edit.server.text.documents import Snapshot
 from complex_edit.server.text.hunks import Hunk
 from complex_edit.server.text.positions import Encoding
+from complex_edit.server.text.unified import diff_headers
 
 
 def _ignore(_: SessionEvent) -> None:
@@ -52,15 +68,19 @@ async def edit_file(
     selection: LineRange | None = None,
     label: str | None = None,
     proposals: Proposals | None = None,
+    other_files: OtherFiles = "off",
+    root: Path | None = None,
 ) -> EditResult:
     """Run the instruction on the file at `path` (already resolved and allowed by the caller).
-    A change proposed for review is kept in `proposals`, to land the kept hunks later.
+    A change proposed for review is kept in `proposals`, to land the kept hunks later. With
+    `other_files` "read" or "edit", `root` (resolved, holding `path`) is the workspace.
 
     Raises EditRefused before any model call. Cancellation propagates; nothing is written
     after it.
     """
     shown = label or path.name
     document = _open(path, settings, shown, dry_run=dry_run)
+    workspace = root if other_files != "off" else None
     order = EditOrder(
         uri=str(path),
         prompt=prompt,
@@ -68,14 +88,48 @@ async def edit_file(
         label=shown,
         selection=selection,
         dry_run=dry_run,
+        other_files=other_files,
+        roots=(WorkspaceRoot(workspace.name, str(workspace)),) if workspace else (),
+        document_path=str(path),
     )
 
     def report(event: FlowEvent) -> None:
         if not isinstance(event, Sending):  # a write cannot be cancelled half-way anyway
             on_event(event)
 
-    runner = _FitTheFile(runner, document)
-    return await perform(order, DiskEditor(document, shown), runner, report, proposals)
+    editor = DiskEditor(document, shown, workspace, settings.max_document_bytes)
+    result = await perform(order, editor, _FitTheFile(runner, document), report, proposals)
+    return from_root(result, shown, path, workspace)
+
+
+def from_root(result: EditResult, shown: str, path: Path, root: Path | None) -> EditResult:
+    """An answer of several files as `git apply` takes it from the root: the file's own diff
+    section under its path from the root, like the others'; each document's `uri` (and each
+    proposed hunk's) a file URI. `shown`: how the order named the file at `path`."""
+    if root is None:
+        return result
+    update: dict[str, object] = {}
+    if result.hunks and any(hunk.uri for hunk in result.hunks):
+        update["hunks"] = [
+            hunk.model_copy(update={"uri": Path(hunk.uri).as_uri()}) if hunk.uri else hunk
+            for hunk in result.hunks
+        ]
+    if result.documents and len(result.documents) > 1:
+        own = result.documents[0]
+        new, old = diff_headers(path.relative_to(root).as_posix()), diff_headers(shown)
+        update["diff"] = _reheaded(result.diff, old, new)
+        update["documents"] = [
+            document.model_copy(update={"uri": Path(document.uri).as_uri()})
+            for document in [
+                own.model_copy(update={"diff": _reheaded(own.diff, old, new)}),
+                *result.documents[1:],
+            ]
+        ]
+    return result.model_copy(update=update) if update else result
+
+
+def _reheaded(diff: str, old: str, new: str) -> str:
+    return new + diff.removeprefix(old) if diff.startswith(old) else diff
 
 
 def _open(path: Path, settings: Settings, shown: str, *, dry_run: bool) -> TextFile:
@@ -104,16 +158,21 @@ class _Written:
 
 
 class DiskEditor:
-    """`EditorPort` over one file as it was read: the document does not move while the
-    session runs (a change on disk is found by the write, which then refuses)."""
+    """`EditorPort` over a file as it was read, and the other files of its workspace `root`
+    on disk (none open anywhere): the documents do not move while the session runs (a change
+    on disk is found by the write, which then refuses)."""
 
-    def __init__(self, document: TextFile, label: str) -> None:
+    def __init__(
+        self, document: TextFile, label: str, root: Path | None = None, max_bytes: int = 0
+    ) -> None:
         self._document = document
         self._label = label
+        self._root = root
+        self._max_bytes = max_bytes
         self._snapshot = Snapshot(str(document.path), 0, document.text, "")
 
     def is_open(self, uri: str) -> bool:
-        return True
+        return uri == self._snapshot.uri
 
     def snapshot(self, uri: str) -> Snapshot:
         return self._snapshot
@@ -122,14 +181,18 @@ class DiskEditor:
         return True
 
     def can_edit_several(self) -> bool:
-        """Not yet: writing several files all or none is the CLI's to come."""
-        return False
+        return True
 
     def uri_for(self, path: str) -> str:
         return path
 
     def disk_text(self, uri: str) -> str | None:
-        return self._document.text if uri == str(self._document.path) else None
+        if uri == self._snapshot.uri:
+            return self._document.text
+        try:
+            return read_text_file(Path(uri), self._max_bytes).text
+        except FileRefused:
+            return None
 
     def can_review(self) -> bool:
         """A file has no one to ask: review answers with the hunks, writing nothing."""
@@ -150,35 +213,78 @@ class DiskEditor:
         review: Review | None = None,
         others: Sequence[OtherEdit] = (),
     ) -> _Written:
-        """The atomic, change-checked write of the result."""
-        document, shown = self._document, self._label
-        data = document.encode(apply_changes(base.text, changes))
+        """The atomic, change-checked write of the result: every file or none."""
+        document = self._document
+        own = FileWrite(
+            document.path,
+            document.encode(apply_changes(base.text, changes)),
+            document.raw,
+            document.mode,
+        )
+        # (the file itself may be unchanged when the edit reached only other files)
+        writes = [*([own] if changes or not others else []), *map(_other_write, others)]
         # Let a cancellation that is already on its way land now; from here on nothing awaits.
         await asyncio.sleep(0)
         task = asyncio.current_task()
         if task is not None and task.cancelling():
             raise asyncio.CancelledError
         try:
-            write_atomic(document.path, data, document.raw, document.mode)
-        except FileChanged:
+            write_all(writes)
+        except FileChanged as exc:
             raise EditRefused(
                 "document_changed",
-                f"{shown} changed on disk after it was read; nothing was written. "
-                "Run the edit again.",
+                f"{self._name(exc.path)} changed on disk after it was read; nothing was "
+                f"written{_anywhere(writes)}. Run the edit again.",
                 keep_diff=True,
             ) from None
-        except OSError as exc:
+        except WriteFailed as exc:
             raise EditRefused(
-                "client_rejected",
-                f"{shown} could not be written ({exc.strerror or exc}); it is unchanged.",
-                keep_diff=True,
+                "client_rejected", self._failed(exc, len(writes)), keep_diff=True
             ) from None
         return _Written()
 
+    def _name(self, path: Path | None) -> str:
+        """How messages call the file at `path`: its label, or its path from the root."""
+        if path is None or path == self._document.path:
+            return self._label
+        if self._root is not None and path.is_relative_to(self._root):
+            return path.relative_to(self._root).as_posix()
+        return str(path)
+
+    def _failed(self, failed: WriteFailed, count: int) -> str:
+        why = failed.cause.strerror or failed.cause
+        said = f"{self._name(failed.path)} could not be written ({why})"
+        if count == 1:
+            return f"{said}; it is unchanged."
+        if not failed.renamed:
+            return f"{said}; nothing was written to any file."
+        if not failed.lost:
+            return f"{said}; the files replaced before it were put back: all {count} unchanged."
+        lost = ", ".join(
+            f"{self._name(path)} (its old content is in {kept})"
+            for path, kept in zip(failed.lost, failed.kept, strict=True)
+        )
+        return f"{said}, and these files could not be put back: {lost}."
+
+
+def _other_write(other: OtherEdit) -> FileWrite:
+    """Another file's write: it must still hold, byte for byte, the text the session read."""
+    path = Path(other.base.uri)
+    try:
+        mode = stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        mode = 0o644  # gone: the write finds it changed and writes nothing
+    target = apply_changes(other.base.text, other.changes)
+    return FileWrite(path, target.encode("utf-8"), other.base.text.encode("utf-8"), mode)
+
+
+def _anywhere(writes: Sequence[FileWrite]) -> str:
+    return " to any file" if len(writes) > 1 else ""
+
 
 class _FitTheFile:
-    """The session's result as the file will hold it: with a byte-order mark exactly when
-    the file has one (what `TextFile.encode` writes). A result the file cannot hold (a lone
+    """The session's result as the files will hold it: with a byte-order mark exactly when
+    the file has one (what `TextFile.encode` writes). A result a file cannot hold (a lone
     surrogate) fails as a model error, before any dry run shows it."""
 
     def __init__(self, runner: SessionRunner, document: TextFile) -> None:
@@ -191,13 +297,28 @@ class _FitTheFile:
             return finished
         target = finished.target(request.text)
         fitted = self._document.conform(target)
+        others = tuple(_fitted(other) for other in finished.others)
         try:
             fitted.encode("utf-8")
+            for other in others:
+                other.target().encode("utf-8")
         except UnicodeEncodeError:
             return FinishedSession(_unwritable(finished.outcome))
-        return (
-            finished if fitted == target else FinishedSession.of(request, finished.outcome, fitted)
-        )
+        if fitted == target and others == finished.others:
+            return finished
+        own = FinishedSession.of(request, finished.outcome, fitted)
+        return replace(own, others=others)
+
+
+def _fitted(other: OtherDocument) -> OtherDocument:
+    """Another file's result with a byte-order mark exactly when the file had one."""
+    target = other.target()
+    body = target.removeprefix(BOM)
+    fitted = BOM + body if other.original.startswith(BOM) else body
+    if fitted == target:
+        return other
+    changes = tuple(compute_edits(other.original, fitted))
+    return replace(other, diff=file_diff(other.original, fitted, other.label), changes=changes)
 
 
 def _unwritable(outcome: SessionOutcome) -> SessionOutcome:

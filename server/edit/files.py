@@ -9,6 +9,11 @@ newline as they are, so writing the unchanged text back gives the same bytes.
 mode, checks that the file on disk still holds exactly the bytes that were read (and is still
 writable), then renames over it and fsyncs the directory. A crash or kill at any point leaves
 the old or the new content, never a mix; a failure leaves the original file byte-identical.
+
+``write_all`` does the same for several files, every file or none: every temporary file is
+written first, every file checked next, then each renamed over its file (the old one kept
+under a hard link, or a copy where links are not possible); when a rename fails or the
+process is interrupted half-way, the files renamed before are put back.
 """
 
 from __future__ import annotations
@@ -17,8 +22,10 @@ import codecs
 import contextlib
 import errno
 import os
+import secrets
 import stat
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -42,7 +49,44 @@ class FileRefused(Exception):
 
 
 class FileChanged(Exception):
-    """The file on disk no longer holds the bytes that were read; nothing was written."""
+    """The file on disk no longer holds the bytes that were read; nothing was written.
+    `path`: which file (of several)."""
+
+    def __init__(self, message: str, path: Path | None = None) -> None:
+        super().__init__(message)
+        self.path = path
+
+
+@dataclass(frozen=True)
+class FileWrite:
+    """One file of `write_all`: `data` replaces `path` if it still holds `expected`; the new
+    file gets `mode`."""
+
+    path: Path
+    data: bytes
+    expected: bytes
+    mode: int
+
+
+class WriteFailed(Exception):
+    """Writing several files failed at `path` (`cause`), after `renamed` files had been
+    replaced. Every file is as it was, except `lost`: files replaced before the failure that
+    could not be put back (their old content is kept beside them, in `kept`)."""
+
+    def __init__(
+        self,
+        path: Path,
+        cause: OSError,
+        renamed: int = 0,
+        lost: Sequence[Path] = (),
+        kept: Sequence[str] = (),
+    ) -> None:
+        super().__init__(f"{path}: {cause}")
+        self.path = path
+        self.cause = cause
+        self.renamed = renamed
+        self.lost = tuple(lost)
+        self.kept = tuple(kept)
 
 
 @dataclass(frozen=True)
@@ -139,9 +183,90 @@ def write_atomic(path: Path, data: bytes, expected: bytes, mode: int) -> None:
     file system refuses or the file was made read-only meanwhile; the original file is
     untouched in all cases.
     """
-    directory = path.parent
-    fd, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=TEMP_SUFFIX, dir=directory)
-    temp: str | None = temp_name
+    temp = _temp_copy(path, data, mode)
+    try:
+        _check_unchanged(path, expected)
+        os.replace(temp, path)
+    except BaseException:
+        _remove(temp)
+        raise
+    _fsync_directory(path.parent)
+
+
+def write_all(writes: Sequence[FileWrite]) -> None:
+    """Replace every file of `writes` (in order), or none.
+
+    Raises FileChanged (nothing written) when a file changed or disappeared, and WriteFailed
+    when the file system refuses (before any file was replaced, or half-way: the files
+    replaced before are put back). Interrupted half-way (KeyboardInterrupt), it puts them
+    back too before the interruption goes on."""
+    temps: list[str] = []
+    try:
+        for write in writes:
+            try:
+                temps.append(_temp_copy(write.path, write.data, write.mode))
+                _check_unchanged(write.path, write.expected)
+            except OSError as exc:
+                raise WriteFailed(write.path, exc) from exc
+        _rename_all(writes, temps)
+    finally:
+        for temp in temps:
+            _remove(temp)
+
+
+def _rename_all(writes: Sequence[FileWrite], temps: list[str]) -> None:
+    """Rename each temporary file over its file, keeping the old one until all are; on any
+    failure put back those already renamed. `temps` are emptied as they are renamed."""
+    backups: list[str] = []
+    renamed: list[Path] = []
+    try:
+        for index, write in enumerate(writes):
+            backups.append(_backup(write))
+            os.replace(temps[index], write.path)
+            temps[index] = ""
+            renamed.append(write.path)
+    except BaseException as exc:
+        failed = writes[len(renamed)].path
+        lost, kept = _put_back(renamed, backups)
+        if not isinstance(exc, OSError):
+            raise
+        raise WriteFailed(failed, exc, len(renamed), lost, kept) from exc
+    for backup in backups:
+        _remove(backup)
+    for directory in dict.fromkeys(write.path.parent for write in writes):
+        _fsync_directory(directory)
+
+
+def _backup(write: FileWrite) -> str:
+    """The file's old content under a new name beside it: a hard link (the same file), or,
+    where the file system has none, a copy of the bytes that were read."""
+    name = str(write.path.with_name(f".{write.path.name}.{secrets.token_hex(4)}{TEMP_SUFFIX}"))
+    try:
+        os.link(write.path, name)
+    except OSError:
+        return _temp_copy(write.path, write.expected, write.mode)
+    return name
+
+
+def _put_back(renamed: Sequence[Path], backups: Sequence[str]) -> tuple[list[Path], list[str]]:
+    """Rename each backup over its renamed file, latest first; the files and backups that
+    could not be (their backups are left in place, for the user)."""
+    lost: list[Path] = []
+    kept: list[str] = []
+    for path, backup in reversed(list(zip(renamed, backups, strict=False))):
+        try:
+            os.replace(backup, path)
+        except OSError:
+            lost.append(path)
+            kept.append(backup)
+    for backup in backups[len(renamed) :]:
+        _remove(backup)
+    return lost, kept
+
+
+def _temp_copy(path: Path, data: bytes, mode: int) -> str:
+    """A new file beside `path` holding `data`, fsynced, with `mode` (and `path`'s owner)."""
+    fd, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=TEMP_SUFFIX, dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -149,24 +274,30 @@ def write_atomic(path: Path, data: bytes, expected: bytes, mode: int) -> None:
             os.fsync(handle.fileno())
         os.chmod(temp_name, mode)
         _keep_owner(temp_name, path)
-        if _current_bytes(path, len(expected)) != expected:
-            raise FileChanged(f"{path} changed on disk while the edit was running.")
-        if not _writable(path, os.W_OK):
-            raise PermissionError(errno.EACCES, "it was made read-only during the edit", str(path))
-        os.replace(temp_name, path)
-        temp = None
-        _fsync_directory(directory)
-    finally:
-        if temp is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(temp)
+    except BaseException:
+        _remove(temp_name)
+        raise
+    return temp_name
+
+
+def _check_unchanged(path: Path, expected: bytes) -> None:
+    if _current_bytes(path, len(expected)) != expected:
+        raise FileChanged(f"{path} changed on disk while the edit was running.", path)
+    if not _writable(path, os.W_OK):
+        raise PermissionError(errno.EACCES, "it was made read-only during the edit", str(path))
+
+
+def _remove(name: str) -> None:
+    if name:
+        with contextlib.suppress(OSError):
+            os.unlink(name)
 
 
 def _current_bytes(path: Path, expected_size: int) -> bytes | None:
     try:
         with open(path, "rb") as handle:
             return handle.read(expected_size + 1)
-    except FileNotFoundError:
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
         return None
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from complex_edit.edit_tools.syntax import grammar_for, language_for_path
-from complex_edit.server.edit.answer import Diff, Verdict, build_result
+from complex_edit.server.edit.answer import Diff, Verdict, build_result, changed_lines_of
 from complex_edit.server.edit.apply import (
     DISK_VERSION,
     ApplyStep,
@@ -25,7 +25,7 @@ from complex_edit.server.edit.apply import (
 from complex_edit.server.edit.checks import check_before_model
 from complex_edit.server.edit.port import EditorPort
 from complex_edit.server.edit.review import Proposal, Proposals
-from complex_edit.server.outcome import EditRefused, EditResult, SessionOutcome
+from complex_edit.server.outcome import ChangedDocument, EditRefused, EditResult, SessionOutcome
 from complex_edit.server.session.request import (
     EditRequest,
     LineRange,
@@ -143,7 +143,7 @@ async def _verdict(
 ) -> Verdict:
     if not outcome.success:
         return Verdict.failed(outcome.reason or "model_error", outcome.error or "")
-    if not step.document.changes:
+    if not any(document.changes for document in step.documents):
         return Verdict(message=(outcome.message or "") + " (no changes)")
     if order.dry_run:
         return _dry_run(order, step)
@@ -162,14 +162,28 @@ def _other(editor: EditorPort, other: OtherDocument) -> DocumentChange:
 
 
 def _dry_run(order: EditOrder, step: ApplyStep) -> Verdict:
-    """The change, applied nowhere; with its hunks (against the snapshot) when asked."""
+    """The change, applied nowhere; with its hunks (against the snapshot) when asked. Several
+    documents: one diff section per file, and each in `documents`."""
     change = step.document
     hunks = None
     if order.dry_run_hunks:
         made = make_hunks(change.base.text, change.changes, change.label)
         hunks = wire_hunks(change.base.text, made, step.editor.encoding())
     version = change.base.version if hunks is not None else None
-    return Verdict(diff=change.computed(), hunks=hunks, version=version)
+    diff, others = change.computed(), step.documents[1:]
+    if not others:
+        return Verdict(diff=diff, hunks=hunks, version=version)
+    text = "".join([diff.text, *(other.diff for other in others)])
+    documents = [
+        ChangedDocument(
+            uri=document.base.uri,
+            applied=False,
+            diff=document.diff,
+            changed_lines=changed_lines_of(document.base.text, document.changes),
+        )
+        for document in step.documents
+    ]
+    return Verdict(diff=Diff(text, diff.regions), hunks=hunks, version=version, documents=documents)
 
 
 def _proposed(step: ApplyStep, outcome: SessionOutcome, proposals: Proposals | None) -> Verdict:

@@ -1,4 +1,5 @@
-"""Path confinement for the MCP server: a path is editable only inside an allowed root.
+"""Path confinement for the MCP server: a path is editable only inside an allowed root; and
+the CLI's workspace root (`workspace_root`).
 
 Both the roots and the requested path are resolved with every symlink followed
 (`os.path.realpath`) before they are compared, and the comparison is by path components
@@ -11,6 +12,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import unquote, urlparse
 
 
 class PathRefused(ValueError):
@@ -57,6 +59,10 @@ class Roots:
             "symlinks are followed before the check."
         )
 
+    def root_of(self, path: Path) -> Path:
+        """The first root holding `path` (a path `resolve` gave)."""
+        return next((root for root in self.paths if path.is_relative_to(root)), self.paths[0])
+
     def label(self, path: Path) -> str:
         """`path` relative to the root that holds it (for diffs and messages)."""
         for root in self.paths:
@@ -66,3 +72,26 @@ class Roots:
 
     def describe(self) -> str:
         return ", ".join(str(root) for root in self.paths)
+
+
+def workspace_root(path: Path, given: str | None, cwd: Path | None = None) -> Path:
+    """The CLI's workspace for the file at `path` (resolved): `given` (`--root`, relative
+    ones from `cwd`), else the file's git top level (the nearest folder above it holding
+    `.git`), else its folder. Raises PathRefused when `given` is not a folder or does not
+    hold `path`."""
+    if given is None:
+        folder = path.parent
+        return next(
+            (above for above in (folder, *folder.parents) if (above / ".git").exists()), folder
+        )
+    root = Roots.from_dirs([given], cwd).paths[0]
+    if not path.is_relative_to(root):
+        raise PathRefused(
+            f"{path} is outside --root {given} ({root}); the workspace must hold the file."
+        )
+    return root
+
+
+def file_path(uri: str) -> str:
+    """The path of a file URI (an answer's `documents` entry); anything else as it is."""
+    return unquote(urlparse(uri).path) if uri.startswith("file:") else uri

@@ -12,6 +12,7 @@ from mcp.types import CallToolResult, TextContent
 
 from complex_edit.edit_tools.syntax.message import render_problems
 from complex_edit.edit_tools.syntax.models import Validation
+from complex_edit.server.edit.roots import file_path
 from complex_edit.server.outcome import EditResult
 
 # The diff in the text block; the whole one is always in `structuredContent.diff`.
@@ -41,6 +42,9 @@ def tool_result(result: EditResult, env: Mapping[str, str], path: str) -> CallTo
 def summary(result: EditResult, wire: Mapping[str, Any], path: str) -> str:
     """The text block: the outcome's line, then the syntax check, the turns, and the diff."""
     lines = [_head(result, wire, path)]
+    if result.documents:
+        done = "Files changed" if result.applied else "Files the edit changes"
+        lines.append(f"{done}: " + ", ".join(file_path(d.uri) for d in result.documents))
     if result.validation is not None:
         lines.append(syntax_line(result.validation))
     if result.turns:

@@ -54,6 +54,8 @@ async def run_call(bench: Workbench, call: ToolCall, ctx: Context) -> CallToolRe
             dry_run=call.dry_run,
             selection=_selection(call.start_line, call.end_line),
             label=bench.roots.label(target),
+            other_files=call.other_files or settings.other_files,
+            root=bench.roots.root_of(target),
         )
     except EditRefused as exc:
         result = exc.result()

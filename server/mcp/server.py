@@ -15,7 +15,7 @@ import os
 import signal
 import sys
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Annotated, Any, BinaryIO, cast
+from typing import TYPE_CHECKING, Annotated, Any, BinaryIO, Literal, cast
 
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
@@ -39,23 +39,31 @@ if TYPE_CHECKING:
 log = logging.getLogger("complex_edit.mcp")
 
 TOOL_NAME = "perform_complex_edit"
-TOOL_TITLE = "Complex edit of one file"
+TOOL_TITLE = "Complex edit of a file (and the files it reaches)"
 TOOL_DESCRIPTION = """\
-Delegate an edit of ONE existing text file to a dedicated editing sub-agent, described in \
-plain words. The sub-agent reads the whole file, makes the change with exact text \
-replacements in a short loop, and the result is written atomically only if it succeeds; on \
-any failure the file is left byte-identical.
+Delegate an edit of ONE existing text file (and, with other_files="edit", of the files it \
+reaches) to a dedicated editing sub-agent, described in plain words. The sub-agent reads \
+the whole file, makes the change with exact text replacements in a short loop, and the \
+result is written atomically only if it succeeds; on any failure every file is left \
+byte-identical.
 
 Use it when the change is easy to say but tedious to make by hand: renaming a symbol \
 throughout a file, restructuring or reordering code, converting a style (callbacks to \
 async/await, string formatting, type hints), updating many similar call sites, or rewriting \
-a section of prose. Do not use it for one-line changes you can make directly, to create new \
-files, or for changes spanning several files (call it once per file).
+a section of prose. Do not use it for one-line changes you can make directly, or to create \
+new files.
 
-Returns the result (success, message or error with a reason code, the syntax check, and a \
-unified diff). Use dry_run=true to get the diff without writing. start_line/end_line \
-(1-based, inclusive) point the sub-agent at the lines the instruction is about. Paths are \
-relative to the server's first allowed root, or absolute inside an allowed root."""
+other_files: "read" (the default setting) lets the sub-agent read and search the other \
+files of the allowed root that holds the file (never .git/, files .gitignore ignores, \
+secrets such as .env and keys, binary or oversized files, or links leading out); "edit" \
+lets it change them too, written with the file, every file or none (an extract-and-update-\
+the-callers change); "off" keeps it to the file alone.
+
+Returns the result (success, message or error with a reason code, the syntax check, a \
+unified diff with one section per file, and `documents`: each changed file). Use \
+dry_run=true to get the diff without writing. start_line/end_line (1-based, inclusive) \
+point the sub-agent at the lines the instruction is about. Paths are relative to the \
+server's first allowed root, or absolute inside an allowed root."""
 
 SERVER_INSTRUCTIONS = """\
 complex-edit hands one file and an instruction in plain words to an editing sub-agent (tool \
@@ -69,8 +77,10 @@ keep the file parseable (it refuses to finish with new syntax errors); and a cha
 to look at hunk by hunk first (dry_run=true returns the diff and writes nothing).
 
 Use your own edit tool instead for a one-line or few-line change you can make directly, to \
-create a file, or for a change you must control character by character. For several files, \
-call it once per file. The answer says what was done, the syntax check, and the diff."""
+create a file, or for a change you must control character by character. For a change that \
+reaches other files (a function extracted and its callers updated), name the main file and \
+pass other_files="edit": every file is written or none. The answer says what was done, the \
+syntax check, each file changed, and the diff."""
 
 
 class EditServer(MCPServer):
@@ -150,10 +160,18 @@ def build_server(
             int | None,
             Field(ge=1, description="Last line (1-based, inclusive) the instruction is about."),
         ] = None,
+        other_files: Annotated[
+            Literal["off", "read", "edit"] | None,
+            Field(
+                description='Other files of the root holding the file: "read" (read and '
+                'search them), "edit" (change them too, every file written or none), "off". '
+                "Default: the setting otherFiles (read)."
+            ),
+        ] = None,
     ) -> Annotated[CallToolResult, EditResult]:
         from complex_edit.server.mcp.call import run_call
 
-        call = ToolCall(path, prompt, dry_run, start_line, end_line)
+        call = ToolCall(path, prompt, dry_run, start_line, end_line, other_files)
         return await run_call(bench, call, ctx)
 
     return server

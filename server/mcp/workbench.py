@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from complex_edit.server.edit.roots import Roots
-from complex_edit.server.settings import Settings, SettingsError
+from complex_edit.server.settings import OtherFiles, Settings, SettingsError
 
 if TYPE_CHECKING:
     from complex_edit.server.session.result import SessionRunner
@@ -21,6 +21,7 @@ class ToolCall:
     dry_run: bool = False
     start_line: int | None = None
     end_line: int | None = None
+    other_files: OtherFiles | None = None  # None: the setting
 
 
 @dataclass

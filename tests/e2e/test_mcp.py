@@ -91,19 +91,15 @@ def _server_env(base_url: str) -> dict[str, str]:
     }
 
 
-@pytest.fixture(scope="module")
-async def server(
-    emulator_server: GeminiEmulator, tmp_path_factory: pytest.TempPathFactory
-) -> AsyncIterator[Server]:
-    """The server and its client session live in one task (anyio scopes must be left in the
+@contextlib.asynccontextmanager
+async def session_with(root: Path, base_url: str, log: Path) -> AsyncIterator[ClientSession]:
+    """`complex-edit mcp --root ROOT` and a client session with it, its stderr in `log`.
+    The server and its client session live in one task (anyio scopes must be left in the
     task that entered them); tests talk to the session from their own tasks."""
-    base = tmp_path_factory.mktemp("mcp").resolve()
-    root = _tree(base)
-    log = base / "server.log"
     params = StdioServerParameters(
         command=sys.executable,
         args=["-m", "complex_edit", "mcp", "--root", str(root)],
-        env=_server_env(emulator_server.base_url),
+        env=_server_env(base_url),
         cwd=str(root),
     )
     ready: asyncio.Future[ClientSession] = asyncio.get_running_loop().create_future()
@@ -125,11 +121,26 @@ async def server(
             holder.cancel()
             with contextlib.suppress(BaseException):
                 await holder
-            pytest.fail(f"the MCP server did not start: {log.read_text()}")
-        yield Server(session=ready.result(), root=root, base=base, log=log)
+            pytest.fail(f"the MCP server did not start: {_read(log)}")
+        yield ready.result()
         stop.set()
         await asyncio.wait_for(holder, timeout=20)
-    assert TEST_KEY not in log.read_text()
+    assert TEST_KEY not in _read(log)
+
+
+@pytest.fixture(scope="module")
+async def server(
+    emulator_server: GeminiEmulator, tmp_path_factory: pytest.TempPathFactory
+) -> AsyncIterator[Server]:
+    base = tmp_path_factory.mktemp("mcp").resolve()
+    root = _tree(base)
+    log = base / "server.log"
+    async with session_with(root, emulator_server.base_url, log) as session:
+        yield Server(session=session, root=root, base=base, log=log)
+
+
+def _read(path: Path) -> str:
+    return path.read_text()
 
 
 def _open_log(path: Path) -> TextIO:
