@@ -5,7 +5,8 @@ Neovim and Emacs load the clients from the repository's `nvim-client/` and `emac
 (beside `server/` in a checkout; the editable install the README gives runs from one) and
 start the server with this interpreter; the user's own configuration is left out (`--clean`,
 `-q`). VS Code needs the extension installed; the sample's folder gets settings that point
-it at the replay.
+it at the replay. Each sets `otherFiles` to "off": the recording was made on the sample alone,
+and the replay recognises the session by its first message, which names the workspace otherwise.
 """
 
 from __future__ import annotations
@@ -160,7 +161,7 @@ def _neovim(
         f"vim.opt.runtimepath:prepend({_lua(str(client))}) "
         f"vim.g.complex_edit_cmd = {cmd} "
         "vim.lsp.config('complex_edit', {settings = {complexEdit = "
-        f"{{provider = 'gemini', baseUrl = {_lua(base_url)}}}}}}}) "
+        f"{{provider = 'gemini', baseUrl = {_lua(base_url)}, otherFiles = 'off'}}}}}}) "
         "vim.lsp.enable('complex_edit')"
     )
     typed = f":ComplexEdit {instruction}"
@@ -194,7 +195,8 @@ def _emacs(
         " (require 'complex-edit) (require 'eglot)"
         f" (setq complex-edit-executable {_elisp(python)}"
         f" complex-edit-server-args '({' '.join(_elisp(arg) for arg in args)})"
-        f' complex-edit-settings \'(:provider "gemini" :baseUrl {_elisp(base_url)}))'
+        f' complex-edit-settings \'(:provider "gemini" :baseUrl {_elisp(base_url)}'
+        ' :otherFiles "off"))'
         " (complex-edit-eglot-register '(python-mode python-ts-mode))"
         " (add-hook 'python-mode-hook #'eglot-ensure)"
         " (add-hook 'python-ts-mode-hook #'eglot-ensure)"
@@ -217,6 +219,7 @@ def _vscode(path: Path, base_url: str, program: str, env: dict[str, str]) -> Edi
     settings: dict[str, str] = {
         "complexEdit.provider": "gemini",
         "complexEdit.baseUrl": base_url,
+        "complexEdit.otherFiles": "off",
     }
     executable = find_executable("complex-edit")
     if executable is not None:

@@ -225,7 +225,11 @@ def test_the_emacs_set_up_loads_the_package_and_points_it_at_the_replay(tmp_path
     assert run.returncode == 0, run.stderr
     executable, args, settings, history, registered = json.loads(run.stdout)
     assert [executable, *args] == [sys.executable, "-P", "-m", "complex_edit", "lsp"]
-    assert settings == {"provider": "gemini", "baseUrl": "http://127.0.0.1:8123"}
+    assert settings == {
+        "provider": "gemini",
+        "baseUrl": "http://127.0.0.1:8123",
+        "otherFiles": "off",
+    }
     assert history == "do it"
     assert registered is True
 
