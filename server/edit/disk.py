@@ -43,14 +43,13 @@ from complex_edit.server.session.result import (
     FinishedSession,
     OtherDocument,
     SessionRunner,
-    file_diff,
 )
 from complex_edit.server.settings import Settings
 from complex_edit.server.text.diff import TextChange, apply_changes, compute_edits
 from complex_edit.server.text.documents import Snapshot
 from complex_edit.server.text.hunks import Hunk
 from complex_edit.server.text.positions import Encoding
-from complex_edit.server.text.unified import diff_headers
+from complex_edit.server.text.unified import diff_headers, unified_diff
 
 
 def _ignore(_: SessionEvent) -> None:
@@ -318,7 +317,7 @@ def _fitted(other: OtherDocument) -> OtherDocument:
     if fitted == target:
         return other
     changes = tuple(compute_edits(other.original, fitted))
-    return replace(other, diff=file_diff(other.original, fitted, other.label), changes=changes)
+    return replace(other, diff=unified_diff(other.original, fitted, other.label), changes=changes)
 
 
 def _unwritable(outcome: SessionOutcome) -> SessionOutcome:

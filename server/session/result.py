@@ -42,22 +42,13 @@ class OtherDocument:
             edited.label,
             edited.original,
             edited.version,
-            file_diff(edited.original, edited.text, edited.label),
+            unified_diff(edited.original, edited.text, edited.label),
             tuple(compute_edits(edited.original, edited.text)),
         )
 
     def target(self) -> str:
         """The result: `changes` applied to `original`."""
         return apply_changes(self.original, self.changes)
-
-
-def file_diff(old: str, new: str, label: str) -> str:
-    """`unified_diff` under `--- a/label` / `+++ b/label` headers."""
-    diff = unified_diff(old, new, label)
-    if not diff:
-        return ""
-    body = diff.split("\n", 2)[2]
-    return f"--- a/{label}\n+++ b/{label}\n{body}"
 
 
 @dataclass(frozen=True)
