@@ -351,12 +351,13 @@ def _text_of(data: bytes) -> str | None:
 
 
 def _decoded(data: bytes, label: str) -> str:
-    if b"\x00" in data:
-        raise _binary(label)
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise Refused(f"{label} is not UTF-8 text; it is not read.") from None
+    """`_text_of`, or the refusal that names why there is none."""
+    text = _text_of(data)
+    if text is None:
+        if b"\x00" in data:
+            raise _binary(label)
+        raise Refused(f"{label} is not UTF-8 text; it is not read.")
+    return text
 
 
 def _binary(label: str) -> Refused:
