@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, cast
 
 from complex_edit.server.outcome import CREDENTIALS, Reason, RunError, scrub
+from complex_edit.server.providers import access
 from complex_edit.server.providers._retry import readable, retry_after_seconds, service_host
 from complex_edit.server.providers.access import ACCESS, key_status
 from complex_edit.server.providers.anthropic_turn import TurnAssembly
@@ -65,7 +66,7 @@ class AnthropicProvider:
         self._clients: dict[tuple[str | None, str, bool], AsyncAnthropic] = {}
 
     def open(self, request: ConversationRequest) -> AnthropicConversation:
-        base_url = request.settings.base_url or self._env.get(BASE_URL_VARIABLE) or None
+        base_url = access.base_url("anthropic", request.settings.base_url, self._env)
         api_key = self._env.get("ANTHROPIC_API_KEY") or None
         token = None if api_key else self._env.get("ANTHROPIC_AUTH_TOKEN") or None
         if key_status("anthropic", self._env, base_url).missing:

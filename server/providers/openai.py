@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 from complex_edit.server.outcome import CREDENTIALS, RunError, scrub
+from complex_edit.server.providers import access
 from complex_edit.server.providers._retry import readable, retry_after_seconds, service_host
 from complex_edit.server.providers.access import ACCESS, key_status
 from complex_edit.server.providers.base import (
@@ -68,7 +69,7 @@ class OpenAIProvider:
         self._clients: dict[tuple[str | None, str], AsyncOpenAI] = {}
 
     def open(self, request: ConversationRequest) -> OpenAIConversation:
-        base_url = request.settings.base_url or self._env.get(BASE_URL_VARIABLE) or None
+        base_url = access.base_url("openai", request.settings.base_url, self._env)
         key = self._env.get("OPENAI_API_KEY") or None
         if key_status("openai", self._env, base_url).missing:
             raise RunError(
