@@ -247,6 +247,12 @@ def _add_doctor_parser(commands: argparse._SubParsersAction[argparse.ArgumentPar
         "one is (WARN or ERROR: an ERROR makes every edit fail with reason config).",
     )
     doctor.add_argument("--json", action="store_true", help="print the report as JSON")
+    doctor.add_argument(
+        "--probe",
+        action="store_true",
+        help="also reach the endpoint in use once (its models list: no model call) and say "
+        "whether it answered",
+    )
     _add_setting_flags(doctor)
 
 
@@ -314,9 +320,11 @@ def _run_doctor(args: argparse.Namespace) -> int:
     import json
     import os
 
-    from complex_edit.server.doctor import examine, render
+    from complex_edit.server.doctor import examine, probed, render
 
     doctor = examine(os.environ, setting_overrides(args))
+    if args.probe:
+        doctor = probed(doctor, os.environ, setting_overrides(args))
     if args.json:
         sys.stdout.write(json.dumps(doctor.to_wire(), ensure_ascii=False, indent=2) + "\n")
     else:
