@@ -63,6 +63,7 @@ ALLOWED: dict[str, set[str]] = {
         "server.cli_review",
     },
     "cli_review": {"server.outcome", "server.edit", "server.text"},
+    "cli_flags": {"server", "server.settings"},
     "cli": {
         "server",
         "server.doctor",
@@ -71,6 +72,7 @@ ALLOWED: dict[str, set[str]] = {
         "server.session.process",
         "server.lsp",
         "server.cli_edit",
+        "server.cli_flags",
         "server.mcp",
         "server.eval",
         "server.demo",
