@@ -1,4 +1,5 @@
-"""Console entry point: `complex-edit lsp|edit|mcp|eval|try`. Parses arguments and delegates.
+"""Console entry point: `complex-edit lsp|edit|mcp|eval|try|doctor`. Parses arguments and
+delegates.
 
 Ctrl-C at any moment once `main` runs (imports, settings, the model call) ends the command
 with status 130 and no traceback; for `edit` it prints the usual one-line result. Only what the
@@ -25,7 +26,8 @@ EXIT_INTERRUPTED = 130
 INTERRUPTED = "Interrupted; the file was not changed."
 LSP_ON_A_TERMINAL = (
     "complex-edit lsp: this is a language server; it waits for an editor to talk to it over "
-    "stdin/stdout (see the README to set up Neovim or VS Code). Press Ctrl-C or Ctrl-D to stop."
+    "stdin/stdout (see the README to set up VS Code, Neovim or Emacs). Press Ctrl-C or Ctrl-D to "
+    "stop."
 )
 
 
@@ -34,7 +36,8 @@ def _parser() -> argparse.ArgumentParser:
 
     parser = argparse.ArgumentParser(
         prog="complex-edit",
-        description="An editing sub-agent: one instruction, one document, minimal edits.",
+        description="An editing sub-agent: one instruction, one document (and the workspace's "
+        "other files when asked), minimal edits.",
     )
     parser.add_argument("--version", action="version", version=f"complex-edit {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")

@@ -23,8 +23,9 @@ from complex_edit.server import DEFAULT_MODEL
 from complex_edit.server.settings import Settings, SettingsLayer
 
 _PREFIX = "setting_"
-# What a flag's help says beyond the generated "(setting NAME, default VALUE)".
-_SAID: Mapping[str, str] = {
+# What each setting does: a flag's help (then "(setting NAME, default VALUE)"), and the
+# settings table of docs/protocol.md (`schema.py`).
+MEANING: Mapping[str, str] = {
     "provider": "model provider",
     "model": "model name",
     "thinkingLevel": "how much the model thinks (unset: not sent, the model's own, medium on "
@@ -119,7 +120,7 @@ def _help(name: str, info: FieldInfo) -> str:
         shown = "true" if default else "false"
     else:
         shown = "not set" if default is None else str(default)
-    said = _SAID.get(name, name)
+    said = MEANING.get(name, name)
     return f"{said} (setting {name}, default {shown})".replace("%", "%%")
 
 
