@@ -197,3 +197,21 @@ def test_every_setting_has_a_cli_flag_in_the_settings_table() -> None:
     for name in setting_names():
         assert f"| `{name}` | " in table
         assert f"`{flag_of(name)}`" in table
+
+
+def test_the_vscode_language_model_tool_offers_the_servers_other_files_modes() -> None:
+    import json
+
+    from complex_edit.server.lsp.arguments import PerformArgs
+
+    manifest = json.loads((ROOT / "vscode-client/package.json").read_text(encoding="utf-8"))
+    (tool,) = [
+        tool
+        for tool in manifest["contributes"]["languageModelTools"]
+        if tool["name"] == "complexEdit_editFile"
+    ]
+    server = PerformArgs.model_json_schema(by_alias=True)["properties"]["otherFiles"]
+    (modes,) = [option["enum"] for option in server["anyOf"] if "enum" in option]
+    assert tool["inputSchema"]["properties"]["otherFiles"]["enum"] == modes
+    keys = {binding["command"] for binding in manifest["contributes"]["keybindings"]}
+    assert "complexEdit.editAcrossFiles" in keys
