@@ -215,3 +215,25 @@ def test_the_vscode_language_model_tool_offers_the_servers_other_files_modes() -
     assert tool["inputSchema"]["properties"]["otherFiles"]["enum"] == modes
     keys = {binding["command"] for binding in manifest["contributes"]["keybindings"]}
     assert "complexEdit.editAcrossFiles" in keys
+
+
+# Flags of other programs the documents name in code spans (Neovim, Claude Code, Codex,
+# llama-server, `nvim --version`).
+OTHER_PROGRAMS_FLAGS = {"--clean", "--scope", "--env", "--jinja", "--version"}
+
+
+def test_every_flag_a_document_names_is_a_complex_edit_option() -> None:
+    """A code span that starts with a flag (`--max-files 2`) names an option some
+    `complex-edit` subcommand offers (or another program's, listed above)."""
+    offered = set().union(
+        *(_help_options(command) for command in ("lsp", "edit", "mcp", "eval", "try", "doctor"))
+    )
+    unknown = []
+    for page in DOCUMENTS:
+        text = re.sub(r"```.*?```", "", page.read_text(encoding="utf-8"), flags=re.DOTALL)
+        for span in re.findall(r"`([^`\n]+)`", text):
+            flag = re.match(r"(--[a-z][\w-]*)", span)
+            if flag and flag[1] not in offered | OTHER_PROGRAMS_FLAGS:
+                unknown.append(f"{_relative(page)}: {flag[1]}")
+    assert unknown == []
+    assert {"--max-files", "--read-exclude", "--probe", "--other-files", "--keep"} <= offered
