@@ -720,7 +720,7 @@ def test_review_across_files_lands_every_files_kept_hunks(
 
     report = run_script(
         nvim,
-        "review_across",
+        "review",
         tmp_path,
         emulator,
         file=str(path),

@@ -234,10 +234,9 @@ def test_the_emacs_set_up_loads_the_package_and_points_it_at_the_replay(tmp_path
     assert registered is True
 
 
-@pytest.mark.nvim
-def test_neovim_through_try_s_command_line_lands_the_edit_as_one_undo_step(
-    nvim: str, tmp_path: Path
-) -> None:
+def _neovim_through_try(nvim: str, tmp_path: Path, *, across: bool) -> tuple[Any, Any, str]:
+    """`try --editor nvim`'s own command line for the sample (`across`: the second one, in a
+    project folder), run headless with NVIM_SCRIPT: (what was tried, the report, stderr)."""
     env = ambient_free_env()
     xdg = tmp_path / "xdg"
     env.update(
@@ -246,7 +245,9 @@ def test_neovim_through_try_s_command_line_lands_the_edit_as_one_undo_step(
         XDG_CONFIG_HOME=str(xdg / "config"),
         XDG_CACHE_HOME=str(xdg / "cache"),
     )
-    with sample_at_replay(tmp_path) as tried:
+    with sample_at_replay(tmp_path, across=across) as tried:
+        if across:
+            (tried.folder / ".git").mkdir()  # a project: Neovim announces the folder
         plan = command_line(
             "nvim",
             tried.path,
@@ -255,12 +256,13 @@ def test_neovim_through_try_s_command_line_lands_the_edit_as_one_undo_step(
             program=nvim,
             client=client_folder("nvim"),
             env=env,
+            other_files=across,
         )
         program, *args = plan.argv
         report_path = tmp_path / "report.json"
         run = subprocess.run(
             [program, "--headless", *args[:-1], "-c", f"luafile {NVIM_SCRIPT}", args[-1]],
-            cwd=tried.path.parent,
+            cwd=tried.folder,
             env={**plan.env, "CE_TRY_REPORT": str(report_path)},
             stdin=subprocess.DEVNULL,
             capture_output=True,
@@ -270,7 +272,15 @@ def test_neovim_through_try_s_command_line_lands_the_edit_as_one_undo_step(
         )
         assert report_path.exists(), run.stdout + run.stderr
         report = json.loads(report_path.read_text(encoding="utf-8"))
-    assert report.get("error") is None, (report, run.stderr)
+    return tried, report, run.stderr
+
+
+@pytest.mark.nvim
+def test_neovim_through_try_s_command_line_lands_the_edit_as_one_undo_step(
+    nvim: str, tmp_path: Path
+) -> None:
+    tried, report, stderr = _neovim_through_try(nvim, tmp_path, across=False)
+    assert report.get("error") is None, (report, stderr)
     original = sample_bytes(tried.recording).decode("utf-8")
     assert report["filetype"] == "python"
     assert report["cmdline"] == f"ComplexEdit {tried.recording.instruction}"
@@ -436,41 +446,8 @@ def test_try_other_files_in_an_editor_allows_other_files(tmp_path: Path) -> None
 
 @pytest.mark.nvim
 def test_neovim_through_try_other_files_lands_all_three_files(nvim: str, tmp_path: Path) -> None:
-    env = ambient_free_env()
-    xdg = tmp_path / "xdg"
-    env.update(
-        XDG_STATE_HOME=str(xdg / "state"),
-        XDG_DATA_HOME=str(xdg / "data"),
-        XDG_CONFIG_HOME=str(xdg / "config"),
-        XDG_CACHE_HOME=str(xdg / "cache"),
-    )
-    with sample_at_replay(tmp_path, across=True) as tried:
-        (tried.folder / ".git").mkdir()  # a project: Neovim announces the folder
-        plan = command_line(
-            "nvim",
-            tried.path,
-            tried.base_url,
-            tried.recording.instruction,
-            program=nvim,
-            client=client_folder("nvim"),
-            env=env,
-            other_files=True,
-        )
-        program, *args = plan.argv
-        report_path = tmp_path / "report.json"
-        run = subprocess.run(
-            [program, "--headless", *args[:-1], "-c", f"luafile {NVIM_SCRIPT}", args[-1]],
-            cwd=tried.folder,
-            env={**plan.env, "CE_TRY_REPORT": str(report_path)},
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=TIMEOUT,
-            check=False,
-        )
-        assert report_path.exists(), run.stdout + run.stderr
-        report = json.loads(report_path.read_text(encoding="utf-8"))
-    assert report.get("error") is None, (report, run.stderr)
+    _, report, stderr = _neovim_through_try(nvim, tmp_path, across=True)
+    assert report.get("error") is None, (report, stderr)
     edited = _edited_across()
     assert report["after"] + "\n" == edited["orders.py"]
     assert report["others"]["invoice.py"] + "\n" == edited["invoice.py"]

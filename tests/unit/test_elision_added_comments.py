@@ -57,32 +57,12 @@ EXP2 = """class Calculator {
 }
 """
 
-EXP2_EXPECTED = """class Calculator {
-  constructor() {
+CONSTRUCTOR = """  constructor() {
     this.result = 0;
   }
-
-  // Adds a number to the result
-  add(number) {
-    this.result += number;
-    return this;
-  }
-
-  subtract(number) {
-    this.result -= number;
-    return this;
-  }
-
-  exp(number) {
-    this.result = Math.pow(this.result, number);
-    return this;
-  }
-
-  getResult() {
-    return this.result;
-  }
-}
 """
+# What the placeholder stands for: the constructor (the blank line after it is kept as sent).
+EXP2_EXPECTED = EXP2.replace("  // ... existing code ...\n", CONSTRUCTOR)
 
 # calculator-comments: a doc comment of several lines before every method.
 COMMENTS = """class Calculator {
@@ -114,36 +94,7 @@ COMMENTS = """class Calculator {
 }
 """
 
-COMMENTS_EXPECTED = """class Calculator {
-  constructor() {
-    this.result = 0;
-  }
-
-  /**
-   * Adds a number to the result.
-   * @param {number} number - the number to add
-   */
-  add(number) {
-    this.result += number;
-    return this;
-  }
-
-  /**
-   * Subtracts a number from the result.
-   */
-  subtract(number) {
-    this.result -= number;
-    return this;
-  }
-
-  /**
-   * The result so far.
-   */
-  getResult() {
-    return this.result;
-  }
-}
-"""
+COMMENTS_EXPECTED = COMMENTS.replace("  // ... existing code ...\n", CONSTRUCTOR)
 
 
 def run(text: str, name: str, **args: str) -> tuple[str, ToolOutcome]:
