@@ -189,6 +189,7 @@ def next_steps(path: Path | None, recording: Recording) -> list[str]:
     else:
         words = [*words, ANOTHER_INSTRUCTION]
     across = " --other-files" if recording.across else ""
+    three = f"An edit of three files: {shlex.join(program)} try --other-files"
     return [
         "A real model: export GEMINI_API_KEY=... (https://aistudio.google.com/apikey), then "
         f"run any instruction, e.g. {shlex.join(words)}",
@@ -197,6 +198,7 @@ def next_steps(path: Path | None, recording: Recording) -> list[str]:
         '(docs/providers.md, "A real model without a key")',
         "In an editor, live preview and one-step undo included, against the same replay: "
         f"{shlex.join(program)} try --editor {'|'.join(EDITORS)}{across}",
+        *([] if recording.across else [three]),
         f"For your editor's set-up, the server it starts is {shlex.join(program)} lsp (README.md)",
     ]
 

@@ -422,6 +422,8 @@ def test_try_removes_its_folder_on_exit_unless_keep(tmp_path: Path) -> None:
     assert list(tmp_path.glob("complex-edit-try-*")) == []
     assert "the folder is removed as try exits (complex-edit try --keep keeps it)" in proc.stdout
     assert "edit YOUR_FILE.py --prompt" in proc.stdout  # not a path that is gone
+    assert "An edit of three files: " in proc.stdout
+    assert "complex-edit try --other-files\n" in proc.stdout
 
 
 def test_try_other_files_in_an_editor_allows_other_files(tmp_path: Path) -> None:
