@@ -1,5 +1,6 @@
 """The answer of an edit, built once: each step of the flow ends with a `Verdict`, and
-`build_result` turns the session's outcome and that verdict into the contract's `EditResult`."""
+`build_result` turns the session's outcome and that verdict into the contract's `EditResult`.
+`combine` is the one builder of an answer's combined `diff` and its per-document `documents`."""
 
 from __future__ import annotations
 
@@ -41,6 +42,36 @@ class Diff:
         if landed is not None:
             regions = pair_regions(regions, changed_lines(*landed))
         return cls(diff, regions)
+
+
+@dataclass(frozen=True)
+class Shown:
+    """One document as the answer shows it: its `uri`, its `diff`, whether its change was
+    `applied`, and its `version` (a document open in the editor)."""
+
+    uri: str
+    diff: Diff
+    applied: bool = False
+    version: int | None = None
+
+
+def combine(shown: Sequence[Shown]) -> tuple[Diff, list[ChangedDocument] | None]:
+    """The answer's `diff` of the documents `shown` (the command's first): one section per
+    document, each headed by its own path, its changed lines the command's document's; and,
+    for several documents, the answer's `documents`, one each."""
+    diff = Diff("".join(one.diff.text for one in shown), shown[0].diff.regions)
+    if len(shown) < 2:
+        return diff, None
+    return diff, [
+        ChangedDocument(
+            uri=one.uri,
+            applied=one.applied,
+            diff=one.diff.text,
+            changed_lines=_changed_lines(one.diff) or None,
+            version=one.version,
+        )
+        for one in shown
+    ]
 
 
 @dataclass(frozen=True)
@@ -93,16 +124,6 @@ def build_result(outcome: SessionOutcome, verdict: Verdict) -> EditResult:
         usage=outcome.usage,
         validation=outcome.validation,
     )
-
-
-def changed_lines_of(before: str, changes: Sequence[TextChange]) -> list[ChangedLines] | None:
-    """The answer's `changedLines` for `changes` against `before` (None: no change)."""
-    return _changed_lines(Diff.of("", before, changes)) or None
-
-
-def changed_lines_in(diff: Diff) -> list[ChangedLines] | None:
-    """The answer's `changedLines` of `diff` (None: no change)."""
-    return _changed_lines(diff) or None
 
 
 def _changed_lines(diff: Diff) -> list[ChangedLines]:

@@ -113,11 +113,13 @@ def _workspace_note(request: EditRequest) -> str:
 
 @dataclass(frozen=True)
 class EditedFile:
-    """Another file a successful session changed: `original` is the text it started from
-    (`version` the editor buffer's then, None from disk), `text` the result."""
+    """A document a successful session changed: `original` is the text it started from
+    (`version` the editor buffer's then, None from disk or the command's document), `text` the
+    result; `label` heads its diff, `path` is absolute (None: the command's document when it is
+    no file)."""
 
     label: str
-    path: str
+    path: str | None
     original: str
     version: int | None
     text: str
@@ -134,8 +136,9 @@ async def run_tool_loop(
 async def run_session(
     request: EditRequest, provider: Provider, on_event: EventSink = _ignore
 ) -> tuple[SessionOutcome, tuple[EditedFile, ...]]:
-    """`run_tool_loop`, with the other files a success changed, in the order they joined
-    the edit (none for a failure)."""
+    """`run_tool_loop`, with the documents a success changed: the command's own first (even
+    unchanged), then the other files in the order they joined the edit (none for a
+    failure)."""
     loop = _Loop(request, on_event)
     try:
         async with asyncio.timeout(request.settings.wall_time_seconds):
@@ -202,8 +205,17 @@ class _Loop:
             self.documents.close()
 
     def edited(self) -> tuple[EditedFile, ...]:
-        """The other files whose text differs from their snapshot now."""
-        return tuple(
+        """The command's document, then the other files whose text differs from their
+        snapshot now."""
+        request = self.request
+        own = EditedFile(
+            request.diff_label or request.path_label or "",
+            request.document_path,
+            request.text,
+            None,
+            self.toolbox.text,
+        )
+        return own, *(
             EditedFile(
                 other.label,
                 other.opened.path,

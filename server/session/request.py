@@ -46,6 +46,10 @@ class EditRequest:
     settings: Settings
     selection: LineRange | None = None
     path_label: str | None = None
+    """How the model is told the document is called."""
+    diff_label: str | None = None
+    """How the answer's diff heads the document: its path from the workspace root, else its
+    path as given (None: `path_label`)."""
     language: str | None = None
     """The document's language (an LSP languageId, a filetype or a grammar name) for the
     syntax check; None when unknown."""

@@ -23,7 +23,7 @@ from complex_edit.server.session.messages import (
     RunSession,
 )
 from complex_edit.server.session.request import EditRequest
-from complex_edit.server.session.result import FinishedSession
+from complex_edit.server.session.result import DocumentResult, FinishedSession
 from complex_edit.server.session.wire import CHUNK, HEADER, read_frame, write_frame
 from complex_edit.server.settings import Settings
 from complex_edit.server.text.diff import TextChange
@@ -68,7 +68,11 @@ async def _send_and_receive(pipe: Pipe, message: Message) -> Message | None:
         Event(3, TurnStarted(turn=1, max_turns=8, last_calls=("replace_text",))),
         Event(3, SessionFinished(SessionOutcome(success=True, message="done"))),
         Finished(
-            3, FinishedSession(SessionOutcome(success=True), "-a\n+b\n", (TextChange(0, 1, "b"),))
+            3,
+            FinishedSession(
+                SessionOutcome(success=True),
+                (DocumentResult("a.txt", "a", "-a\n+b\n", (TextChange(0, 1, "b"),)),),
+            ),
         ),
         Failed(4, "KeyError: 'x'"),
     ],
