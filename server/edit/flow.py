@@ -124,8 +124,6 @@ def _request(order: EditOrder, snapshot: Snapshot) -> EditRequest:
         other_files=order.other_files,
         roots=order.roots if order.other_files != "off" else (),
         open_documents=order.open_documents if order.other_files != "off" else (),
-        read_exclude=order.settings.read_exclude,
-        max_files=order.settings.max_files,
         document_path=order.document_path,
     )
 

@@ -61,6 +61,7 @@ def run(emulator: GeminiEmulator, root: Path) -> Run:
         *turns: list[tuple[str, dict[str, Any]]],
         other_files: str = "edit",
         max_document_bytes: int = 1000,
+        max_files: int = 10,
         **fields: Any,
     ) -> tuple[FinishedSession, list[SessionEvent]]:
         emulator.enqueue(*(Reply.function_calls(turn) for turn in turns))
@@ -68,6 +69,7 @@ def run(emulator: GeminiEmulator, root: Path) -> Run:
             "baseUrl": emulator.base_url,
             "requestTimeoutSeconds": 5,
             "maxDocumentBytes": max_document_bytes,
+            "maxFiles": max_files,
         }
         settings = Settings.from_layers({}, layer)
         values: dict[str, Any] = {
