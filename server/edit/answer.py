@@ -14,6 +14,7 @@ from complex_edit.server.outcome import (
     LineSpan,
     ProposedHunk,
     Reason,
+    RunSummary,
     SessionOutcome,
 )
 from complex_edit.server.text.changed_lines import LineRegion, changed_lines, pair_regions
@@ -102,14 +103,19 @@ class Verdict:
 
 
 def build_result(outcome: SessionOutcome, verdict: Verdict) -> EditResult:
-    """The answer: the session's counts, and what the verdict says happened."""
+    """The answer: the session's summary (`RunSummary`: its counts; its message, unless the
+    verdict says otherwise), and what the verdict says happened."""
     diff = verdict.diff
     failed = verdict.reason is not None
+    summary = {name: getattr(outcome, name) for name in RunSummary.model_fields}
     return EditResult(
-        success=not failed,
-        message=None if failed else (verdict.message or outcome.message),
-        error=verdict.error if failed else None,
-        reason=verdict.reason,
+        **summary
+        | {
+            "success": not failed,
+            "message": None if failed else (verdict.message or outcome.message),
+            "error": verdict.error if failed else None,
+            "reason": verdict.reason,
+        },
         applied=verdict.applied,
         diff=diff.text if diff is not None else "",
         changed_lines=_changed_lines(diff) if diff is not None and diff.text else None,
@@ -119,10 +125,6 @@ def build_result(outcome: SessionOutcome, verdict: Verdict) -> EditResult:
         proposal_id=verdict.proposal_id,
         documents=verdict.documents,
         confirmed=None if verdict.confirmed else False,
-        turns=outcome.turns,
-        tool_calls=outcome.tool_calls,
-        usage=outcome.usage,
-        validation=outcome.validation,
     )
 
 
