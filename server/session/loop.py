@@ -117,30 +117,24 @@ async def run_tool_loop(
     request: EditRequest, provider: Provider, on_event: EventSink = _ignore
 ) -> SessionOutcome:
     """Run the loop to its end. Cancellation propagates as `asyncio.CancelledError`."""
-    outcome, _ = await run_session(request, provider, on_event)
+    outcome = await _Loop(request, on_event).finish(provider)
+    on_event(SessionFinished(outcome))
     return outcome
 
 
 async def run_session(
     request: EditRequest, provider: Provider, on_event: EventSink = _ignore
 ) -> tuple[SessionOutcome, tuple[EditedFile, ...]]:
-    """`run_tool_loop`, with the documents a success changed: the command's own first (even
-    unchanged), then the other files in the order they joined the edit (none for a
-    failure)."""
+    """`run_tool_loop` for the edit flow: the outcome without its `final_text`, and the
+    documents a success changed, which carry it: the command's own first (even unchanged),
+    then the other files in the order they joined the edit (none for a failure). A
+    multi-megabyte result so travels once, as the documents' changes."""
     loop = _Loop(request, on_event)
-    try:
-        async with asyncio.timeout(request.settings.wall_time_seconds):
-            outcome = await loop.run(provider)
-    except RunError as exc:
-        outcome = loop.failure(exc.reason, exc.message)
-    except TimeoutError:
-        outcome = loop.failure(
-            "model_error",
-            f"The edit did not finish within {request.settings.wall_time_seconds:g} s "
-            "(setting wallTimeSeconds).",
-        )
+    outcome = await loop.finish(provider)
+    edited = loop.edited() if outcome.success else ()
+    outcome = outcome.model_copy(update={"final_text": None})
     on_event(SessionFinished(outcome))
-    return outcome, loop.edited() if outcome.success else ()
+    return outcome, edited
 
 
 class _Loop:
@@ -172,6 +166,21 @@ class _Loop:
             validation=self.validation or _unchecked(self.request),
             integrity=dict(self.integrity),
         )
+
+    async def finish(self, provider: Provider) -> SessionOutcome:
+        """The session's outcome: the loop run within the wall time, a failure the model
+        cannot fix ended with its reason."""
+        try:
+            async with asyncio.timeout(self.request.settings.wall_time_seconds):
+                return await self.run(provider)
+        except RunError as exc:
+            return self.failure(exc.reason, exc.message)
+        except TimeoutError:
+            return self.failure(
+                "model_error",
+                f"The edit did not finish within {self.request.settings.wall_time_seconds:g} s "
+                "(setting wallTimeSeconds).",
+            )
 
     async def run(self, provider: Provider) -> SessionOutcome:
         # The snapshot is parsed while the model works on its first turn.

@@ -64,8 +64,8 @@ class DocumentResult:
 class FinishedSession:
     """A finished session and, for a success, each document it changed (`documents`: the
     command's own first, even unchanged; then the others in the order they joined the
-    edit). The outcome's `final_text` is dropped: the documents carry the result, so a
-    multi-megabyte text does not travel back from the session process twice."""
+    edit). The outcome has no `final_text` (`run_session` drops it): the documents carry the
+    result, so a multi-megabyte text does not travel back from the session process twice."""
 
     outcome: SessionOutcome
     documents: tuple[DocumentResult, ...] = ()
@@ -75,8 +75,7 @@ async def run_and_diff(
     request: EditRequest, provider: Provider, on_event: EventSink
 ) -> FinishedSession:
     outcome, edited = await run_session(request, provider, on_event)
-    stripped = outcome.model_copy(update={"final_text": None})
-    return FinishedSession(stripped, tuple(DocumentResult.of(one) for one in edited))
+    return FinishedSession(outcome, tuple(DocumentResult.of(one) for one in edited))
 
 
 class SessionRunner(Protocol):

@@ -16,7 +16,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from complex_edit.server.providers.select import ProviderHub
-from complex_edit.server.session.events import SessionEvent, SessionFinished
+from complex_edit.server.session.events import SessionEvent
 from complex_edit.server.session.messages import (
     CancelSession,
     Event,
@@ -97,9 +97,7 @@ class Worker:
             self._runs.pop(run_id, None)
 
     def _report(self, run_id: int, event: SessionEvent) -> None:
-        if isinstance(event, SessionFinished) and event.outcome.final_text is not None:
-            # The result goes back in `Finished` as changes, not as a second copy.
-            event = SessionFinished(event.outcome.model_copy(update={"final_text": None}))
+        # (`SessionFinished` has no final text: the result goes back in `Finished` as changes)
         self._send(Event(run_id, event))
 
     def _send(self, message: FromWorker) -> None:
