@@ -18,8 +18,8 @@ from complex_edit.server.session.messages import (
     CancelSession,
     Event,
     Failed,
-    Finished,
     Message,
+    Returned,
     RunSession,
 )
 from complex_edit.server.session.request import EditRequest
@@ -67,7 +67,7 @@ async def _send_and_receive(pipe: Pipe, message: Message) -> Message | None:
         CancelSession(2),
         Event(3, TurnStarted(turn=1, max_turns=8, last_calls=("replace_text",))),
         Event(3, SessionFinished(SessionOutcome(success=True, message="done"))),
-        Finished(
+        Returned(
             3,
             FinishedSession(
                 SessionOutcome(success=True),
