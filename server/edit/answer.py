@@ -97,9 +97,16 @@ class Verdict:
 
     @classmethod
     def failed(
-        cls, reason: Reason, error: str, *, applied: bool = False, diff: Diff | None = None
+        cls,
+        reason: Reason,
+        error: str,
+        *,
+        applied: bool = False,
+        diff: Diff | None = None,
+        documents: list[ChangedDocument] | None = None,
     ) -> Verdict:
-        return cls(reason=reason, error=error, applied=applied, diff=diff)
+        """Every failure's verdict (a success's is made once per way it ends)."""
+        return cls(reason=reason, error=error, applied=applied, diff=diff, documents=documents)
 
 
 def build_result(outcome: SessionOutcome, verdict: Verdict) -> EditResult:

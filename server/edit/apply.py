@@ -130,7 +130,7 @@ class ApplyStep:
             # (an editor that reports only after the answer: unconfirmed, like its own)
             if not rest or landing.pending or await delivery.others_landed(echo_seconds):
                 return self._landed(sent.placed, confirmed=not landing.pending)
-            return self._unshown(sent.placed, computed)
+            return self._unshown(sent.placed)
         if landing.heard:
             mismatch = (
                 "The editor reported the edit as applied, but the changes it then reported are "
@@ -158,24 +158,22 @@ class ApplyStep:
             documents=documents,
         )
 
-    def _unshown(self, every: Sequence[Placed], computed: Diff) -> Verdict:
+    def _unshown(self, every: Sequence[Placed]) -> Verdict:
         """The editor applied an edit of several documents and its own document shows it,
         but not every other one does (a file it loaded without telling the server, or changes
         that are not the edit): applied, not confirmed; each document says whether it shows."""
         shows = [n == 0 or placed.shows_all(self.editor) for n, placed in enumerate(every)]
         missing = [p.document.label for p, ok in zip(every, shows, strict=True) if not ok]
-        _, documents = combine(
+        diff, documents = combine(
             [placed.answered(applied=ok) for placed, ok in zip(every, shows, strict=True)]
         )
-        return Verdict(
-            reason="client_rejected",
-            error=(
-                "The editor reported the edit as applied, but never reported the change to "
-                f"{', '.join(missing)} (an editor may load a file it edits without telling the "
-                "server); check those files."
-            ),
+        return Verdict.failed(
+            "client_rejected",
+            "The editor reported the edit as applied, but never reported the change to "
+            f"{', '.join(missing)} (an editor may load a file it edits without telling the "
+            "server); check those files.",
             applied=True,
-            diff=Diff("".join(p.document.diff for p in every), computed.regions),
+            diff=diff,
             documents=documents,
         )
 
