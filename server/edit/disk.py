@@ -37,9 +37,10 @@ from complex_edit.server.edit.flow import EditOrder, perform
 from complex_edit.server.edit.port import DocumentEdit, Landing, Review
 from complex_edit.server.edit.review import Proposals
 from complex_edit.server.outcome import EditRefused, EditResult, SessionOutcome
+from complex_edit.server.session.changed import DocumentResult
 from complex_edit.server.session.events import EventSink, SessionEvent
 from complex_edit.server.session.request import EditRequest, LineRange, OtherFiles, WorkspaceRoot
-from complex_edit.server.session.result import DocumentResult, FinishedSession, SessionRunner
+from complex_edit.server.session.result import FinishedSession, SessionRunner
 from complex_edit.server.settings import Settings
 from complex_edit.server.text.diff import TextChange, apply_changes
 from complex_edit.server.text.documents import Snapshot

@@ -26,6 +26,7 @@ from complex_edit.server.edit.place import (
 from complex_edit.server.edit.port import EditorPort
 from complex_edit.server.edit.review import Proposal, Proposals
 from complex_edit.server.outcome import EditRefused, EditResult, SessionOutcome
+from complex_edit.server.session.changed import DocumentResult
 from complex_edit.server.session.request import (
     EditRequest,
     LineRange,
@@ -33,7 +34,7 @@ from complex_edit.server.session.request import (
     OtherFiles,
     WorkspaceRoot,
 )
-from complex_edit.server.session.result import DocumentResult, FinishedSession, SessionRunner
+from complex_edit.server.session.result import FinishedSession, SessionRunner
 from complex_edit.server.settings import Settings
 from complex_edit.server.text.documents import Snapshot
 from complex_edit.server.text.hunks import make_hunks

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from dataclasses import dataclass
 
 from complex_edit.edit_tools.lines import line_count, line_endings
 from complex_edit.edit_tools.registry import (
@@ -30,6 +29,7 @@ from complex_edit.server.providers.base import (
     Thought,
 )
 from complex_edit.server.providers.streaming import aclose
+from complex_edit.server.session.changed import DocumentResult
 from complex_edit.server.session.dispatch import ToolDispatch
 from complex_edit.server.session.events import (
     EventSink,
@@ -99,20 +99,6 @@ def _workspace_note(request: EditRequest) -> str:
     )
 
 
-@dataclass(frozen=True)
-class EditedFile:
-    """A document a successful session changed: `original` is the text it started from
-    (`version` the editor buffer's then, None from disk or the command's document), `text` the
-    result; `label` heads its diff, `path` is absolute (None: the command's document when it is
-    no file)."""
-
-    label: str
-    path: str | None
-    original: str
-    version: int | None
-    text: str
-
-
 async def run_tool_loop(
     request: EditRequest, provider: Provider, on_event: EventSink = _ignore
 ) -> SessionOutcome:
@@ -124,7 +110,7 @@ async def run_tool_loop(
 
 async def run_session(
     request: EditRequest, provider: Provider, on_event: EventSink = _ignore
-) -> tuple[SessionOutcome, tuple[EditedFile, ...]]:
+) -> tuple[SessionOutcome, tuple[DocumentResult, ...]]:
     """`run_tool_loop` for the edit flow: the outcome without its `final_text`, and the
     documents a success changed, which carry it: the command's own first (even unchanged),
     then the other files in the order they joined the edit (none for a failure). A
@@ -191,24 +177,19 @@ class _Loop:
             self.validator.close()
             self.documents.close()
 
-    def edited(self) -> tuple[EditedFile, ...]:
+    def edited(self) -> tuple[DocumentResult, ...]:
         """The command's document, then the other files whose text differs from their
-        snapshot now."""
+        snapshot now, each with its diff and its changes."""
         request = self.request
-        own = EditedFile(
-            request.diff_label or request.path_label or "",
-            request.document_path,
-            request.text,
-            None,
-            self.toolbox.text,
-        )
+        label = request.diff_label or request.path_label or ""
+        own = DocumentResult.to(request.text, self.toolbox.text, label, request.document_path)
         return own, *(
-            EditedFile(
+            DocumentResult.to(
+                other.opened.text,
+                other.toolbox.text,
                 other.label,
                 other.opened.path,
-                other.opened.text,
                 other.opened.version,
-                other.toolbox.text,
             )
             for other in self.documents.joined
             if other.toolbox.text != other.opened.text

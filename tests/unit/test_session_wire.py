@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 from complex_edit.server.outcome import SessionOutcome
+from complex_edit.server.session.changed import DocumentResult
 from complex_edit.server.session.events import SessionFinished, TurnStarted
 from complex_edit.server.session.messages import (
     CancelSession,
@@ -23,7 +24,7 @@ from complex_edit.server.session.messages import (
     RunSession,
 )
 from complex_edit.server.session.request import EditRequest
-from complex_edit.server.session.result import DocumentResult, FinishedSession
+from complex_edit.server.session.result import FinishedSession
 from complex_edit.server.session.wire import CHUNK, HEADER, read_frame, write_frame
 from complex_edit.server.settings import Settings
 from complex_edit.server.text.diff import TextChange
