@@ -86,10 +86,15 @@ def leftovers(root: Path) -> list[str]:
 
 
 def run_cli(
-    emulator: GeminiEmulator, root: Path, *args: str, env: dict[str, str | None] | None = None
+    emulator: GeminiEmulator,
+    root: Path,
+    *args: str,
+    env: dict[str, str | None] | None = None,
+    name: str = "main.py",
 ) -> subprocess.CompletedProcess[str]:
+    """`complex-edit edit NAME` run in the folder `root`."""
     return subprocess.run(
-        cli_command("main.py", ["--prompt", "rename total to grand_total everywhere", *args]),
+        cli_command(name, ["--prompt", "rename total to grand_total everywhere", *args]),
         cwd=root,
         env=cli_env(emulator.base_url, {"COMPLEX_EDIT_MAX_DOCUMENT_BYTES": "1000", **(env or {})}),
         stdin=subprocess.DEVNULL,
@@ -141,15 +146,7 @@ def test_every_answer_applies_with_git_apply_at_the_root(
     subprocess.run(["git", "init", "-q", str(project)], check=True)
 
     def use(*args: str) -> dict[str, Any]:
-        proc = subprocess.run(
-            cli_command("use.py", ["--prompt", "rename", "--json", *args]),
-            cwd=project / "src",
-            env=cli_env(emulator.base_url),
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            timeout=RUN_TIMEOUT,
-            check=False,
-        )
+        proc = run_cli(emulator, project / "src", "--json", *args, name="use.py")
         assert proc.returncode == 0, proc.stderr
         return dict(json.loads(proc.stdout))
 
