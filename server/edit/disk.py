@@ -94,10 +94,10 @@ async def edit_file(
 
     editor = DiskEditor(document, shown, workspace, settings.max_document_bytes)
     result = await perform(order, editor, _FitTheFile(runner, document), report, proposals)
-    return from_root(result, shown, path, workspace)
+    return from_root(result, workspace)
 
 
-def from_root(result: EditResult, shown: str, path: Path, root: Path | None) -> EditResult:
+def from_root(result: EditResult, root: Path | None) -> EditResult:
     """An answer of several files with each document's `uri` (and each proposed hunk's) a
     file URI, as the other front ends name documents. (Every diff section is already headed
     by its path from the root: the flow's `diff_label`.)"""
