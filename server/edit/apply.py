@@ -59,6 +59,9 @@ class Sending:
     uri: str
 
 
+# The change as it was sent (placed on the live documents, the command's first), and the
+# editor's answer.
+_Sent = tuple[list[Placed], Delivery]
 # What the flow reports while it runs: the session's events, then `Sending`.
 FlowEvent = SessionEvent | Sending
 FlowSink = Callable[[FlowEvent], None]
@@ -111,14 +114,15 @@ class ApplyStep:
         sent = await self._send_rebasing_once(every)
         if isinstance(sent, Verdict):
             return sent
-        (first, *rest), delivery = sent.placed, sent.delivery
+        placed, delivery = sent
+        first, *rest = placed
         echo_seconds = min(ECHO_SECONDS, self.limit_seconds)
-        if sent.review is not None and (delivery.applied or not delivery.failure_reason):
+        if self.review and (delivery.applied or not delivery.failure_reason):
             landing = await _landing(delivery, first.hunks, echo_seconds, settle=True)
             if rest and delivery.applied:
                 # their reports come with the command's document's; those kept in full first
                 await delivery.others_landed(min(SETTLE_OTHERS_SECONDS, echo_seconds))
-            return self._reviewed(sent.placed, landing, computed)
+            return self._reviewed(placed, landing, computed)
         if not delivery.applied:
             why = delivery.failure_reason or "no reason given"
             return Verdict.failed("client_rejected", f"The editor rejected the edit: {why}")
@@ -129,8 +133,8 @@ class ApplyStep:
         if landing.closed or landing.kept == list(range(len(first.hunks))) or landing.pending:
             # (an editor that reports only after the answer: unconfirmed, like its own)
             if not rest or landing.pending or await delivery.others_landed(echo_seconds):
-                return self._landed(sent.placed, confirmed=not landing.pending)
-            return self._unshown(sent.placed)
+                return self._landed(placed, confirmed=not landing.pending)
+            return self._unshown(placed)
         if landing.heard:
             mismatch = (
                 "The editor reported the edit as applied, but the changes it then reported are "
@@ -177,7 +181,7 @@ class ApplyStep:
             documents=documents,
         )
 
-    async def _send_rebasing_once(self, placed: list[Placed]) -> _Delivered | Verdict:
+    async def _send_rebasing_once(self, placed: list[Placed]) -> _Sent | Verdict:
         """Send the change as `placed` on the live documents. When the editor refuses it
         because a document had moved on (`StaleEdit`), put it on the documents the editor
         now has and send it once more; never more than once. A refusal: its verdict."""
@@ -201,11 +205,10 @@ class ApplyStep:
             kept = self.documents[0].computed() if exc.keep_diff else None
             return Verdict.failed(exc.reason, exc.message, diff=kept)
 
-    async def _send(self, placed: list[Placed]) -> _Delivered:
+    async def _send(self, placed: list[Placed]) -> _Sent:
         review = Review(self.message or "") if self.review else None
         edits = [one.edit() for one in placed]
-        delivery = await self.editor.apply(edits, self.title, self.limit_seconds, review)
-        return _Delivered(placed, review, delivery)
+        return placed, await self.editor.apply(edits, self.title, self.limit_seconds, review)
 
     def _reviewed(self, every: Sequence[Placed], landing: Landing, computed: Diff) -> Verdict:
         """The verdict once the user has reviewed the hunks (of every document) in the
@@ -247,16 +250,6 @@ class ApplyStep:
             message=said,
             documents=documents,
         )
-
-
-@dataclass(frozen=True)
-class _Delivered:
-    """The change as it was sent (`placed`, the command's document first), and the editor's
-    answer."""
-
-    placed: list[Placed]
-    review: Review | None
-    delivery: Delivery
 
 
 async def _landing(
