@@ -42,8 +42,9 @@ from complex_edit.server.text.hunks import make_hunks
 
 @dataclass(frozen=True)
 class EditOrder:
-    """What a front end asks for: `prompt` on the document `uri` (`label` names it in the
-    diff and in messages), with settings already resolved from every layer."""
+    """What a front end asks for: `prompt` on the document `uri` (`label` names it to the
+    model and in messages, and in the diff where there is no workspace: `diff_label`), with
+    settings already resolved from every layer."""
 
     uri: str
     prompt: str
