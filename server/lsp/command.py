@@ -16,7 +16,7 @@ from typing import Any
 from pygls.exceptions import JsonRpcInvalidParams
 
 from complex_edit.server.edit.flow import EditOrder, check, one_line, perform
-from complex_edit.server.edit.review import Proposal, Proposals, ReviewRefused, land_review
+from complex_edit.server.edit.review import Proposal, ReviewRefused, land_review
 from complex_edit.server.lsp.arguments import (
     InvalidArguments,
     PerformArgs,
@@ -26,7 +26,7 @@ from complex_edit.server.lsp.arguments import (
 )
 from complex_edit.server.lsp.bridge import label_for_uri, path_of
 from complex_edit.server.lsp.editor import LspEditor
-from complex_edit.server.lsp.folders import open_documents, workspace_roots
+from complex_edit.server.lsp.folders import workspace_roots
 from complex_edit.server.lsp.life import CommandLife, Ending, closed_before_start
 from complex_edit.server.lsp.preview import LivePreview
 from complex_edit.server.lsp.requests import Request
@@ -56,7 +56,7 @@ class EditCommand:
     @classmethod
     async def answer(cls, ls: ComplexEditServer, raw: tuple[Any, ...]) -> dict[str, Any]:
         """The answer to `performComplexEdit` with `arguments: raw`."""
-        request = Request.current(ls.protocol)
+        request = Request.current(ls.bookkeeping)
         command = cls(ls, request, _arguments(ls, raw))
         return command._life.end(await command._run())
 
@@ -73,7 +73,7 @@ class EditCommand:
             return refused
         if not self._life.hold():
             return _busy()
-        proposals(self._ls).forget_document(self.uri)  # a new command voids the old proposal
+        self._ls.state.proposals.forget_document(self.uri)  # a new command voids the old one
         await self._life.show_progress(one_line(self._args.prompt, 80))
         return self._life.stopped() or await self._perform(order)
 
@@ -99,7 +99,6 @@ class EditCommand:
             dry_run=self._args.dry_run,
             dry_run_hunks=True,
             other_files=settings.other_files,  # the argument is the settings' last layer
-            roots=workspace_roots(self._ls.workspace),
             document_path=path_of(self.uri),
         )
 
@@ -124,12 +123,15 @@ class EditCommand:
             return self._life.internal_error(exc)
 
     async def _flow(self, order: EditOrder) -> EditResult:
-        # `perform` snapshots the document before its first await: the same text as this, and
-        # the other open documents as they are now.
-        order = replace(order, open_documents=open_documents(self._ls.documents, self.uri))
+        # `perform` snapshots the document before its first await: the same text as the
+        # state's snapshot, and the other open documents as they are now.
+        snapshot = self._ls.state.snapshot(self.uri, workspace_roots(self._ls.workspace))
+        if snapshot is None:  # closed since `stopped`: the flow's own snapshot refuses it
+            return await perform(order, self._editor, self._ls.sessions, self._life.report)
+        order = replace(order, roots=snapshot.roots, open_documents=snapshot.open_documents)
         self._preview.begin(order.open_documents)
         editor, sessions = self._editor, self._ls.sessions
-        return await perform(order, editor, sessions, self._life.report, proposals(self._ls))
+        return await perform(order, editor, sessions, self._life.report, snapshot.proposals)
 
 
 class ReviewCommand:
@@ -151,14 +153,14 @@ class ReviewCommand:
             args = parse_review_arguments(raw)
         except InvalidArguments as exc:
             raise JsonRpcInvalidParams(str(exc)) from None
-        command = cls(ls, Request.current(ls.protocol), args)
+        command = cls(ls, Request.current(ls.bookkeeping), args)
         return command._life.end(await command._run())
 
     async def _run(self) -> Ending:
         if not self._life.hold():
             return _busy()
         args, life = self._args, self._life
-        landing = land_review(proposals(self._ls), args.proposal_id, args.keep, life.report)
+        landing = land_review(self._ls.state.proposals, args.proposal_id, args.keep, life.report)
         try:
             return Ending.of(await life.run(landing), logged=True)
         except asyncio.CancelledError:
@@ -174,16 +176,9 @@ def _busy() -> Ending:
     return Ending.of(EditResult.failure("busy", problem))
 
 
-def proposals(ls: ComplexEditServer) -> Proposals:
-    """The server's proposals waiting for their reviewer (made at the first command)."""
-    if ls.proposals is None:
-        ls.proposals = Proposals()
-    return ls.proposals
-
-
 def _proposal(ls: ComplexEditServer, args: ReviewArgs) -> Proposal:
     try:
-        return proposals(ls).find(args.proposal_id, args.keep)
+        return ls.state.proposals.find(args.proposal_id, args.keep)
     except ReviewRefused as refused:
         raise _review_refused(refused) from None
 
