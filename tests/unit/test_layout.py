@@ -21,7 +21,8 @@ SERVER = Path(__file__).resolve().parents[2] / "server"
 # everything under it; `server` alone allows the package itself (its `__version__`).
 ALLOWED: dict[str, set[str]] = {
     "outcome": {"edit_tools.syntax"},
-    "settings": {"server"},  # its DEFAULT_MODEL
+    "settings": {"server", "server.settings_help"},  # its DEFAULT_MODEL, its texts
+    "settings_help": {"server"},
     "text": {"edit_tools.lines"},
     "providers": {"server.outcome", "server.settings", "edit_tools"},
     "workspace": {"edit_tools.lines"},
