@@ -49,7 +49,7 @@ class EditCommand:
         self._args = args
         self.uri = args.text_document.uri
         self.label = label_for_uri(self.uri)
-        self._editor = LspEditor(ls)
+        self._editor = _Proposing(ls) if args.propose else LspEditor(ls)
         self._preview = LivePreview(ls, self._editor, self.uri)
         self._life = CommandLife(ls, request, self.uri, self.label, self._preview)
 
@@ -169,6 +169,14 @@ class ReviewCommand:
             return Ending.failed(refused.code, _review_refused(refused))
         except Exception as exc:
             return life.internal_error(exc)
+
+
+class _Proposing(LspEditor):
+    """The editor of a command that asks for a proposal (`propose`): one that cannot review,
+    so the flow keeps the change for `complexEdit.applyReview` instead of applying it."""
+
+    def can_review(self) -> bool:
+        return False
 
 
 def _busy() -> Ending:

@@ -212,6 +212,7 @@ export interface PerformArgs {
   model?: string | null;
   review?: boolean | null;
   otherFiles?: ("off" | "read" | "edit") | null;
+  propose?: boolean;
 }
 /**
  * The live document the hunks are placed on, at `version`.
