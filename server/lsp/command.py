@@ -15,6 +15,7 @@ from typing import Any
 
 from pygls.exceptions import JsonRpcInvalidParams
 
+from complex_edit.server.edit.apply import FlowEvent, FlowSink
 from complex_edit.server.edit.flow import EditOrder, check, one_line, perform
 from complex_edit.server.edit.review import Proposal, ReviewRefused, land_review
 from complex_edit.server.lsp.arguments import (
@@ -32,6 +33,7 @@ from complex_edit.server.lsp.preview import LivePreview
 from complex_edit.server.lsp.requests import Request
 from complex_edit.server.lsp.server import ComplexEditServer
 from complex_edit.server.outcome import EditRefused, EditResult, scrub
+from complex_edit.server.session.events import SessionFinished
 from complex_edit.server.settings import Settings, SettingsError
 
 log = logging.getLogger("complex_edit")
@@ -131,7 +133,10 @@ class EditCommand:
         order = replace(order, roots=snapshot.roots, open_documents=snapshot.open_documents)
         self._preview.begin(order.open_documents)
         editor, sessions = self._editor, self._ls.sessions
-        return await perform(order, editor, sessions, self._life.report, snapshot.proposals)
+        if not self._args.propose:
+            return await perform(order, editor, sessions, self._life.report, snapshot.proposals)
+        summary = _Summary(self._life.report)
+        return summary.told(await perform(order, editor, sessions, summary, snapshot.proposals))
 
 
 class ReviewCommand:
@@ -177,6 +182,26 @@ class _Proposing(LspEditor):
 
     def can_review(self) -> bool:
         return False
+
+
+class _Summary:
+    """What the session said it did, heard on its way to `report`: a proposal asked for
+    (`propose`) answers with it, as a dry run does, rather than "N changes proposed for
+    review" (its `proposalId` and `hunks` say that)."""
+
+    def __init__(self, report: FlowSink) -> None:
+        self._report = report
+        self._text: str | None = None
+
+    def __call__(self, event: FlowEvent) -> None:
+        if isinstance(event, SessionFinished):
+            self._text = event.outcome.message
+        self._report(event)
+
+    def told(self, result: EditResult) -> EditResult:
+        if result.proposal_id is None or not self._text:
+            return result
+        return result.model_copy(update={"message": self._text})
 
 
 def _busy() -> Ending:

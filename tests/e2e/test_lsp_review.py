@@ -339,6 +339,7 @@ async def test_a_proposal_asked_for_lands_through_apply_review_in_an_editor_that
     result = await vscode.run(uri, propose=True)
     assert vscode.applies == []
     assert result["applied"] is False, result
+    assert result["message"] == SUMMARY  # the session's own, as a dry run answers
     assert [hunk["id"] for hunk in result["hunks"]] == [0, 1]
     assert rebuild(vscode, DOC, result["hunks"]) == EDITED
     landed = await apply_review(vscode, {"proposalId": result["proposalId"], "keep": [0, 1]})
