@@ -5,7 +5,8 @@ schema blocks of `docs/protocol.md`, and the settings VS Code shows (`vscode-cli
 `contributes.configuration`: each server setting's type, choices, default, limits and texts;
 the client's own settings, `complexEdit.server.*` and the like, are left as they are).
 
-    python -m complex_edit.server.schema           # rewrite the three files
+    python -m complex_edit.server.schema           # rewrite the three files (and the VS Code
+                                                   # client's generated types, when npm ci ran)
     python -m complex_edit.server.schema --check   # exit 1, naming them, when one differs
 
 A definition added to `DEFINITIONS` appears in both; a field added to one of the models appears
@@ -17,6 +18,8 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import shutil
+import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -252,7 +255,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{path}: {verb}", file=sys.stderr)
     if stale and args.check:
         print("run: python -m complex_edit.server.schema", file=sys.stderr)
+    if SCHEMA_FILE in stale and not args.check:
+        _generate_client_types(args.root)
     return 1 if stale and args.check else 0
+
+
+def _generate_client_types(root: Path) -> None:
+    """The VS Code client's types follow the schema (`npm run generate`): made here too when
+    the client's tools are installed, else said."""
+    client = root / PACKAGE_FILE.parent
+    node = shutil.which("node")
+    if node is None or not (client / "node_modules").is_dir():
+        print(f"then: cd {client} && npm ci && npm run generate", file=sys.stderr)
+        return
+    subprocess.run([node, "scripts/generate-protocol.mjs"], cwd=client, check=True)
+    print(f"{PACKAGE_FILE.parent}/src/core/generated/protocol.ts: written", file=sys.stderr)
 
 
 if __name__ == "__main__":
