@@ -87,7 +87,8 @@ class Proposals:
             raise ReviewRefused(
                 "unknown_proposal",
                 f"No proposal {proposal_id!r} is waiting for review (it was applied, its "
-                "document was closed or edited by another command, or it expired); run the "
+                "document was closed or edited by another command, or it expired: a proposal "
+                f"is kept {self._keep_seconds / 60:g} minutes); nothing was applied. Run the "
                 "command again.",
             )
         proposal = entry[1]
