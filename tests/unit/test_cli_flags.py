@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from complex_edit.server.cli import _parser, setting_overrides
-from complex_edit.server.cli_flags import flag_of, setting_names
+from complex_edit.server.cli.entry import parser as _parser
+from complex_edit.server.cli.flag_table import flag_of, setting_names
+from complex_edit.server.cli.flags import setting_overrides
 from complex_edit.server.settings import Settings, SettingsError
 
 COMMANDS = {"edit": ["edit", "f.py", "--prompt", "p"], "mcp": ["mcp"], "doctor": ["doctor"]}

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from complex_edit.server.cli import _parser
+from complex_edit.server.cli.entry import parser
 from complex_edit.server.edit.roots import Roots
 from complex_edit.server.mcp.server import TOOL_NAME, build_server
 from complex_edit.server.settings import Settings
@@ -114,7 +114,7 @@ def _help_options(command: str) -> set[str]:
     """The options `complex-edit COMMAND --help` lists."""
     out = io.StringIO()
     with contextlib.redirect_stdout(out), pytest.raises(SystemExit):
-        _parser().parse_args([command, "--help"])
+        parser().parse_args([command, "--help"])
     return set(re.findall(r"(?<![\w-])(--?[a-z][\w-]*)", out.getvalue())) - {"-h", "--help"}
 
 
@@ -191,7 +191,7 @@ def test_the_readme_counts_the_syntax_languages_as_the_server_does() -> None:
 
 
 def test_every_setting_has_a_cli_flag_in_the_settings_table() -> None:
-    from complex_edit.server.cli_flags import flag_of, setting_names
+    from complex_edit.server.cli.flag_table import flag_of, setting_names
 
     table = _section("docs/protocol.md", "## Settings")
     for name in setting_names():
