@@ -7,10 +7,11 @@ per line of the file), with line numbers counted between them.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from complex_edit.edit_tools.lines import count_breaks, line_contents
+from complex_edit.server.workspace.secrets import Spot, where
 
 MAX_HITS = 200
 SHOWN_LINE_CHARS = 200
@@ -111,3 +112,26 @@ def answer(hits: list[str], total: int, pattern: str, searched: int, skipped: in
             "with glob or a longer pattern."
         )
     return f"{head}\n{body}"
+
+
+def masked_line(matcher: Matcher, lines: list[str], number: int, line: str, at: int) -> str:
+    """The matching line as the model may see it: from the masked text when the file had
+    secrets (`lines`, by number; the match found again in it), cut around the match."""
+    if number <= len(lines) and lines[number - 1].rstrip("\r") != line:
+        line = lines[number - 1].rstrip("\r")
+        again = next(iter(matcher.lines(line)), None)
+        at = again[2] if again is not None else 0
+    return shown(line, at)
+
+
+def masked_note(masked: Sequence[tuple[str, Spot]]) -> str:
+    """The answer's line saying how many secret values were masked, and where."""
+    if not masked:
+        return ""
+    places = ", ".join(where(label, [spot]) for label, spot in masked[:20])
+    more = f" and {len(masked) - 20} more" if len(masked) > 20 else ""
+    count = len(masked)
+    return (
+        f"\n{count} secret value{'' if count == 1 else 's'} masked as «secret: KIND, N chars» "
+        f"({places}{more}); a line holding a marker cannot be changed."
+    )

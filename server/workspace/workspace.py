@@ -28,7 +28,8 @@ from complex_edit.server.workspace.rules import (
     excluded_spec,
     in_git_folder,
 )
-from complex_edit.server.workspace.search import MAX_HITS, Matcher, answer, shown
+from complex_edit.server.workspace.search import MAX_HITS, Matcher, answer, masked_line, masked_note
+from complex_edit.server.workspace.secrets import Masked, Masker, Spot
 from complex_edit.server.workspace.tree import Listed, Tree, racy
 
 NO_WORKSPACE = (
@@ -94,6 +95,18 @@ class Workspace:
         ]
         self._contents: dict[str, tuple[int, int, str | None]] = {}
         self._cached = 0
+        self._masker = Masker()
+        self._markers: set[str] = set()  # every marker the model was shown
+
+    def mask(self, text: str, label: str) -> Masked:
+        """`text` (of the file `label`) as the model may see it: secret values masked."""
+        masked = self._masker.mask(text, label)
+        self._markers.update(marker for _, marker in masked.values)
+        return masked
+
+    def shown_marker(self, text: str) -> bool:
+        """`text` holds a marker the model was shown in place of a secret value."""
+        return any(marker in text for marker in self._markers)
 
     @property
     def has_roots(self) -> bool:
@@ -178,6 +191,7 @@ class Workspace:
         only = _glob(glob)
         overlay = current or {}
         hits: list[str] = []
+        masked: list[tuple[str, Spot]] = []
         total = searched = skipped = 0
         for label, listed in self._listing():
             if only is not None and not only.match_file(label):
@@ -192,11 +206,21 @@ class Workspace:
                 skipped += 1
                 continue
             searched += 1
+            lines: list[str] | None = None
             for number, line, at in matcher.lines(text):
                 total += 1
                 if len(hits) < MAX_HITS:
-                    hits.append(f"{label}:{number}: {shown(line, at)}")
-        return answer(hits, total, pattern, searched, skipped)
+                    if lines is None:
+                        lines, spots = self._masked_lines(text, label)
+                        masked.extend((label, spot) for spot in spots)
+                    hits.append(
+                        f"{label}:{number}: {masked_line(matcher, lines, number, line, at)}"
+                    )
+        return answer(hits, total, pattern, searched, skipped) + masked_note(masked)
+
+    def _masked_lines(self, text: str, label: str) -> tuple[list[str], tuple[Spot, ...]]:
+        masked = self.mask(text, label)
+        return (masked.text.split("\n") if masked.spots else []), masked.spots
 
     def _listing(self) -> list[tuple[str, Listed]]:
         listing = [
