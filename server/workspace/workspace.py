@@ -33,8 +33,9 @@ from complex_edit.server.workspace.secrets import Masked, Masker, Spot
 from complex_edit.server.workspace.tree import Listed, Tree, racy
 
 NO_WORKSPACE = (
-    "No workspace folder is open, so other files cannot be read or searched: the editor "
-    "announced no workspace folder (CLI: --root; MCP: its roots). Work on this document alone."
+    "No workspace folder is open, so other files cannot be read or searched: only a project is "
+    "a workspace (a folder the editor announced, the CLI's --root or the file's git repository, "
+    "MCP's roots; never the home directory or /). Work on this document alone."
 )
 # Contents kept between find_in_files calls of one command, at most this many bytes.
 CACHED_BYTES = 128_000_000
