@@ -35,6 +35,7 @@ from complex_edit.edit_tools.results import ToolResult
 from complex_edit.edit_tools.syntax import language_for_path
 from complex_edit.server.session.request import EditRequest
 from complex_edit.server.session.validation import ResultValidator
+from complex_edit.server.workspace import ripgrep
 from complex_edit.server.workspace.rules import Refused
 from complex_edit.server.workspace.search import masked_note
 from complex_edit.server.workspace.secrets import Masked
@@ -83,6 +84,8 @@ class Documents:
                 {doc.path: (doc.text, doc.version) for doc in request.open_documents},
                 request.read_exclude,
                 request.settings.max_document_bytes,
+                ripgrep=ripgrep.program(),
+                search_seconds=request.settings.search_timeout_seconds,
             )
             if self._mode != "off"
             else None

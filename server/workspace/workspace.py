@@ -22,13 +22,31 @@ from dataclasses import dataclass
 
 from pathspec import GitIgnoreSpec
 
+from complex_edit.server.workspace.finder import Scope, find_with_ripgrep
+from complex_edit.server.workspace.reading import (
+    binary,
+    decoded,
+    glob_spec,
+    pattern_matcher,
+    read_regular,
+    text_of,
+    too_large,
+)
+from complex_edit.server.workspace.ripgrep import RipgrepFailed
 from complex_edit.server.workspace.rules import (
     IgnoreRules,
     Refused,
     excluded_spec,
     in_git_folder,
 )
-from complex_edit.server.workspace.search import MAX_HITS, Matcher, answer, masked_line, masked_note
+from complex_edit.server.workspace.search import (
+    MAX_HITS,
+    Matcher,
+    Stop,
+    answer,
+    masked_line,
+    masked_note,
+)
 from complex_edit.server.workspace.secrets import Masked, Masker, Spot
 from complex_edit.server.workspace.tree import Listed, Tree, racy
 
@@ -81,7 +99,12 @@ class Workspace:
         open_documents: Mapping[str, tuple[str, int | None]],
         exclude: Sequence[str],
         max_bytes: int,
+        *,
+        ripgrep: str | None = None,
+        search_seconds: float = 10.0,
     ) -> None:
+        """`ripgrep`: the `rg` program find_in_files runs (None: it searches in Python);
+        `search_seconds`: how long one search may take (setting searchTimeoutSeconds)."""
         self._roots = tuple(
             _Root(name, real, IgnoreRules(real))
             for name, folder in roots
@@ -89,6 +112,9 @@ class Workspace:
         )
         self._open = {os.path.realpath(path): document for path, document in open_documents.items()}
         self._exclude = excluded_spec(exclude)
+        self._exclude_lines = tuple(exclude)
+        self._ripgrep = ripgrep
+        self._search_seconds = search_seconds
         self._max_bytes = max_bytes
         self._trees = [
             Tree(root.path, root.ignore, self._exclude, self._target_allowed)
@@ -149,9 +175,9 @@ class Workspace:
         if document is not None:
             text, version = document
             if len(text.encode("utf-8", "surrogatepass")) > self._max_bytes:
-                raise _too_large(label, self._max_bytes)
+                raise too_large(label, self._max_bytes)
             if "\x00" in text:
-                raise _binary(label)
+                raise binary(label)
             return Opened(label, located.path, text, version, True)
         try:
             info = os.stat(located.path)
@@ -164,9 +190,9 @@ class Workspace:
         if not stat.S_ISREG(info.st_mode):
             raise Refused(f"{label} is not a regular file; it is not read.")
         if info.st_size > self._max_bytes:
-            raise _too_large(label, self._max_bytes)
+            raise too_large(label, self._max_bytes)
         try:
-            read = _read_regular(located.path, self._max_bytes)
+            read = read_regular(located.path, self._max_bytes)
         except OSError as exc:
             raise Refused(f"{label} cannot be read: {exc.strerror}.") from None
         if read is None:
@@ -174,7 +200,7 @@ class Workspace:
                 f"{label} changed while it was read (it grew past maxDocumentBytes or is no "
                 "longer a regular file); it is not read."
             )
-        return Opened(label, located.path, _decoded(read[0], label), None, False)
+        return Opened(label, located.path, decoded(read[0], label), None, False)
 
     def find(
         self,
@@ -188,19 +214,48 @@ class Workspace:
         texts that stand for a file's (the session's working texts), by real path."""
         if not self._roots:
             raise Refused(NO_WORKSPACE)
-        matcher = _matcher(pattern, regex)
-        only = _glob(glob)
-        overlay = current or {}
+        matcher = pattern_matcher(pattern, regex)
+        only = glob_spec(glob)
+        overlay = {path: document[0] for path, document in self._open.items()}
+        overlay.update(current or {})
+        deadline = time.monotonic() + self._search_seconds
+        if self._ripgrep is not None:
+            try:
+                text, masked = find_with_ripgrep(
+                    self._ripgrep,
+                    self._scope(),
+                    matcher,
+                    None if only is None else only.match_file,
+                    glob.strip() if glob and glob.strip() else None,
+                    overlay,
+                    deadline,
+                    self._search_seconds,
+                )
+                return text + masked_note(masked)
+            except RipgrepFailed:
+                pass  # a pattern ripgrep's dialect lacks: the Python search below
+        return self._find_here(matcher, pattern, only, overlay, deadline)
+
+    def _find_here(
+        self,
+        matcher: Matcher,
+        pattern: str,
+        only: GitIgnoreSpec | None,
+        overlay: Mapping[str, str],
+        deadline: float,
+    ) -> str:
+        """find_in_files in Python, over the listing, until the deadline."""
         hits: list[str] = []
         masked: list[tuple[str, Spot]] = []
         total = searched = skipped = 0
+        stop: Stop | None = None
         for label, listed in self._listing():
             if only is not None and not only.match_file(label):
                 continue
+            if (searched + skipped) % 64 == 0 and time.monotonic() > deadline:
+                stop = Stop(seconds=self._search_seconds)
+                break
             text = overlay.get(listed.path)
-            if text is None:
-                document = self._open.get(listed.path)
-                text = document[0] if document is not None else None
             if text is None:
                 text = self._text(listed)
             if text is None:
@@ -217,7 +272,24 @@ class Workspace:
                     hits.append(
                         f"{label}:{number}: {masked_line(matcher, lines, number, line, at)}"
                     )
-        return answer(hits, total, pattern, searched, skipped) + masked_note(masked)
+        return answer(hits, total, pattern, searched, skipped, stop) + masked_note(masked)
+
+    def _scope(self) -> Scope:
+        roots = sorted(self._roots, key=lambda root: root.name)
+        return Scope(
+            [(self._label(root, "x")[:-1], root.path) for root in roots],
+            self._readable,
+            lambda path: self._text(Listed("", path)),
+            self.mask,
+            self._exclude_lines,
+            self._max_bytes,
+        )
+
+    def _readable(self, label: str) -> str | None:
+        try:
+            return self.locate(label).path
+        except Refused:
+            return None
 
     def _masked_lines(self, text: str, label: str) -> tuple[list[str], tuple[Spot, ...]]:
         masked = self.mask(text, label)
@@ -248,13 +320,13 @@ class Workspace:
             del self._contents[listed.path]
             self._cached -= cached[1]
         try:
-            read = _read_regular(listed.path, self._max_bytes)
+            read = read_regular(listed.path, self._max_bytes)
         except OSError:
             return None
         if read is None:
             return None
         data, info = read
-        text = _text_of(data)
+        text = text_of(data)
         if self._cached + len(data) <= CACHED_BYTES and not racy(info.st_mtime_ns, time.time_ns()):
             self._contents[listed.path] = (info.st_mtime_ns, info.st_size, text)
             self._cached += info.st_size
@@ -323,71 +395,3 @@ def _relative(real: str, folder: str) -> str | None:
     if real.startswith(folder.rstrip(os.sep) + os.sep):
         return real[len(folder.rstrip(os.sep)) + 1 :].replace(os.sep, "/")
     return None
-
-
-def _read_regular(path: str, limit: int) -> tuple[bytes, os.stat_result] | None:
-    """The bytes of the regular file at `path` and its stat, None when it is not a regular
-    file (any more) or holds more than `limit` bytes. Opened without blocking: a file replaced
-    by a pipe since it was listed cannot hang the search."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
-            return None
-        chunks: list[bytes] = []
-        total = 0
-        want = info.st_size + 1
-        while chunk := os.read(fd, want):
-            chunks.append(chunk)
-            total += len(chunk)
-            if total > limit:
-                return None
-            want = 1 << 20
-        return b"".join(chunks), info
-    finally:
-        os.close(fd)
-
-
-def _matcher(pattern: str, regex: bool) -> Matcher:
-    if not pattern:
-        raise Refused("pattern is empty; give the text to look for.")
-    if "\n" in pattern or "\r" in pattern:
-        raise Refused("pattern holds a line break; find_in_files matches within one line.")
-    try:
-        return Matcher.of(pattern, regex)
-    except re.error as exc:
-        raise Refused(f"pattern is not a valid regular expression: {exc}.") from None
-
-
-def _glob(glob: str | None) -> GitIgnoreSpec | None:
-    if glob is None or not glob.strip():
-        return None
-    return GitIgnoreSpec.from_lines([glob.strip()])
-
-
-def _text_of(data: bytes) -> str | None:
-    """The UTF-8 text `data` holds, None for binary (NUL bytes) or other encodings."""
-    if b"\x00" in data:
-        return None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
-
-
-def _decoded(data: bytes, label: str) -> str:
-    """`_text_of`, or the refusal that names why there is none."""
-    text = _text_of(data)
-    if text is None:
-        if b"\x00" in data:
-            raise _binary(label)
-        raise Refused(f"{label} is not UTF-8 text; it is not read.")
-    return text
-
-
-def _binary(label: str) -> Refused:
-    return Refused(f"{label} looks binary (it holds NUL bytes); it is not read.")
-
-
-def _too_large(label: str, limit: int) -> Refused:
-    return Refused(f"{label} is over {limit:,} bytes (setting maxDocumentBytes); it is not read.")
