@@ -47,7 +47,7 @@ def run_edit(args: argparse.Namespace, overrides: Mapping[str, Any]) -> int:
         selection = parse_range(args.range) if args.range else None
         prompt = sys.stdin.read() if args.prompt == "-" else args.prompt
         path = Path(os.path.realpath(args.path))
-        root = _root(path, args.root, settings.other_files)
+        root = _root(path, args.root, settings.other_files, args.quiet)
         proposals = _review_here(settings, args)
     except SettingsError as exc:
         return printer.finish(EditResult.failure("config", str(exc)), EXIT_USAGE)
@@ -104,14 +104,14 @@ def _ignore(_: FlowEvent) -> None:
     return None
 
 
-def _root(path: Path, given: str | None, other_files: str) -> Path | None:
+def _root(path: Path, given: str | None, other_files: str, quiet: bool) -> Path | None:
     """The workspace (`--root`, else the file's git top level; None: the document alone, said
-    once on stderr); raises EditRefused."""
+    once on stderr unless --quiet); raises EditRefused."""
     try:
         root = workspace_root(path, given)
     except PathRefused as exc:
         raise EditRefused("invalid_request", str(exc)) from None
-    if root is None and other_files != "off":
+    if root is None and other_files != "off" and not quiet:
         print(f"complex-edit: {NO_PROJECT}", file=sys.stderr)
     return root
 

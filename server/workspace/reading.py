@@ -79,3 +79,13 @@ def binary(label: str) -> Refused:
 
 def too_large(label: str, limit: int) -> Refused:
     return Refused(f"{label} is over {limit:,} bytes (setting maxDocumentBytes); it is not read.")
+
+
+def relative(real: str, folder: str) -> str | None:
+    """`real` relative to `folder` with forward slashes ("" for the folder itself), or None
+    when it is not inside."""
+    if real == folder:
+        return ""
+    if real.startswith(folder.rstrip(os.sep) + os.sep):
+        return real[len(folder.rstrip(os.sep)) + 1 :].replace(os.sep, "/")
+    return None

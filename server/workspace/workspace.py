@@ -29,6 +29,7 @@ from complex_edit.server.workspace.reading import (
     glob_spec,
     pattern_matcher,
     read_regular,
+    relative,
     text_of,
     too_large,
 )
@@ -124,10 +125,15 @@ class Workspace:
         self._cached = 0
         self._masker = Masker()
         self._markers: set[str] = set()  # every marker the model was shown
+        self._masks: dict[str, tuple[str, Masked]] = {}  # by label: the text last masked
 
     def mask(self, text: str, label: str) -> Masked:
         """`text` (of the file `label`) as the model may see it: secret values masked."""
+        kept = self._masks.get(label)
+        if kept is not None and kept[0] == text:
+            return kept[1]
         masked = self._masker.mask(text, label)
+        self._masks[label] = (text, masked)
         self._markers.update(marker for _, marker in masked.values)
         return masked
 
@@ -143,7 +149,7 @@ class Workspace:
         """How the model names the file at `path`, when it lies in a root."""
         real = os.path.realpath(path)
         for root in self._roots:
-            rel = _relative(real, root.path)
+            rel = relative(real, root.path)
             if rel is not None:
                 return self._label(root, rel)
         return None
@@ -157,7 +163,7 @@ class Workspace:
         self._check(root, rel, label)
         real = os.path.realpath(os.path.join(root.path, rel))
         for owner in self._roots:
-            real_rel = _relative(real, owner.path)
+            real_rel = relative(real, owner.path)
             if real_rel is not None:
                 if real_rel:
                     self._check(owner, real_rel, f"{label} (a link to {real_rel})")
@@ -373,7 +379,7 @@ class Workspace:
 
     def _target_allowed(self, real: str) -> bool:
         for root in self._roots:
-            rel = _relative(real, root.path)
+            rel = relative(real, root.path)
             if rel:
                 return not (
                     in_git_folder(rel) or self._exclude.matches(rel) or root.ignore.ignored(rel)
@@ -385,13 +391,3 @@ class Workspace:
 
     def _example(self) -> str:
         return "src/app.py" if len(self._roots) == 1 else f"{self._roots[0].name}/src/app.py"
-
-
-def _relative(real: str, folder: str) -> str | None:
-    """`real` relative to `folder` with forward slashes ("" for the folder itself), or None
-    when it is not inside."""
-    if real == folder:
-        return ""
-    if real.startswith(folder.rstrip(os.sep) + os.sep):
-        return real[len(folder.rstrip(os.sep)) + 1 :].replace(os.sep, "/")
-    return None
