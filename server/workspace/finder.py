@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from complex_edit.server.workspace.ripgrep import Found, command, search
 from complex_edit.server.workspace.search import MAX_HITS, Matcher, Stop, answer, masked_line
-from complex_edit.server.workspace.secrets import Masked, Spot
+from complex_edit.server.workspace.secrets import Spot
 
 COUNT_LIMIT = 2_000
 
@@ -38,7 +38,7 @@ class Scope:
     roots: Sequence[tuple[str, str]]
     readable: Callable[[str], str | None]
     text_of: Callable[[str], str | None]
-    mask: Callable[[str, str], Masked]
+    mask_line: Callable[[str, str, int, str], tuple[str, list[Spot]]]
     exclude: Sequence[str]
     max_bytes: int
 
@@ -122,23 +122,19 @@ def _answer(
 ) -> tuple[str, list[tuple[str, Spot]]]:
     hits: list[str] = []
     masked: list[tuple[str, Spot]] = []
-    lines_of: dict[str, list[str] | None] = {}
+    texts: dict[str, str | None] = {}
     for place in places:
         if len(hits) >= MAX_HITS:
             break
-        if place.path not in lines_of:
+        if place.path not in texts:
             text = overlay.get(place.path)
-            text = scope.text_of(place.path) if text is None else text
-            if text is None:
-                lines_of[place.path] = None
-            else:
-                shown = scope.mask(text, place.label)
-                masked.extend((place.label, spot) for spot in shown.spots)
-                lines_of[place.path] = shown.text.split("\n") if shown.spots else []
-        lines = lines_of[place.path]
-        if lines is None:
+            texts[place.path] = scope.text_of(place.path) if text is None else text
+        text = texts[place.path]
+        if text is None:
             continue  # not UTF-8 text (or gone): never shown
-        line = masked_line(matcher, lines, place.number, place.line, place.at)
+        hidden, spots = scope.mask_line(text, place.label, place.number, place.line)
+        masked.extend((place.label, spot) for spot in spots)
+        line = masked_line(matcher, hidden, place.line, place.at)
         hits.append(f"{place.label}:{place.number}: {line}")
     total = len(places) - (min(len(places), MAX_HITS) - len(hits))
     return answer(hits, total, matcher.pattern, None, 0, stop), masked

@@ -143,13 +143,12 @@ def answer(
     return f"{head}\n{body}" + (f"\n{partial}" if partial else "")
 
 
-def masked_line(matcher: Matcher, lines: list[str], number: int, line: str, at: int) -> str:
-    """The matching line as the model may see it: from the masked text when the file had
-    secrets (`lines`, by number; the match found again in it), cut around the match."""
-    if number <= len(lines) and lines[number - 1].rstrip("\r") != line:
-        line = lines[number - 1].rstrip("\r")
-        again = next(iter(matcher.lines(line)), None)
-        at = again[2] if again is not None else 0
+def masked_line(matcher: Matcher, hidden: str, line: str, at: int) -> str:
+    """The matching `line` as the model may see it (`hidden`: with its secret values masked;
+    the match found again in it), cut around the match."""
+    if hidden != line:
+        again = next(iter(matcher.lines(hidden)), None)
+        line, at = hidden, (again[2] if again is not None else 0)
     return shown(line, at)
 
 

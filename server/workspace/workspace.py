@@ -137,6 +137,20 @@ class Workspace:
         self._markers.update(marker for _, marker in masked.values)
         return masked
 
+    def mask_line(self, text: str, label: str, number: int, line: str) -> tuple[str, list[Spot]]:
+        """Line `number` (`line`) of `text` as the model may see it, and the values masked in
+        it. The line alone is masked, unless the file holds a private key block (whose body
+        lines say nothing by themselves): then the whole file is."""
+        if "PRIVATE KEY" in text or "PuTTY-User-Key" in text:
+            masked = self.mask(text, label)
+            spots = [spot for spot in masked.spots if spot.line == number]
+            if not spots:
+                return line, []
+            return masked.text.split("\n")[number - 1].rstrip("\r"), spots
+        alone = self._masker.mask(line, label)
+        self._markers.update(marker for _, marker in alone.values)
+        return alone.text, [Spot(number, spot.kind, spot.chars) for spot in alone.spots]
+
     def shown_marker(self, text: str) -> bool:
         """`text` holds a marker the model was shown in place of a secret value."""
         return any(marker in text for marker in self._markers)
@@ -268,16 +282,12 @@ class Workspace:
                 skipped += 1
                 continue
             searched += 1
-            lines: list[str] | None = None
             for number, line, at in matcher.lines(text):
                 total += 1
                 if len(hits) < MAX_HITS:
-                    if lines is None:
-                        lines, spots = self._masked_lines(text, label)
-                        masked.extend((label, spot) for spot in spots)
-                    hits.append(
-                        f"{label}:{number}: {masked_line(matcher, lines, number, line, at)}"
-                    )
+                    hidden, spots = self.mask_line(text, label, number, line)
+                    masked.extend((label, spot) for spot in spots)
+                    hits.append(f"{label}:{number}: {masked_line(matcher, hidden, line, at)}")
         return answer(hits, total, pattern, searched, skipped, stop) + masked_note(masked)
 
     def _scope(self) -> Scope:
@@ -286,7 +296,7 @@ class Workspace:
             [(self._label(root, "x")[:-1], root.path) for root in roots],
             self._readable,
             lambda path: self._text(Listed("", path)),
-            self.mask,
+            self.mask_line,
             self._exclude_lines,
             self._max_bytes,
         )
@@ -296,10 +306,6 @@ class Workspace:
             return self.locate(label).path
         except Refused:
             return None
-
-    def _masked_lines(self, text: str, label: str) -> tuple[list[str], tuple[Spot, ...]]:
-        masked = self.mask(text, label)
-        return (masked.text.split("\n") if masked.spots else []), masked.spots
 
     def _listing(self) -> list[tuple[str, Listed]]:
         listing = [
