@@ -56,7 +56,6 @@ def find_with_ripgrep(
     """The answer and the values masked in it; raises RipgrepFailed (search in Python)."""
     places: list[Place] = []
     stopped = timed_out = False
-    allowed: dict[str, str | None] = {}
     for prefix, folder in scope.roots:
         glob_here = glob_text if len(scope.roots) == 1 else None
         args = command(
@@ -71,13 +70,9 @@ def find_with_ripgrep(
         stopped, timed_out = stopped or found.stopped, timed_out or found.timed_out
         for hit in found.hits:
             label = prefix + hit.rel
-            if glob is not None and not glob(label):
-                continue
-            if label not in allowed:
-                allowed[label] = scope.readable(label)
-            real = allowed[label]
-            if real is not None and real not in overlay:
-                places.append(Place(label, real, hit.number, hit.line, hit.at))
+            path = os.path.join(folder, *hit.rel.split("/"))
+            if (glob is None or glob(label)) and path not in overlay:
+                places.append(Place(label, path, hit.number, hit.line, hit.at))
         if stopped:
             break
     for path, text in overlay.items():
@@ -127,11 +122,16 @@ def _answer(
         if len(hits) >= MAX_HITS:
             break
         if place.path not in texts:
+            # ripgrep applied the rules; each file shown passes the workspace's own again
             text = overlay.get(place.path)
-            texts[place.path] = scope.text_of(place.path) if text is None else text
+            if scope.readable(place.label) is None:
+                text = None
+            elif text is None:
+                text = scope.text_of(place.path)
+            texts[place.path] = text
         text = texts[place.path]
         if text is None:
-            continue  # not UTF-8 text (or gone): never shown
+            continue  # refused, not UTF-8 text, or gone: never shown
         hidden, spots = scope.mask_line(text, place.label, place.number, place.line)
         masked.extend((place.label, spot) for spot in spots)
         line = masked_line(matcher, hidden, place.line, place.at)

@@ -143,7 +143,10 @@ def _records(fd: int, deadline: float, found: Found) -> Iterator[dict[str, Any]]
             *lines, pending = (pending + chunk).split(b"\n")
             for line in lines:
                 if line.startswith(b'{"type":"match"'):
-                    yield json.loads(line)
+                    try:
+                        yield json.loads(line)
+                    except ValueError:
+                        continue  # not ripgrep's JSON: nothing of it is shown
     finally:
         selector.close()
 

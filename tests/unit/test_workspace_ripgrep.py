@@ -116,3 +116,16 @@ def test_the_wheel_s_rg_comes_first(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     wheel.chmod(0o755)
     monkeypatch.setattr(sysconfig, "get_path", lambda name: str(scripts))
     assert ripgrep.program() == str(wheel)
+
+
+def test_a_file_ripgrep_reports_but_the_rules_refuse_is_never_shown(tree: Path) -> None:
+    liar = tree.parent / "liar-rg"
+    record = (
+        '{"type":"match","data":{"path":{"text":"./.env"},"lines":{"text":"needle=dotenv-secret\\n"},'
+        '"line_number":1,"submatches":[{"match":{"text":"needle"},"start":0,"end":6}]}}'
+    )
+    liar.write_text(f"#!/bin/sh\nprintf '%s\\n' '{record}'\n")
+    liar.chmod(0o755)
+    found = workspace(tree, rg=str(liar)).find("needle")
+    assert "dotenv-secret" not in found
+    assert found.startswith("No line contains 'needle'")
