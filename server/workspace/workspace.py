@@ -1,13 +1,8 @@
 """The workspace as the model sees it: which paths it may name, the text of a file it may
-read (the editor's buffer when the file is open there, else the file on disk), and
-find_in_files. The only code that touches the file system for the model's reads.
-
-A path is refused, before any byte of it is read, when it is absolute, climbs out with `..`,
-names no workspace folder (several roots), goes through a link that leaves the roots, lies
-in `.git/`, matches `readExclude`, or is ignored by the `.gitignore` files (checked on the
-path as named and on the file a link leads to). A file is refused when it is not a regular
-file, is over `maxDocumentBytes`, holds NUL bytes or is not UTF-8. Every refusal is a
-`Refused` naming the rule, never the content.
+read (the editor's buffer when the file is open there, else the file on disk), find_in_files
+and the masking of secrets in what it reads. The only code that touches the file system for
+the model's reads. The rules a path must pass before any byte of it is read: see README.md;
+every refusal is a `Refused` naming the rule, never the content.
 """
 
 from __future__ import annotations
@@ -92,7 +87,8 @@ class Workspace:
     """One command's view of the workspace. `roots`: (name, folder) pairs; `open_documents`:
     the editor's buffers (text, version) by absolute path; `exclude`: the `readExclude`
     patterns; `max_bytes`: `maxDocumentBytes`. File lists, ignore rules and contents read for
-    find_in_files are kept between calls and checked against modification times."""
+    find_in_files are kept between calls and checked against modification times. `ripgrep`:
+    the `rg` find_in_files runs (None: Python); `search_seconds`: searchTimeoutSeconds."""
 
     def __init__(
         self,
@@ -104,8 +100,6 @@ class Workspace:
         ripgrep: str | None = None,
         search_seconds: float = 10.0,
     ) -> None:
-        """`ripgrep`: the `rg` program find_in_files runs (None: it searches in Python);
-        `search_seconds`: how long one search may take (setting searchTimeoutSeconds)."""
         self._roots = tuple(
             _Root(name, real, IgnoreRules(real))
             for name, folder in roots
@@ -123,7 +117,7 @@ class Workspace:
         ]
         self._contents: dict[str, tuple[int, int, str | None]] = {}
         self._cached = 0
-        self._masker = Masker()
+        self._masker: Masker | None = None  # made when the first text is masked
         self._markers: set[str] = set()  # every marker the model was shown
         self._masks: dict[str, tuple[str, Masked]] = {}  # by label: the text last masked
 
@@ -132,7 +126,7 @@ class Workspace:
         kept = self._masks.get(label)
         if kept is not None and kept[0] == text:
             return kept[1]
-        masked = self._masker.mask(text, label)
+        masked = self._masking().mask(text, label)
         self._masks[label] = (text, masked)
         self._markers.update(marker for _, marker in masked.values)
         return masked
@@ -147,9 +141,13 @@ class Workspace:
             if not spots:
                 return line, []
             return masked.text.split("\n")[number - 1].rstrip("\r"), spots
-        alone = self._masker.mask(line, label)
+        alone = self._masking().mask(line, label)
         self._markers.update(marker for _, marker in alone.values)
         return alone.text, [Spot(number, spot.kind, spot.chars) for spot in alone.spots]
+
+    def _masking(self) -> Masker:
+        self._masker = self._masker or Masker()
+        return self._masker
 
     def shown_marker(self, text: str) -> bool:
         """`text` holds a marker the model was shown in place of a secret value."""
