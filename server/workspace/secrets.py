@@ -22,6 +22,7 @@ the file.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -98,6 +99,13 @@ class _Rule:
     triggers: tuple[str, ...]
     lower: bool  # triggers looked for in the lower-cased text
     patterns: tuple[re.Pattern[str], ...]
+
+
+@functools.cache
+def shared_masker() -> Masker:
+    """One `Masker` per process: its rules are compiled once, and it keeps nothing of what it
+    masked."""
+    return Masker()
 
 
 def marker(kind: str, chars: int) -> str:

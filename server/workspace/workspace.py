@@ -43,7 +43,7 @@ from complex_edit.server.workspace.search import (
     masked_line,
     masked_note,
 )
-from complex_edit.server.workspace.secrets import Masked, Masker, Spot
+from complex_edit.server.workspace.secrets import Masked, Masker, Spot, shared_masker
 from complex_edit.server.workspace.tree import Listed, Tree, racy
 
 NO_WORKSPACE = (
@@ -146,7 +146,7 @@ class Workspace:
         return alone.text, [Spot(number, spot.kind, spot.chars) for spot in alone.spots]
 
     def _masking(self) -> Masker:
-        self._masker = self._masker or Masker()
+        self._masker = self._masker or shared_masker()
         return self._masker
 
     def shown_marker(self, text: str) -> bool:
