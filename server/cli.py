@@ -185,7 +185,8 @@ def _add_edit_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
         "--root",
         metavar="DIR",
         help="the workspace the sub-agent may read (and with --other-files edit, change); it "
-        "must hold PATH (default: PATH's git top level, else its folder)",
+        "must hold PATH and is never the home directory or / (default: PATH's git top "
+        "level; outside any repository, PATH alone)",
     )
     _add_setting_flags(edit)
 
