@@ -81,8 +81,9 @@ async def test_no_planted_secret_reaches_the_model_and_the_rest_stays_editable(
     assert "marker" in into_own["error"]
     assert "error" not in plain
     assert finished.outcome.success, finished.outcome
-    (edited,) = finished.others
+    own, edited = finished.documents
     assert edited.target() == SOURCE.replace(PLAIN_LINE, "DEBUG = True")
     assert all(value in edited.target() for value in PLANTED.values())
     assert "«secret" not in edited.target()
-    assert "«secret" not in finished.diff
+    assert "«secret" not in edited.diff
+    assert own.changes == ()
