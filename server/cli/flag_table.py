@@ -47,6 +47,8 @@ MEANING: Mapping[str, str] = {
     "otherFiles": "off: the file alone; read: other files may be read; edit: changed too",
     "readExclude": "more files the sub-agent never reads (JSON list or comma-separated globs)",
     "maxFiles": "documents one edit may change",
+    "readExcludeReplace": "readExclude replaces the credential defaults instead of adding to them",
+    "searchTimeoutSeconds": "how long one find_in_files search may take (then partial results)",
 }
 _METAVAR_BY_SUFFIX = (("Seconds", "SECONDS"), ("Bytes", "BYTES"), ("Url", "URL"))
 

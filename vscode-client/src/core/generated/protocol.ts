@@ -138,12 +138,12 @@ export interface EditResult {
   message?: string;
   error?: string;
   reason?: Reason;
-  applied?: boolean;
-  diff?: string;
   turns?: number;
   toolCalls?: number;
   usage?: Usage;
   validation?: Validation;
+  applied?: boolean;
+  diff?: string;
   hunks?: ProposedHunk[];
   declined?: number;
   version?: number;
@@ -323,13 +323,21 @@ export interface Settings {
    */
   otherFiles?: "off" | "read" | "edit";
   /**
-   * Files the sub-agent never reads (`readExclude`, gitignore-style patterns).
+   * `readExclude` replaces the credential defaults instead of adding to them (`readExcludeReplace`).
+   */
+  readExcludeReplace?: boolean;
+  /**
+   * Files the sub-agent never reads (`readExclude`, gitignore-style patterns). Yours add to the defaults (the usual credential files) unless `readExcludeReplace` is on.
    */
   readExclude?: string[];
   /**
    * How many documents one command may change (`maxFiles`).
    */
   maxFiles?: number;
+  /**
+   * How long one `find_in_files` search may take; past it the model gets the lines found so far, said to be partial (`searchTimeoutSeconds`).
+   */
+  searchTimeoutSeconds?: number;
 }
 
 /** Every reason code, in the server's order. */
@@ -365,7 +373,7 @@ export const REASON_REMEDIES: Readonly<Partial<Record<Reason, Remedy>>> = {
 };
 
 /** The server's settings, by their names in every layer (`initializationOptions`, `complexEdit.*`). */
-export const SETTING_NAMES: readonly (keyof Settings)[] = ["provider", "model", "maxTurns", "thinkingLevel", "thoughtSummaries", "temperature", "requestTimeoutSeconds", "maxDocumentBytes", "baseUrl", "maxRetries", "wallTimeSeconds", "applyTimeoutSeconds", "maxPromptBytes", "validate", "review", "otherFiles", "readExclude", "maxFiles"];
+export const SETTING_NAMES: readonly (keyof Settings)[] = ["provider", "model", "maxTurns", "thinkingLevel", "thoughtSummaries", "temperature", "requestTimeoutSeconds", "maxDocumentBytes", "baseUrl", "maxRetries", "wallTimeSeconds", "applyTimeoutSeconds", "maxPromptBytes", "validate", "review", "otherFiles", "readExcludeReplace", "readExclude", "maxFiles", "searchTimeoutSeconds"];
 
 /** The `data.code` values of the server's JSON-RPC errors. */
 export const ERROR_CODES: readonly ErrorData["code"][] = ["document_not_open", "unknown_proposal", "invalid_hunk"];
