@@ -34,7 +34,15 @@ ALLOWED: dict[str, set[str]] = {
         "edit_tools",
         "prompts",
     },
-    "edit": {"server.outcome", "server.settings", "server.session", "server.text", "edit_tools"},
+    "edit": {
+        "server.outcome",
+        "server.settings",
+        "server.session",
+        "server.text",
+        "server.history",
+        "edit_tools",
+    },
+    "history": {"server.text", "edit_tools.lines"},
     "lsp": {
         "server",
         "server.doctor",
