@@ -222,6 +222,8 @@ class EditResult(BaseModel):
     """The proposal kept for `complexEdit.applyReview`, with `hunks` (a plain editor)."""
     documents: list[ChangedDocument] | None = None
     """An edit of several documents: each one, the command's own first."""
+    edit_id: str | None = None
+    """The landed edit's id in the history (what `complexEdit.revert` takes back)."""
 
     @classmethod
     def failure(cls, reason: Reason, error: str) -> EditResult:
