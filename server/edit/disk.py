@@ -88,7 +88,7 @@ async def edit_file(
         selection=selection,
         dry_run=dry_run,
         other_files=other_files,
-        roots=(WorkspaceRoot(workspace.name, str(workspace)),) if workspace else (),
+        roots=(WorkspaceRoot(root.name, str(root)),) if root else (),  # (the session: `workspace`)
         document_path=str(path),
     )
 

@@ -24,6 +24,7 @@ from complex_edit.server.edit.apply import (
 )
 from complex_edit.server.edit.checks import check_before_model
 from complex_edit.server.edit.port import EditorPort
+from complex_edit.server.edit.recording import Recording
 from complex_edit.server.edit.review import Proposal, Proposals
 from complex_edit.server.outcome import ChangedDocument, EditRefused, EditResult, SessionOutcome
 from complex_edit.server.session.request import (
@@ -100,8 +101,9 @@ async def perform(
         )
     finished = await runner.run_session(_request(order, snapshot), on_event)
     own = DocumentChange(snapshot, order.label, finished.changes, finished.diff)
+    recording = Recording(editor, order.prompt, order.settings, order.roots)
     step = ApplyStep(
-        editor,
+        recording,
         (own, *(_other(editor, other) for other in finished.others)),
         title="Complex Edit: " + one_line(order.prompt, 60),
         review=order.settings.review,
@@ -110,7 +112,7 @@ async def perform(
         report=on_event,
     )
     verdict = await _verdict(order, step, finished.outcome, proposals)
-    return build_result(finished.outcome, verdict)
+    return recording.answer(build_result(finished.outcome, verdict))
 
 
 def _request(order: EditOrder, snapshot: Snapshot) -> EditRequest:
