@@ -32,6 +32,8 @@ LSP_ON_A_TERMINAL = (
 def _parser() -> argparse.ArgumentParser:
     import argparse
 
+    from complex_edit.server.cli_history import add_parsers as add_history_parsers
+
     parser = argparse.ArgumentParser(
         prog="complex-edit",
         description="An editing sub-agent: one instruction, one document, minimal edits.",
@@ -51,6 +53,7 @@ def _parser() -> argparse.ArgumentParser:
     _add_eval_parser(commands)
     _add_try_parser(commands)
     _add_doctor_parser(commands)
+    add_history_parsers(commands)  # log, revert (server/cli_history.py)
     return parser
 
 
@@ -362,6 +365,10 @@ def _dispatch(argv: list[str]) -> int:
         return _run_mcp(args)
     if args.command == "doctor":
         return _run_doctor(args)
+    if args.command in ("log", "revert"):
+        from complex_edit.server.cli_history import run as run_history
+
+        return run_history(args)
     if args.command == "eval":
         from complex_edit.server.eval.cli import run as run_eval
 

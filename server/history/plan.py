@@ -3,7 +3,8 @@
 For each document of a record: the inverse of the edit's change (its text after → its text
 before), rebased over what happened to the document since (its text now against the text the
 edit left), with the rebase every edit uses over the user's typing (`server/text/rebase.py`).
-A document whose lines the edit changed were changed again since is a conflict; so is a file
+A document whose lines the edit changed (whole lines: a line diff of the two texts) were
+changed again since is a conflict, as is a change the rebase cannot keep apart; so is a file
 that is gone, and a file the edit created that no longer holds exactly what the edit wrote (a
 created file is deleted by the revert only when untouched).
 """
@@ -15,7 +16,8 @@ from dataclasses import dataclass
 
 from complex_edit.edit_tools.lines import count_breaks
 from complex_edit.server.history.store import Record, RecordedDocument
-from complex_edit.server.text.diff import TextChange
+from complex_edit.server.text.changed_lines import changed_lines
+from complex_edit.server.text.diff import TextChange, compute_edits
 from complex_edit.server.text.rebase import Conflict, rebase
 
 
@@ -106,12 +108,32 @@ def _one(
         return RevertConflict(label, "no longer exists.")
     if now == before:
         return None
+    clash = _clash(after, before, now)
+    if clash is not None:
+        return RevertConflict(label, "changed again since the edit.", clash)
     rebased = rebase(after, before, now)
     if isinstance(rebased, Conflict):
         return RevertConflict(label, "changed again since the edit.", _lines(after, rebased))
     if not rebased.changes or rebased.text == now:
         return None
     return DocumentRevert(document, now, rebased.text, tuple(rebased.changes))
+
+
+def _clash(after: str, before: str, now: str) -> tuple[int, int] | None:
+    """The first lines (1-based, of `after`) that the edit wrote and that were changed again
+    since (`after` → `now`): a later change of the same lines, or lines put inside them."""
+    edit = changed_lines(after, compute_edits(after, before))
+    later = changed_lines(after, compute_edits(after, now))
+    for mine in edit:
+        for theirs in later:
+            low = max(mine.old_start, theirs.old_start)
+            high = min(mine.old_end, theirs.old_end)
+            inside = mine.old_start < theirs.old_start < mine.old_end or (
+                theirs.old_start < mine.old_start < theirs.old_end
+            )
+            if low < high or inside:
+                return low + 1, max(low + 1, high)
+    return None
 
 
 def _lines(after: str, conflict: Conflict) -> tuple[int, int]:

@@ -111,3 +111,14 @@ def test_a_revert_of_a_created_file_deleted_creates_it_back(tmp_path: Path) -> N
     assert (create.current, create.result) == (None, "made\n")
     assert _plan(store, record, {"new.py": "made\n"}).unchanged == ("new.py",)
     assert _plan(store, record, {"new.py": "other\n"}).conflicts
+
+
+def test_the_same_line_changed_elsewhere_in_it_is_a_conflict(tmp_path: Path) -> None:
+    """The edit's changed lines are compared as lines, not characters: another change to a
+    line the edit wrote conflicts even where the characters do not overlap."""
+    after = _edit(BEFORE, 7, "def grand_total(items):\n")
+    store, record = _recorded(tmp_path, ("a.py", _edit(BEFORE, 7, "def total(items):\n"), after))
+    now = _edit(after, 7, "def grand_total(items, start=0):\n")
+    (conflict,) = _plan(store, record, {"a.py": now}).conflicts
+    assert conflict.lines == (7, 7)
+    assert _plan(store, record, {"a.py": _edit(after, 8, "below\n")}).conflicts == ()

@@ -71,6 +71,14 @@ ALLOWED: dict[str, set[str]] = {
         "server.cli_review",
     },
     "cli_review": {"server.outcome", "server.edit", "server.text"},
+    "cli_history": {
+        "server.outcome",
+        "server.settings",
+        "server.session.request",
+        "server.edit",
+        "server.history",
+        "server.cli_edit",
+    },
     "cli": {
         "server",
         "server.doctor",
@@ -79,6 +87,7 @@ ALLOWED: dict[str, set[str]] = {
         "server.session.process",
         "server.lsp",
         "server.cli_edit",
+        "server.cli_history",
         "server.mcp",
         "server.eval",
         "server.demo",

@@ -1,0 +1,176 @@
+"""`complex-edit log` and `complex-edit revert`: the history of landed edits under a workspace
+root, and taking one back (every file or none, through the disk writer every CLI edit uses).
+
+Exit codes as `edit`'s: 0 done, 1 refused (nothing written: a conflict, an unknown edit, a file
+changed meanwhile), 2 a usage or configuration problem.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the parsers are built for every command: the rest loads when it runs
+    from complex_edit.server.history.store import HistoryStore, Record
+    from complex_edit.server.outcome import EditResult
+    from complex_edit.server.settings import Settings
+
+EXIT_USAGE = 2
+
+
+def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """The `log` and `revert` subcommands."""
+    root_help = "the workspace (default: the current folder's git top level, else the folder)"
+    log = commands.add_parser(
+        "log",
+        help="list the landed edits of this workspace, newest first",
+        description="The history of landed edits under the workspace root, newest first: id, "
+        "time, lines added and removed, files, instruction.",
+    )
+    log.add_argument("--json", action="store_true", help="print a JSON list")
+    log.add_argument("--limit", type=int, default=None, metavar="N", help="at most N edits")
+    log.add_argument("--root", metavar="DIR", help=root_help)
+    revert = commands.add_parser(
+        "revert",
+        help="take back a landed edit (default: the latest), every file or none",
+        description="Take back a landed edit: the inverse change of every file it changed, "
+        "kept apart from what changed since. A file whose changed lines changed again is a "
+        "conflict: nothing is written (exit 1) unless --force, which leaves those files alone.",
+    )
+    revert.add_argument("id", nargs="?", default=None, metavar="ID", help="the edit (`log`)")
+    revert.add_argument("--dry-run", action="store_true", help="print the diff, write nothing")
+    revert.add_argument("--force", action="store_true", help="revert what does not conflict")
+    revert.add_argument("--json", action="store_true", help="print the answer as JSON")
+    revert.add_argument("--root", metavar="DIR", help=root_help)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run `log` or `revert`."""
+    from complex_edit.server.edit.recording import history_store
+    from complex_edit.server.history.store import HistoryError
+    from complex_edit.server.settings import Settings, SettingsError
+
+    try:
+        settings = Settings.from_layers(os.environ)
+        store = history_store(settings, _root(args.root))
+    except (SettingsError, NotADirectoryError) as exc:
+        return _refused(str(exc))
+    except HistoryError as exc:
+        return _refused(exc.message)
+    if args.command == "log":
+        return _log(store, args)
+    return _print(_revert(store, settings, args), args)
+
+
+def entry(record: Record) -> dict[str, Any]:
+    """A record as `log --json` and `complexEdit.history` list it."""
+    from datetime import UTC, datetime
+
+    return {
+        "id": record.id,
+        "time": datetime.fromtimestamp(record.time, UTC).isoformat(timespec="seconds"),
+        "instruction": record.instruction,
+        "files": [document.label for document in record.documents],
+        "added": sum(document.added for document in record.documents),
+        "removed": sum(document.removed for document in record.documents),
+    }
+
+
+def _log(store: HistoryStore, args: argparse.Namespace) -> int:
+    import json
+
+    entries = [entry(record) for record in store.records(args.limit)]
+    if args.json:
+        sys.stdout.write(json.dumps(entries, ensure_ascii=False, indent=2) + "\n")
+        return 0
+    if not entries:
+        sys.stderr.write(f"complex-edit: no edit is recorded for {store.root}\n")
+    for item in entries:
+        files = ", ".join(item["files"])
+        sys.stdout.write(
+            f"{item['id']}  {item['time']}  +{item['added']} -{item['removed']}  {files}  "
+            f"{' '.join(item['instruction'].split())[:80]}\n"
+        )
+    return 0
+
+
+def _revert(store: HistoryStore, settings: Settings, args: argparse.Namespace) -> EditResult:
+    import asyncio
+
+    from complex_edit.server.edit.disk import DiskEditor
+    from complex_edit.server.edit.files import FileRefused, read_text_file
+    from complex_edit.server.edit.revert import RevertOrder, history_failure, land, plan
+    from complex_edit.server.history.store import HistoryError
+    from complex_edit.server.outcome import EditResult
+    from complex_edit.server.session.request import WorkspaceRoot
+
+    try:
+        record = store.get(args.id)
+    except HistoryError as exc:
+        return history_failure(exc)
+    order = RevertOrder(
+        store,
+        record.id,
+        settings,
+        force=args.force,
+        dry_run=args.dry_run,
+        roots=(WorkspaceRoot(store.root.name, str(store.root)),),
+    )
+    present = [Path(d.path) for d in record.documents if Path(d.path).is_file()]
+    if not present:
+        return EditResult.failure(
+            "conflict", f"Nothing was reverted: no file of edit {record.id} exists any more."
+        )
+    try:
+        first = read_text_file(present[0], settings.max_document_bytes)
+    except FileRefused as exc:
+        return EditResult.failure(exc.reason, exc.message)
+    label, limit = _label(store.root, first.path), settings.max_document_bytes
+    editor = DiskEditor(first, label, store.root, limit)
+    planned = plan(order, editor)
+    if isinstance(planned, EditResult):
+        return planned
+    return asyncio.run(land(order, planned, editor))
+
+
+def _print(result: EditResult, args: argparse.Namespace) -> int:
+    import json
+
+    from complex_edit.server.cli_edit import exit_status
+
+    wire = result.scrubbed_wire(os.environ)
+    if result.error:
+        sys.stderr.write(f"complex-edit: {wire['error']} [{result.reason}]\n")
+    if args.json:
+        sys.stdout.write(json.dumps(wire, ensure_ascii=False, indent=2) + "\n")
+    elif result.success and args.dry_run:
+        sys.stdout.write(result.diff)
+        sys.stderr.write(f"complex-edit: {wire.get('message', '')} (dry run: nothing written)\n")
+    elif result.success:
+        sys.stdout.write(f"{wire.get('message', '')}\n")
+        if result.edit_id:
+            sys.stdout.write(f"  (this revert is edit {result.edit_id})\n")
+    return exit_status(result)
+
+
+def _root(given: str | None) -> Path:
+    """`--root`, else the current folder's git top level, else the folder."""
+    if given is not None:
+        root = Path(given).expanduser().resolve()
+        if not root.is_dir():
+            raise NotADirectoryError(f"--root {given} is not a folder.")
+        return root
+    here = Path.cwd().resolve()
+    return next((above for above in (here, *here.parents) if (above / ".git").exists()), here)
+
+
+def _label(root: Path, path: Path) -> str:
+    return path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
+
+
+def _refused(message: str) -> int:
+    sys.stderr.write(f"complex-edit: {message} [config]\n")
+    return EXIT_USAGE
