@@ -11,10 +11,10 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the parsers are built for every command: the rest loads when it runs
-    from complex_edit.server.history.store import HistoryStore, Record
+    from complex_edit.server.history.store import HistoryStore
     from complex_edit.server.outcome import EditResult
     from complex_edit.server.settings import Settings
 
@@ -65,24 +65,10 @@ def run(args: argparse.Namespace) -> int:
     return _print(_revert(store, settings, args), args)
 
 
-def entry(record: Record) -> dict[str, Any]:
-    """A record as `log --json` and `complexEdit.history` list it."""
-    from datetime import UTC, datetime
-
-    return {
-        "id": record.id,
-        "time": datetime.fromtimestamp(record.time, UTC).isoformat(timespec="seconds"),
-        "instruction": record.instruction,
-        "files": [document.label for document in record.documents],
-        "added": sum(document.added for document in record.documents),
-        "removed": sum(document.removed for document in record.documents),
-    }
-
-
 def _log(store: HistoryStore, args: argparse.Namespace) -> int:
     import json
 
-    entries = [entry(record) for record in store.records(args.limit)]
+    entries = [record.entry() for record in store.records(args.limit)]
     if args.json:
         sys.stdout.write(json.dumps(entries, ensure_ascii=False, indent=2) + "\n")
         return 0
@@ -100,40 +86,18 @@ def _log(store: HistoryStore, args: argparse.Namespace) -> int:
 def _revert(store: HistoryStore, settings: Settings, args: argparse.Namespace) -> EditResult:
     import asyncio
 
-    from complex_edit.server.edit.disk import DiskEditor
-    from complex_edit.server.edit.files import FileRefused, read_text_file
-    from complex_edit.server.edit.revert import RevertOrder, history_failure, land, plan
-    from complex_edit.server.history.store import HistoryError
-    from complex_edit.server.outcome import EditResult
+    from complex_edit.server.edit.revert import RevertOrder, on_disk
     from complex_edit.server.session.request import WorkspaceRoot
 
-    try:
-        record = store.get(args.id)
-    except HistoryError as exc:
-        return history_failure(exc)
     order = RevertOrder(
         store,
-        record.id,
+        args.id,
         settings,
         force=args.force,
         dry_run=args.dry_run,
         roots=(WorkspaceRoot(store.root.name, str(store.root)),),
     )
-    present = [Path(d.path) for d in record.documents if Path(d.path).is_file()]
-    if not present:
-        return EditResult.failure(
-            "conflict", f"Nothing was reverted: no file of edit {record.id} exists any more."
-        )
-    try:
-        first = read_text_file(present[0], settings.max_document_bytes)
-    except FileRefused as exc:
-        return EditResult.failure(exc.reason, exc.message)
-    label, limit = _label(store.root, first.path), settings.max_document_bytes
-    editor = DiskEditor(first, label, store.root, limit)
-    planned = plan(order, editor)
-    if isinstance(planned, EditResult):
-        return planned
-    return asyncio.run(land(order, planned, editor))
+    return asyncio.run(on_disk(order))
 
 
 def _print(result: EditResult, args: argparse.Namespace) -> int:
@@ -165,10 +129,6 @@ def _root(given: str | None) -> Path:
         return root
     here = Path.cwd().resolve()
     return next((above for above in (here, *here.parents) if (above / ".git").exists()), here)
-
-
-def _label(root: Path, path: Path) -> str:
-    return path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
 
 
 def _refused(message: str) -> int:

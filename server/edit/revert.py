@@ -12,10 +12,13 @@ apply step, `document_changed`.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from pathlib import Path
 
 from complex_edit.server.edit.answer import Diff, Verdict, build_result, changed_lines_of
 from complex_edit.server.edit.apply import DISK_VERSION, ApplyStep, DocumentChange, FlowEvent
+from complex_edit.server.edit.disk import DiskEditor
+from complex_edit.server.edit.files import FileRefused, read_text_file
 from complex_edit.server.edit.flow import one_line
 from complex_edit.server.edit.port import EditorPort
 from complex_edit.server.edit.recording import Recording
@@ -106,6 +109,38 @@ async def land(
         report=report or _ignore,
     )
     return recording.answer(build_result(outcome, await step.land()))
+
+
+async def on_disk(order: RevertOrder) -> EditResult:
+    """The order's revert written to the files (the CLI, the MCP tool, and an editor that
+    has none of them open): every file or none."""
+    planned = plan_on_disk(order)
+    if isinstance(planned, EditResult):
+        return planned
+    return await land(order, *planned)
+
+
+def plan_on_disk(order: RevertOrder) -> tuple[RevertPlan, DiskEditor] | EditResult:
+    """The order's revert planned against the files on disk, and their editor."""
+    store, settings = order.store, order.settings
+    try:
+        record = store.get(order.edit_id)
+    except HistoryError as exc:
+        return history_failure(exc)
+    present = [Path(d.path) for d in record.documents if Path(d.path).is_file()]
+    if not present:
+        return EditResult.failure(
+            "conflict", f"Nothing was reverted: no file of edit {record.id} exists any more."
+        )
+    try:
+        first = read_text_file(present[0], settings.max_document_bytes)
+    except FileRefused as exc:
+        return EditResult.failure(exc.reason, exc.message)
+    root, limit = store.root, settings.max_document_bytes
+    label = first.path.relative_to(root).as_posix() if first.path.is_relative_to(root) else None
+    editor = DiskEditor(first, label or str(first.path), root, limit)
+    planned = plan(replace(order, edit_id=record.id), editor)
+    return planned if isinstance(planned, EditResult) else (planned, editor)
 
 
 def _now(editor: EditorPort, uri: str) -> str | None:

@@ -22,6 +22,7 @@ import tempfile
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -84,6 +85,17 @@ class Record:
     root: str
     documents: tuple[RecordedDocument, ...]
     revert_of: str | None = None
+
+    def entry(self) -> dict[str, Any]:
+        """The record as `complexEdit.history` and `complex-edit log --json` list it."""
+        return {
+            "id": self.id,
+            "time": datetime.fromtimestamp(self.time, UTC).isoformat(timespec="seconds"),
+            "instruction": self.instruction,
+            "files": [document.label for document in self.documents],
+            "added": sum(document.added for document in self.documents),
+            "removed": sum(document.removed for document in self.documents),
+        }
 
     def to_json(self) -> dict[str, Any]:
         return {
