@@ -51,6 +51,7 @@ ALLOWED: dict[str, set[str]] = {
         "server.session",
         "server.text",
         "server.edit",
+        "server.history",
         "edit_tools.lines",
     },
     "mcp": {
