@@ -23,7 +23,7 @@ from complex_edit.server.edit.flow import one_line
 from complex_edit.server.edit.port import EditorPort
 from complex_edit.server.edit.recording import Recording
 from complex_edit.server.history.plan import DocumentRevert, RevertPlan, plan_revert
-from complex_edit.server.history.store import HistoryError, HistoryStore
+from complex_edit.server.history.store import HistoryError, HistoryStore, Record
 from complex_edit.server.outcome import ChangedDocument, EditResult, Reason, SessionOutcome
 from complex_edit.server.session.request import WorkspaceRoot
 from complex_edit.server.settings import Settings
@@ -48,6 +48,26 @@ class RevertOrder:
 def history_failure(error: HistoryError) -> EditResult:
     """The answer for a history that cannot answer."""
     return EditResult.failure(_REASONS.get(error.code, "config"), error.message)
+
+
+def find_record(
+    stores: Sequence[HistoryStore], edit_id: str | None
+) -> tuple[HistoryStore, Record] | EditResult:
+    """The record `edit_id` (None: the newest) in one of `stores` (a workspace's roots), or
+    the answer that says why there is none."""
+    found: list[tuple[HistoryStore, Record]] = []
+    failure: HistoryError | None = None
+    for store in stores:
+        try:
+            found.append((store, store.get(edit_id)))
+        except HistoryError as exc:
+            if failure is None or exc.code != "unknown_edit":
+                failure = exc
+    if not found:
+        if failure is None:
+            failure = HistoryError("unknown_edit", "No edit is recorded for this workspace.")
+        return history_failure(failure)
+    return max(found, key=lambda pair: (pair[1].time, pair[1].id))
 
 
 def plan(order: RevertOrder, editor: EditorPort) -> RevertPlan | EditResult:

@@ -20,8 +20,7 @@ from pygls.exceptions import JsonRpcInvalidParams
 from complex_edit.server.lsp.server import ComplexEditServer
 
 if TYPE_CHECKING:  # loaded by the first command (start-up imports stay light)
-    from complex_edit.server.history.store import HistoryStore, Record
-    from complex_edit.server.outcome import EditResult
+    from complex_edit.server.history.store import HistoryStore
     from complex_edit.server.settings import Settings
 
 HISTORY_COMMAND = "complexEdit.history"
@@ -50,7 +49,7 @@ async def history(ls: ComplexEditServer, *raw: Any) -> list[dict[str, Any]]:
 
 async def revert(ls: ComplexEditServer, *raw: Any) -> dict[str, Any]:
     """`complexEdit.revert {id?, force?, dryRun?}`: an edit's answer."""
-    from complex_edit.server.edit.revert import RevertOrder, land, on_disk, plan
+    from complex_edit.server.edit.revert import RevertOrder, find_record, land, on_disk, plan
     from complex_edit.server.lsp.editor import LspEditor
     from complex_edit.server.lsp.folders import workspace_roots
     from complex_edit.server.outcome import EditResult
@@ -59,7 +58,7 @@ async def revert(ls: ComplexEditServer, *raw: Any) -> dict[str, Any]:
     settings = await _settings(ls)
     if isinstance(settings, str):
         return EditResult.failure("config", settings).scrubbed_wire(ls.env)
-    found = _find(_stores(ls, settings, given.get("root")), given.get("id"))
+    found = find_record(_stores(ls, settings, given.get("root")), given.get("id"))
     if isinstance(found, EditResult):
         return found.scrubbed_wire(ls.env)
     store, record = found
@@ -130,25 +129,3 @@ def _stores(ls: ComplexEditServer, settings: Settings, root: str | None) -> list
         except HistoryError:
             continue  # (a root holding the state folder: nothing is recorded there)
     return stores
-
-
-def _find(
-    stores: list[HistoryStore], edit_id: str | None
-) -> tuple[HistoryStore, Record] | EditResult:
-    """The record `edit_id` (None: the newest) in one of `stores`."""
-    from complex_edit.server.edit.revert import history_failure
-    from complex_edit.server.history.store import HistoryError
-
-    found: list[tuple[HistoryStore, Record]] = []
-    failure: HistoryError | None = None
-    for store in stores:
-        try:
-            found.append((store, store.get(edit_id)))
-        except HistoryError as exc:
-            if failure is None or exc.code != "unknown_edit":
-                failure = exc
-    if not found:
-        if failure is None:
-            failure = HistoryError("unknown_edit", "No edit is recorded for this workspace.")
-        return history_failure(failure)
-    return max(found, key=lambda pair: (pair[1].time, pair[1].id))

@@ -29,6 +29,7 @@ from complex_edit.server.edit.roots import Roots
 from complex_edit.server.mcp.answer import argument_name, invalid_arguments, tool_result
 from complex_edit.server.mcp.early import Opening
 from complex_edit.server.mcp.handover import FilteredStdout, ReplayedStdin
+from complex_edit.server.mcp.revert import register as register_revert
 from complex_edit.server.mcp.workbench import ToolCall, Workbench
 from complex_edit.server.outcome import EditResult
 from complex_edit.server.settings import Settings, SettingsError
@@ -174,6 +175,7 @@ def build_server(
         call = ToolCall(path, prompt, dry_run, start_line, end_line, other_files)
         return await run_call(bench, call, ctx)
 
+    register_revert(server, bench)  # revert_complex_edit (server/mcp/revert.py)
     return server
 
 

@@ -88,6 +88,8 @@ def _server_env(base_url: str) -> dict[str, str]:
         "COMPLEX_EDIT_REQUEST_TIMEOUT_SECONDS": "10",
         "COMPLEX_EDIT_MAX_RETRIES": "0",
         "PYTHONUNBUFFERED": "1",
+        # the edit history: the tests' state folder (the SDK passes on only a few variables)
+        "XDG_STATE_HOME": os.environ["XDG_STATE_HOME"],
     }
 
 

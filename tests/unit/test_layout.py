@@ -61,6 +61,7 @@ ALLOWED: dict[str, set[str]] = {
         "server.session",
         "server.providers",
         "server.edit",
+        "server.history",
         "edit_tools.syntax",
     },
     "cli_edit": {
