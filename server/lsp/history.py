@@ -81,7 +81,7 @@ async def revert(ls: ComplexEditServer, *raw: Any) -> dict[str, Any]:
 
 def _arguments(raw: tuple[Any, ...], fields: Mapping[str, type]) -> dict[str, Any]:
     """The one optional argument object, its known fields checked; InvalidParams else."""
-    if not raw or raw[0] is None:
+    if not raw or raw[0] is None or raw[0] == []:  # ([]: an empty Lua table)
         return {}
     if len(raw) > 1 or not isinstance(raw[0], Mapping):
         raise JsonRpcInvalidParams("expected one argument object")

@@ -55,6 +55,11 @@ async def test_a_revert_of_three_files_keeps_the_typing_and_is_reverted_in_turn(
     assert listed[0]["instruction"] == "rename total to sum_of everywhere"
 
     applies = len(vscode.applies)
+    dry = await command(vscode, "complexEdit.revert", {"id": edit_id, "dryRun": True})
+    assert dry["success"] is True, dry
+    assert dry["applied"] is False
+    assert "+++ b/caller.py" in dry["diff"]
+    assert len(vscode.applies) == applies
     answer = await command(vscode, "complexEdit.revert", {"id": edit_id})
     assert answer["success"] is True, answer
     assert answer["applied"] is True
