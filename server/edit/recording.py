@@ -91,7 +91,8 @@ class Recording:
             return None
         root = self.root_of(path)
         label = path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
-        return Change(str(path), uri, label, before, after)
+        changes = None if sent.reviewed else sent.changes
+        return Change(str(path), uri, label, before, after, changes)
 
     def _now(self, uri: str) -> str | None:
         """What a reviewed document holds now (what its reviewer kept)."""
