@@ -20,7 +20,9 @@ from tests.e2e.test_cli_other_files import (
     FIND,
     RENAME_ALL,
     RENAMED,
+    calls,
     contents,
+    done,
     run_cli,
 )
 from tests.fakes.gemini_emulator import GeminiEmulator
@@ -139,3 +141,28 @@ def test_an_unknown_edit_is_refused(emulator: GeminiEmulator, project: Path) -> 
     assert proc.returncode == 1
     assert json.loads(proc.stdout)["reason"] == "unknown_edit"
     assert history(emulator, project, "log", "--json").stdout.strip() == "[]"
+
+
+def test_outside_git_and_in_a_nested_repository(emulator: GeminiEmulator, tmp_path: Path) -> None:
+    """The root an edit is recorded under: the file's git top level (a nested repository's
+    own), else its folder; `log` and `revert` find it from there or with `--root`."""
+    plain = tmp_path.resolve() / "plain"
+    nested = tmp_path.resolve() / "outer" / "inner"
+    (nested / ".git").mkdir(parents=True)
+    (nested.parent / ".git").mkdir()
+    for folder in (plain, nested):
+        folder.mkdir(exist_ok=True)
+        (folder / "main.py").write_text(FILES["main.py"])
+        emulator.enqueue(calls(("replace_text", {"old_text": "x =", "new_text": "y ="}), done()))
+        edited = run_cli(emulator, folder, "--json")
+        assert edited.returncode == 0, edited.stderr
+        edit_id = json.loads(edited.stdout)["editId"]
+        (entry,) = json.loads(history(emulator, folder, "log", "--json").stdout)
+        assert entry["id"] == edit_id
+        assert entry["files"] == ["main.py"]
+    assert json.loads(history(emulator, nested.parent, "log", "--json").stdout) == []
+    outer = history(emulator, nested.parent, "revert", "--root", str(nested), "--json")
+    assert outer.returncode == 0, outer.stderr
+    assert (nested / "main.py").read_text() == FILES["main.py"]
+    assert history(emulator, plain, "revert").returncode == 0
+    assert (plain / "main.py").read_text() == FILES["main.py"]
