@@ -43,6 +43,9 @@ class RevertOrder:
     force: bool = False
     dry_run: bool = False
     roots: tuple[WorkspaceRoot, ...] = ()
+    review: bool = False
+    """The editor asks its user to confirm each change (VS Code: the refactor preview), when it
+    can; the answer says what landed."""
 
 
 def history_failure(error: HistoryError) -> EditResult:
@@ -123,7 +126,7 @@ async def land(
         recording,
         documents,
         title="Complex Edit: revert " + one_line(record.instruction, 50),
-        review=False,
+        review=order.review and editor.can_review(),
         limit_seconds=order.settings.apply_timeout_seconds,
         message=message,
         report=report or _ignore,

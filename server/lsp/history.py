@@ -48,13 +48,14 @@ async def history(ls: ComplexEditServer, *raw: Any) -> list[dict[str, Any]]:
 
 
 async def revert(ls: ComplexEditServer, *raw: Any) -> dict[str, Any]:
-    """`complexEdit.revert {id?, force?, dryRun?}`: an edit's answer."""
+    """`complexEdit.revert {id?, force?, dryRun?, review?}`: an edit's answer."""
     from complex_edit.server.edit.revert import RevertOrder, find_record, land, on_disk, plan
     from complex_edit.server.lsp.editor import LspEditor
     from complex_edit.server.lsp.folders import workspace_roots
     from complex_edit.server.outcome import EditResult
 
-    given = _arguments(raw, {"id": str, "force": bool, "dryRun": bool, "root": str})
+    fields = {"id": str, "force": bool, "dryRun": bool, "review": bool, "root": str}
+    given = _arguments(raw, fields)
     settings = await _settings(ls)
     if isinstance(settings, str):
         return EditResult.failure("config", settings).scrubbed_wire(ls.env)
@@ -69,6 +70,7 @@ async def revert(ls: ComplexEditServer, *raw: Any) -> dict[str, Any]:
         force=bool(given.get("force")),
         dry_run=bool(given.get("dryRun")),
         roots=workspace_roots(ls.workspace),
+        review=bool(given.get("review")),
     )
     editor = LspEditor(ls)
     if not any(editor.is_open(editor.uri_for(d.path)) for d in record.documents):

@@ -111,3 +111,32 @@ async def test_an_unknown_edit_and_bad_arguments(vscode: EditorSession) -> None:
     assert answer["reason"] == "unknown_edit"
     with pytest.raises(CommandError):
         await command(vscode, "complexEdit.history", {"limit": "ten"})
+
+
+async def test_a_revert_for_review_asks_for_each_change(
+    vscode: EditorSession, emulator: GeminiEmulator, tmp_path: Path
+) -> None:
+    """`review: true` (VS Code's "Revert an Edit…"): every change of the revert needs the
+    user's confirmation (the refactor preview); what they keep lands and is recorded."""
+    edit_id, uris = await renamed(vscode, emulator, tmp_path)
+    applies = len(vscode.applies)
+    seen: dict[str, types.ChangeAnnotation] = {}
+
+    def keep_every_change() -> None:
+        """The person at the refactor preview keeps every change of every file."""
+        edit = vscode.applies[-1].params.edit
+        seen.update(edit.change_annotations or {})
+        for change in edit.document_changes or []:
+            assert isinstance(change, types.TextDocumentEdit)
+            plain = [types.TextEdit(range=e.range, new_text=e.new_text) for e in change.edits]
+            change.edits = plain
+
+    vscode.behaviour.before_apply = keep_every_change
+    answer = await command(vscode, "complexEdit.revert", {"id": edit_id, "review": True})
+    assert answer["success"] is True, answer
+    assert len(vscode.applies[applies:]) == 1
+    assert seen
+    assert all(note.needs_confirmation for note in seen.values())
+    assert vscode.text(uris["main.py"]) == OWN
+    assert vscode.text(uris["caller.py"]) == CALLER
+    assert answer["editId"] != edit_id

@@ -1,8 +1,9 @@
 /**
  * "Complex Edit: Revert an Edit…": a quick pick of the server's history (`complexEdit.history`),
- * the revert's diff shown before anything lands (a dry run of `complexEdit.revert`), then the
- * revert itself, which the server lands as one workspace edit (every file, unsaved ones included;
- * one undo step). A conflict offers to revert the other files only (`force`).
+ * then the revert (`complexEdit.revert` with `review: true`), which the server sends as one
+ * workspace edit whose every change needs confirmation: VS Code shows it in the refactor preview
+ * before anything lands (every file, unsaved ones included; one undo step). A conflict offers to
+ * revert the other files only (`force`).
  */
 
 import * as vscode from "vscode";
@@ -57,46 +58,26 @@ async function pickEdit(ctx: CommandContext): Promise<HistoryEntry | undefined> 
   return picked?.entry;
 }
 
-/** Shows the revert's diff beside the editor, read-only and unsaved. */
-async function showDiff(result: EditResult): Promise<void> {
-  const document = await vscode.workspace.openTextDocument({ content: result.diff ?? "", language: "diff" });
-  await vscode.window.showTextDocument(document, { preview: true, viewColumn: vscode.ViewColumn.Beside });
-}
-
 export async function revertEdit(ctx: CommandContext): Promise<void> {
   try {
     const entry = await pickEdit(ctx);
     if (entry === undefined) {
       return;
     }
-    let force = false;
-    let planned = await revert(ctx, { id: entry.id, dryRun: true });
-    if (!planned.success && planned.reason === "conflict") {
+    // review: every change of the revert waits in the refactor preview for the user's OK
+    let result = await revert(ctx, { id: entry.id, review: true });
+    if (!result.success && result.reason === "conflict") {
       const choice = await vscode.window.showWarningMessage(
-        `Complex Edit: ${planned.error ?? "a file changed again where the edit applies."}`,
+        `Complex Edit: ${result.error ?? "a file changed again where the edit applies."}`,
         { modal: true },
         "Revert Other Files",
       );
       if (choice === undefined) {
         return;
       }
-      force = true;
-      planned = await revert(ctx, { id: entry.id, dryRun: true, force });
+      result = await revert(ctx, { id: entry.id, review: true, force: true });
     }
-    if (!planned.success || (planned.diff ?? "") === "") {
-      await showNotice(renderResult(planned), ctx);
-      return;
-    }
-    await showDiff(planned);
-    const go = await vscode.window.showInformationMessage(
-      `Complex Edit: take back "${entry.instruction}" in ${entry.files.length === 1 ? "1 file" : `${entry.files.length} files`}? The diff is beside.`,
-      { modal: true },
-      "Revert",
-    );
-    if (go !== "Revert") {
-      return;
-    }
-    await showNotice(renderResult(await revert(ctx, { id: entry.id, force })), ctx);
+    await showNotice(renderResult(result), ctx);
   } catch (error) {
     await showNotice(failureNotice(error), ctx);
   }
