@@ -10,9 +10,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Annotated
 
 from mcp.server.mcpserver import MCPServer
-from mcp.types import CallToolResult, ToolAnnotations
+from mcp.types import CallToolResult
 from pydantic import Field
 
+from complex_edit.server.mcp.answer import writes_files
 from complex_edit.server.outcome import EditResult
 
 if TYPE_CHECKING:
@@ -37,13 +38,7 @@ def register(server: MCPServer, bench: Workbench) -> None:
         name=TOOL_NAME,
         title=TOOL_TITLE,
         description=TOOL_DESCRIPTION,
-        annotations=ToolAnnotations(
-            title=TOOL_TITLE,
-            read_only_hint=False,
-            destructive_hint=True,
-            idempotent_hint=False,
-            open_world_hint=False,
-        ),
+        annotations=writes_files(TOOL_TITLE),
     )
     async def revert_complex_edit(
         id: Annotated[
