@@ -1,5 +1,6 @@
-"""`complex-edit log` and `complex-edit revert`: the history of landed edits under a workspace
-root, and taking one back (every file or none, through the disk writer every CLI edit uses).
+"""The runs of `complex-edit log` and `complex-edit revert` (their parsers: `server/cli/log.py`,
+`server/cli/revert.py`): the history of landed edits under a workspace root, and taking one back
+(every file or none, through the disk writer every CLI edit uses).
 
 Exit codes as `edit`'s: 0 done, 1 refused (nothing written: a conflict, an unknown edit, a file
 changed meanwhile), 2 a usage or configuration problem.
@@ -13,38 +14,12 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # the parsers are built for every command: the rest loads when it runs
+if TYPE_CHECKING:
     from complex_edit.server.history.store import HistoryStore
     from complex_edit.server.outcome import EditResult
     from complex_edit.server.settings import Settings
 
 EXIT_USAGE = 2
-
-
-def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """The `log` and `revert` subcommands."""
-    root_help = "the workspace (default: the current folder's git top level, else the folder)"
-    log = commands.add_parser(
-        "log",
-        help="list the landed edits of this workspace, newest first",
-        description="The history of landed edits under the workspace root, newest first: id, "
-        "time, lines added and removed, files, instruction.",
-    )
-    log.add_argument("--json", action="store_true", help="print a JSON list")
-    log.add_argument("--limit", type=int, default=None, metavar="N", help="at most N edits")
-    log.add_argument("--root", metavar="DIR", help=root_help)
-    revert = commands.add_parser(
-        "revert",
-        help="take back a landed edit (default: the latest), every file or none",
-        description="Take back a landed edit: the inverse change of every file it changed, "
-        "kept apart from what changed since. A file whose changed lines changed again is a "
-        "conflict: nothing is written (exit 1) unless --force, which leaves those files alone.",
-    )
-    revert.add_argument("id", nargs="?", default=None, metavar="ID", help="the edit (`log`)")
-    revert.add_argument("--dry-run", action="store_true", help="print the diff, write nothing")
-    revert.add_argument("--force", action="store_true", help="revert what does not conflict")
-    revert.add_argument("--json", action="store_true", help="print the answer as JSON")
-    revert.add_argument("--root", metavar="DIR", help=root_help)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from complex_edit.server.edit.port import Delivery, EditorPort, OtherEdit, Review
+from complex_edit.server.edit.port import Delivery, DocumentEdit, EditorPort, Review
 from complex_edit.server.edit.roots import file_path, workspace_root
 from complex_edit.server.history.store import Change, HistoryError, HistoryStore
 from complex_edit.server.outcome import EditResult
@@ -130,19 +130,14 @@ class Recording:
 
     async def apply(
         self,
-        base: Snapshot,
-        changes: Sequence[TextChange],
+        edits: Sequence[DocumentEdit],
         label: str,
         limit_seconds: float,
         review: Review | None = None,
-        others: Sequence[OtherEdit] = (),
     ) -> Delivery:
-        delivery = await self.editor.apply(base, changes, label, limit_seconds, review, others)
+        delivery = await self.editor.apply(edits, label, limit_seconds, review)
         reviewed = review is not None and self.editor.can_review()
-        self._sent = [
-            _Sent(base, changes, reviewed),
-            *(_Sent(other.base, other.changes, reviewed) for other in others),
-        ]
+        self._sent = [_Sent(edit.base, edit.changes, reviewed) for edit in edits]
         return delivery
 
 

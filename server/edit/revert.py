@@ -15,16 +15,17 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from complex_edit.server.edit.answer import Diff, Verdict, build_result, changed_lines_of
-from complex_edit.server.edit.apply import DISK_VERSION, ApplyStep, DocumentChange, FlowEvent
+from complex_edit.server.edit.answer import Shown, Verdict, build_result, combine
+from complex_edit.server.edit.apply import ApplyStep, FlowEvent
 from complex_edit.server.edit.disk import DiskEditor
 from complex_edit.server.edit.files import FileRefused, read_text_file
 from complex_edit.server.edit.flow import one_line
+from complex_edit.server.edit.place import DISK_VERSION, DocumentChange
 from complex_edit.server.edit.port import EditorPort
 from complex_edit.server.edit.recording import Recording
 from complex_edit.server.history.plan import DocumentRevert, RevertPlan, plan_revert
 from complex_edit.server.history.store import HistoryError, HistoryStore, Record
-from complex_edit.server.outcome import ChangedDocument, EditResult, Reason, SessionOutcome
+from complex_edit.server.outcome import EditResult, Reason, SessionOutcome
 from complex_edit.server.session.request import WorkspaceRoot
 from complex_edit.server.settings import Settings
 from complex_edit.server.text.documents import Snapshot
@@ -186,18 +187,8 @@ def _change(editor: EditorPort, revert: DocumentRevert) -> DocumentChange:
 
 
 def _dry_run(documents: Sequence[DocumentChange]) -> Verdict:
-    first = documents[0]
-    text = "".join(document.diff for document in documents)
-    changed = [
-        ChangedDocument(
-            uri=d.base.uri,
-            applied=False,
-            diff=d.diff,
-            changed_lines=changed_lines_of(d.base.text, d.changes),
-        )
-        for d in documents
-    ]
-    return Verdict(diff=Diff.of(text, first.base.text, first.changes), documents=changed)
+    diff, changed = combine([Shown(d.base.uri, d.computed()) for d in documents])
+    return Verdict(diff=diff, documents=changed)
 
 
 def _files(count: int) -> str:

@@ -80,6 +80,7 @@ def _revert_order(
     edit's files."""
     from complex_edit.server.edit.recording import history_store
     from complex_edit.server.edit.revert import RevertOrder, find_record
+    from complex_edit.server.edit.roots import workspace_root
     from complex_edit.server.history.store import HistoryError
     from complex_edit.server.session.request import WorkspaceRoot
     from complex_edit.server.settings import SettingsError
@@ -88,7 +89,12 @@ def _revert_order(
     if isinstance(settings, SettingsError):
         return EditResult.failure("config", str(settings)), nothing
     stores = []
-    for root in bench.roots.paths:
+    # each root, and the git top level above it (an edit without other files is recorded
+    # under the file's: `server/edit/recording.py`)
+    places = [
+        where for root in bench.roots.paths for where in (root, workspace_root(root / "-", None))
+    ]
+    for root in dict.fromkeys(places):
         try:
             stores.append(history_store(settings, root))
         except HistoryError:
