@@ -27,6 +27,9 @@ Reason = Literal[
     "invalid_request",
     "too_large",
     "config",
+    # a revert (CONTRACT.md "History")
+    "conflict",
+    "unknown_edit",
 ]
 
 # A Gemini key an editor hands over from its own secret storage (VS Code's "Set Gemini API Key"):
@@ -48,6 +51,8 @@ REASON_TEXTS: Mapping[Reason, str] = {
     "invalid_request": "invalid request",
     "too_large": "the document is too large",
     "config": "configuration problem",
+    "conflict": "the lines it changed were changed again since",
+    "unknown_edit": "no such edit in the history",
 }
 # What a person can do about a failure, where something helps: fix a setting or the key,
 # run it again, or wait for the other edit and run it again. The clients offer it.
@@ -220,6 +225,8 @@ class EditResult(RunSummary):
     """The proposal kept for `complexEdit.applyReview`, with `hunks` (a plain editor)."""
     documents: list[ChangedDocument] | None = None
     """An edit of several documents: each one, the command's own first."""
+    edit_id: str | None = None
+    """The landed edit's id in the history (what `complexEdit.revert` takes back)."""
 
     @classmethod
     def failure(cls, reason: Reason, error: str) -> EditResult:

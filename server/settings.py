@@ -171,6 +171,11 @@ class Settings(BaseModel):
     read_exclude: tuple[str, ...] = READ_EXCLUDE
     max_files: int = Field(default=10, ge=1, le=1000)
     search_timeout_seconds: float = Field(default=10.0, gt=0, le=3600)
+    # The edit history (server/history/): records kept per workspace root (0: none recorded),
+    # for how many days, and where (default: the user's state directory).
+    history_max: int = Field(default=100, ge=0, le=100_000)
+    history_days: float = Field(default=30.0, gt=0)
+    history_dir: str | None = None
 
     @field_validator("read_exclude", mode="before")
     @classmethod

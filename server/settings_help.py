@@ -58,6 +58,11 @@ DESCRIPTIONS: dict[str, str] = {
     "maxFiles": "How many documents one command may change (`maxFiles`).",
     "searchTimeoutSeconds": "How long one `find_in_files` search may take; past it the model "
     "gets the lines found so far, said to be partial (`searchTimeoutSeconds`).",
+    "historyMax": "Landed edits kept per workspace for taking back (`historyMax`; `0` records "
+    "none).",
+    "historyDays": "Days a landed edit is kept for taking back (`historyDays`).",
+    "historyDir": "Where the edit history is kept (`historyDir`). Unset: the user's state "
+    "directory (`$XDG_STATE_HOME/complex-edit`); never inside the workspace or a `.git` folder.",
 }
 
 # The values of a choice (`""`: the setting unset), by the setting's name on the wire.

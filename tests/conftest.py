@@ -3,7 +3,10 @@ model of each provider in turn, reset around every test."""
 
 from __future__ import annotations
 
+import os
+import shutil
 import sys
+import tempfile
 from collections.abc import Iterator, Sequence
 from importlib.abc import MetaPathFinder
 from importlib.machinery import ModuleSpec
@@ -43,6 +46,14 @@ _RUN_MARKER = pytest.StashKey[str]()
 
 def pytest_configure(config: pytest.Config) -> None:
     config.stash[_RUN_MARKER] = mark_run()
+    # The edit history goes to the user's state directory: for the tests (and every server,
+    # editor and CLI they start, which inherit it), a folder of their own.
+    os.environ["XDG_STATE_HOME"] = tempfile.mkdtemp(prefix="complex-edit-tests-state-")
+    os.environ.pop("COMPLEX_EDIT_HISTORY_DIR", None)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    shutil.rmtree(os.environ.get("XDG_STATE_HOME", ""), ignore_errors=True)
 
 
 @pytest.hookimpl(trylast=True)  # after the session-scoped fixtures are torn down

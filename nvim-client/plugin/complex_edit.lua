@@ -75,3 +75,19 @@ end, {
   nargs = 0,
   desc = 'Complex Edit: show the latest result or error in full (also kept in :messages)',
 })
+
+vim.api.nvim_create_user_command('ComplexEditRevert', function(opts)
+  require('complex_edit.revert').revert(opts.args ~= '' and opts.args or nil, opts.bang)
+end, {
+  nargs = '?',
+  bang = true,
+  desc = 'Complex Edit: take back an edit (default the latest) in every file it changed; '
+    .. 'with ! the files that do not conflict',
+})
+
+vim.api.nvim_create_user_command('ComplexEditHistory', function()
+  require('complex_edit.revert').history()
+end, {
+  nargs = 0,
+  desc = "Complex Edit: the landed edits (<CR> shows a revert's diff, r reverts, q closes)",
+})

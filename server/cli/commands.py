@@ -3,7 +3,7 @@ this folder (see `subcommand.py`) and its name on the line below."""
 
 from __future__ import annotations
 
-from complex_edit.server.cli import doctor, edit, eval_, lsp, mcp, try_
+from complex_edit.server.cli import doctor, edit, eval_, log, lsp, mcp, revert, try_
 from complex_edit.server.cli.subcommand import Subcommand
 
-SUBCOMMANDS: tuple[Subcommand, ...] = (lsp, edit, mcp, eval_, try_, doctor)
+SUBCOMMANDS: tuple[Subcommand, ...] = (lsp, edit, mcp, eval_, try_, doctor, log, revert)

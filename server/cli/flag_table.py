@@ -49,6 +49,9 @@ MEANING: Mapping[str, str] = {
     "maxFiles": "documents one edit may change",
     "readExcludeReplace": "readExclude replaces the credential defaults instead of adding to them",
     "searchTimeoutSeconds": "how long one find_in_files search may take (then partial results)",
+    "historyMax": "landed edits kept per workspace root for taking back (0: none recorded)",
+    "historyDays": "days a landed edit is kept",
+    "historyDir": "where the edit history is kept (default: the user's state directory)",
 }
 _METAVAR_BY_SUFFIX = (("Seconds", "SECONDS"), ("Bytes", "BYTES"), ("Url", "URL"))
 

@@ -123,4 +123,22 @@ SETTING_FLAGS: tuple[tuple[str, str, str, str], ...] = (
         "SECONDS",
         "how long one find_in_files search may take (then partial results) (setting searchTimeoutSeconds, default 10.0)",
     ),
+    (
+        "historyMax",
+        "--history-max",
+        "N",
+        "landed edits kept per workspace root for taking back (0: none recorded) (setting historyMax, default 100)",
+    ),
+    (
+        "historyDays",
+        "--history-days",
+        "X",
+        "days a landed edit is kept (setting historyDays, default 30.0)",
+    ),
+    (
+        "historyDir",
+        "--history-dir",
+        "TEXT",
+        "where the edit history is kept (default: the user's state directory) (setting historyDir, default not set)",
+    ),
 )

@@ -24,6 +24,7 @@ from complex_edit.server.edit.place import (
     wire_hunks,
 )
 from complex_edit.server.edit.port import EditorPort
+from complex_edit.server.edit.recording import Recording
 from complex_edit.server.edit.review import Proposal, Proposals
 from complex_edit.server.outcome import EditRefused, EditResult, SessionOutcome
 from complex_edit.server.session.changed import DocumentResult
@@ -101,8 +102,9 @@ async def perform(
             'otherFiles "read" or "off".',
         )
     finished = await runner.run_session(_request(order, snapshot), on_event)
+    recording = Recording(editor, order.prompt, order.settings, order.roots)
     step = ApplyStep(
-        editor,
+        recording,
         _document_changes(editor, snapshot, finished),
         title="Complex Edit: " + one_line(order.prompt, 60),
         review=order.settings.review,
@@ -111,7 +113,7 @@ async def perform(
         report=on_event,
     )
     verdict = await _verdict(order, step, finished.outcome, proposals)
-    return build_result(finished.outcome, verdict)
+    return recording.answer(build_result(finished.outcome, verdict))
 
 
 def _request(order: EditOrder, snapshot: Snapshot) -> EditRequest:

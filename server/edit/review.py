@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 
 from complex_edit.server.edit.answer import Verdict, build_result
 from complex_edit.server.edit.apply import ApplyStep, FlowSink, Placed, changes
+from complex_edit.server.edit.recording import Recording
 from complex_edit.server.outcome import EditResult, SessionOutcome
 
 PROPOSAL_SECONDS = 15 * 60.0
@@ -136,4 +137,6 @@ async def land_review(
     else:
         step = replace(proposal.step, report=report).kept(proposal.every, chosen)
         verdict = await step.land()
-    return build_result(proposal.outcome, verdict)
+    result = build_result(proposal.outcome, verdict)
+    recording = proposal.step.editor
+    return recording.answer(result) if isinstance(recording, Recording) else result

@@ -116,6 +116,12 @@ def workspace_root(path: Path, given: str | None, cwd: Path | None = None) -> Pa
     return root
 
 
+def record_root(path: Path) -> Path:
+    """The root an edit of the file at `path` (resolved) is recorded under when no root was
+    given: its project's top level, else its folder (the history's key, not a workspace)."""
+    return workspace_root(path, None) or path.parent
+
+
 def file_path(uri: str) -> str:
     """The path of a file URI (an answer's `documents` entry); anything else as it is."""
     return unquote(urlparse(uri).path) if uri.startswith("file:") else uri

@@ -1,4 +1,5 @@
-"""`complex-edit mcp`: an MCP server over stdio with one tool, `perform_complex_edit`.
+"""`complex-edit mcp`: an MCP server over stdio with the tool `perform_complex_edit` (and
+`revert_complex_edit`, `revert.py`, which takes an edit back).
 
 The tool runs the shared file flow (`server.edit.disk`) on a path confined to the allowed
 roots, relays the session's events as MCP progress notifications, and returns the contract's

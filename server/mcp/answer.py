@@ -8,7 +8,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from mcp.types import CallToolResult, TextContent
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
 
 from complex_edit.edit_tools.syntax.message import render_problems
 from complex_edit.edit_tools.syntax.models import Validation
@@ -27,6 +27,17 @@ _REVIEW_HEAD = (
     "result). Apply the ones to keep yourself, or run again with the review setting off to "
     "write the edit."
 )
+
+
+def writes_files(title: str) -> ToolAnnotations:
+    """The annotations of a tool that writes files in the roots (both tools do)."""
+    return ToolAnnotations(
+        title=title,
+        read_only_hint=False,
+        destructive_hint=True,
+        idempotent_hint=False,
+        open_world_hint=False,
+    )
 
 
 def tool_result(result: EditResult, env: Mapping[str, str], path: str) -> CallToolResult:

@@ -21,14 +21,20 @@ import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.stdio import stdio_server
-from mcp.types import CallToolResult, InputRequiredResult, ToolAnnotations
+from mcp.types import CallToolResult, InputRequiredResult
 from pydantic import Field, ValidationError
 
 from complex_edit.server import __version__
 from complex_edit.server.edit.roots import Roots
-from complex_edit.server.mcp.answer import argument_name, invalid_arguments, tool_result
+from complex_edit.server.mcp.answer import (
+    argument_name,
+    invalid_arguments,
+    tool_result,
+    writes_files,
+)
 from complex_edit.server.mcp.early import Opening
 from complex_edit.server.mcp.handover import FilteredStdout, ReplayedStdin
+from complex_edit.server.mcp.revert import register as register_revert
 from complex_edit.server.mcp.workbench import ToolCall, Workbench
 from complex_edit.server.outcome import EditResult
 from complex_edit.server.settings import Settings, SettingsError
@@ -132,13 +138,7 @@ def build_server(
         name=TOOL_NAME,
         title=TOOL_TITLE,
         description=TOOL_DESCRIPTION,
-        annotations=ToolAnnotations(
-            title=TOOL_TITLE,
-            read_only_hint=False,
-            destructive_hint=True,
-            idempotent_hint=False,
-            open_world_hint=False,
-        ),
+        annotations=writes_files(TOOL_TITLE),
     )
     async def perform_complex_edit(
         path: Annotated[
@@ -174,6 +174,7 @@ def build_server(
         call = ToolCall(path, prompt, dry_run, start_line, end_line, other_files)
         return await run_call(bench, call, ctx)
 
+    register_revert(server, bench)  # revert_complex_edit (server/mcp/revert.py)
     return server
 
 

@@ -80,7 +80,7 @@ def project(server: Server, emulator: GeminiEmulator) -> Server:
 
 
 async def test_the_tool_declares_other_files(project: Server) -> None:
-    (tool,) = (await project.session.list_tools()).tools
+    (tool,) = [t for t in (await project.session.list_tools()).tools if t.name == TOOL]
     schema = tool.input_schema["properties"]["other_files"]
     assert "edit" in str(schema)
     assert "other_files" in (tool.description or "")

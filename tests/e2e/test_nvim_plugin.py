@@ -747,3 +747,54 @@ def test_review_across_files_lands_every_files_kept_hunks(
     assert report["other_text"] == expected_other, explain
     assert other.read_text(encoding="utf-8") == expected_other, explain
     assert path.read_text(encoding="utf-8") == ORIGINAL.replace("def foo(x):", "def bar(x):")
+
+
+# --- :ComplexEditRevert, :ComplexEditHistory (issue 35) --------------------------------------
+
+
+def test_complex_edit_revert_takes_back_three_files_and_keeps_the_typing(
+    nvim: str, emulator: GeminiEmulator, tmp_path: Path
+) -> None:
+    from tests.e2e.test_cli_other_files import FILES, RENAME_ALL
+
+    main = write(tmp_path, "main.py", FILES["main.py"], git=True)
+    (main.parent / "src").mkdir()
+    others = [write(tmp_path, name, FILES[name]) for name in ("src/app.py", "src/use.py")]
+    emulator.enqueue(RENAME_ALL)
+
+    report = run_script(
+        nvim, "revert", tmp_path, emulator, file=str(main), others=[str(p) for p in others]
+    )
+
+    explain = report["explain"]
+    edit = report["edit"]
+    assert edit["result"]["editId"], explain
+    renamed = {name: text.replace("total", "grand_total") for name, text in FILES.items()}
+    typed = {
+        "main.py": renamed["main.py"] + "# typed by hand\n",
+        "app.py": "# header\n" + renamed["src/app.py"],
+        "use.py": renamed["src/use.py"],
+    }
+    assert report["typed"] == typed, explain
+    revert = report["revert"]
+    assert revert["note"]["level"] == INFO, explain
+    assert revert["result"]["success"] is True, explain
+    assert revert["texts"] == {
+        "main.py": FILES["main.py"] + "# typed by hand\n",
+        "app.py": "# header\n" + FILES["src/app.py"],
+        "use.py": FILES["src/use.py"],
+    }, explain
+    assert report["again"]["result"]["success"] is True, explain
+    assert report["again"]["texts"] == typed, explain
+    conflict = report["conflict"]
+    assert conflict["result"].get("reason") == "conflict", explain
+    assert conflict["note"]["level"] == WARN, explain
+    assert "src/app.py:2" in conflict["result"]["error"], explain
+    assert conflict["unchanged"] is True, explain
+    history = report["history"]
+    assert len(history) == 3, explain
+    assert history[0].startswith(report["again"]["result"]["editId"]), explain
+    assert any(line.startswith("+++ b/") for line in report["diff"]), explain
+    # nothing written to the files, nothing of the history in the workspace
+    assert main.read_text(encoding="utf-8") == FILES["main.py"]
+    assert list((main.parent / ".git").iterdir()) == []

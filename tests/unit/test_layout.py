@@ -35,7 +35,15 @@ ALLOWED: dict[str, set[str]] = {
         "edit_tools",
         "prompts",
     },
-    "edit": {"server.outcome", "server.settings", "server.session", "server.text", "edit_tools"},
+    "edit": {
+        "server.outcome",
+        "server.settings",
+        "server.session",
+        "server.text",
+        "server.history",
+        "edit_tools",
+    },
+    "history": {"server.text", "edit_tools.lines"},
     "lsp": {
         "server",
         "server.doctor",
@@ -44,6 +52,7 @@ ALLOWED: dict[str, set[str]] = {
         "server.session",
         "server.text",
         "server.edit",
+        "server.history",
         "edit_tools.lines",
     },
     "mcp": {
@@ -53,6 +62,7 @@ ALLOWED: dict[str, set[str]] = {
         "server.session",
         "server.providers",
         "server.edit",
+        "server.history",
         "edit_tools.syntax",
     },
     "cli_edit": {
@@ -64,6 +74,14 @@ ALLOWED: dict[str, set[str]] = {
         "server.cli_review",
     },
     "cli_review": {"server.outcome", "server.edit", "server.text"},
+    "cli_history": {
+        "server.outcome",
+        "server.settings",
+        "server.session.request",
+        "server.edit",
+        "server.history",
+        "server.cli_edit",
+    },
     "cli": {
         "server",
         "server.doctor",
@@ -72,6 +90,7 @@ ALLOWED: dict[str, set[str]] = {
         "server.session.process",
         "server.lsp",
         "server.cli_edit",
+        "server.cli_history",
         "server.mcp",
         "server.eval",
         "server.demo",

@@ -13,12 +13,14 @@ CONTRACT_TEXT = (
     "`task_failed`, `max_turns`, `model_error`, `auth`, `quota`, `blocked`, `document_changed`, "
     "`client_rejected`, `cancelled`, `busy`, `invalid_request`, `too_large`, `config`"
 )
+# CONTRACT.md, "History": a revert's refusals.
+HISTORY_CODES = ["conflict", "unknown_edit"]
 
 
 def test_reason_codes_are_the_contracts() -> None:
-    contract = re.findall(r"`(\w+)`", CONTRACT_TEXT)
+    contract = re.findall(r"`(\w+)`", CONTRACT_TEXT) + HISTORY_CODES
     codes = get_args(Reason)
-    assert len(contract) == 13
+    assert len(contract) == 15
     assert len(set(codes)) == len(codes)
     assert set(codes) == set(contract)
 

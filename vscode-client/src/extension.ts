@@ -18,6 +18,7 @@ import { OPEN_FILE_COMMAND } from "./core/documents";
 import { LaunchError } from "./core/launch";
 import { InstructionHistory } from "./instruction";
 import { APPLY_COMMAND, DISCARD_COMMAND, DiffDocuments, PreviewManager, type ProposalRef } from "./preview";
+import { REVERT_COMMAND, revertEdit } from "./revert";
 import { ComplexEditServer } from "./server";
 import { registerTool } from "./tools";
 
@@ -63,6 +64,7 @@ export function activate(context: vscode.ExtensionContext): void {
     command("complexEdit.showLiveDiff", () => server?.liveDiff.show()),
     command(OPEN_FILE_COMMAND, (uri) => openFile(uri)),
     command("complexEdit.preview", () => previewEdit(ctx)),
+    command(REVERT_COMMAND, () => revertEdit(ctx)),
     command(APPLY_COMMAND, (ref) => preview.apply(proposalRef(ref))),
     command(DISCARD_COMMAND, (ref) => preview.discard(proposalRef(ref))),
     command("complexEdit.setApiKey", () => setApiKey(ctx)),

@@ -17,7 +17,9 @@ export type Reason =
   | "busy"
   | "invalid_request"
   | "too_large"
-  | "config";
+  | "config"
+  | "conflict"
+  | "unknown_edit";
 
 /**
  * `url` (absent: the service's default) and its `source`: a settings layer or `variable`,
@@ -151,6 +153,7 @@ export interface EditResult {
   confirmed?: boolean;
   proposalId?: string;
   documents?: ChangedDocument[];
+  editId?: string;
 }
 export interface Usage {
   inputTokens?: number;
@@ -338,10 +341,22 @@ export interface Settings {
    * How long one `find_in_files` search may take; past it the model gets the lines found so far, said to be partial (`searchTimeoutSeconds`).
    */
   searchTimeoutSeconds?: number;
+  /**
+   * Landed edits kept per workspace for taking back (`historyMax`; `0` records none).
+   */
+  historyMax?: number;
+  /**
+   * Days a landed edit is kept for taking back (`historyDays`).
+   */
+  historyDays?: number;
+  /**
+   * Where the edit history is kept (`historyDir`). Unset: the user's state directory (`$XDG_STATE_HOME/complex-edit`); never inside the workspace or a `.git` folder.
+   */
+  historyDir?: string | null;
 }
 
 /** Every reason code, in the server's order. */
-export const REASONS: readonly Reason[] = ["task_failed", "max_turns", "model_error", "auth", "quota", "blocked", "document_changed", "client_rejected", "cancelled", "busy", "invalid_request", "too_large", "config"];
+export const REASONS: readonly Reason[] = ["task_failed", "max_turns", "model_error", "auth", "quota", "blocked", "document_changed", "client_rejected", "cancelled", "busy", "invalid_request", "too_large", "config", "conflict", "unknown_edit"];
 
 /** The few words each reason code reads as. */
 export const REASON_TEXTS: Readonly<Record<Reason, string>> = {
@@ -358,6 +373,8 @@ export const REASON_TEXTS: Readonly<Record<Reason, string>> = {
   invalid_request: "invalid request",
   too_large: "the document is too large",
   config: "configuration problem",
+  conflict: "the lines it changed were changed again since",
+  unknown_edit: "no such edit in the history",
 };
 
 /** What a person can do about a failure: fix a setting, run it again, or wait and run it again. */
@@ -373,7 +390,7 @@ export const REASON_REMEDIES: Readonly<Partial<Record<Reason, Remedy>>> = {
 };
 
 /** The server's settings, by their names in every layer (`initializationOptions`, `complexEdit.*`). */
-export const SETTING_NAMES: readonly (keyof Settings)[] = ["provider", "model", "maxTurns", "thinkingLevel", "thoughtSummaries", "temperature", "requestTimeoutSeconds", "maxDocumentBytes", "baseUrl", "maxRetries", "wallTimeSeconds", "applyTimeoutSeconds", "maxPromptBytes", "validate", "review", "otherFiles", "readExcludeReplace", "readExclude", "maxFiles", "searchTimeoutSeconds"];
+export const SETTING_NAMES: readonly (keyof Settings)[] = ["provider", "model", "maxTurns", "thinkingLevel", "thoughtSummaries", "temperature", "requestTimeoutSeconds", "maxDocumentBytes", "baseUrl", "maxRetries", "wallTimeSeconds", "applyTimeoutSeconds", "maxPromptBytes", "validate", "review", "otherFiles", "readExcludeReplace", "readExclude", "maxFiles", "searchTimeoutSeconds", "historyMax", "historyDays", "historyDir"];
 
 /** The `data.code` values of the server's JSON-RPC errors. */
 export const ERROR_CODES: readonly ErrorData["code"][] = ["document_not_open", "unknown_proposal", "invalid_hunk"];
