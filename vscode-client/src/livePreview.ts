@@ -75,7 +75,9 @@ export class LivePreview implements vscode.Disposable {
   }
 
   ended(document: vscode.Uri): void {
-    this.apply(this.previews.ended(keyOf(document)));
+    for (const action of this.previews.ended(keyOf(document))) {
+      this.apply(action);
+    }
     this.liveDiff.ended();
   }
 
