@@ -35,6 +35,8 @@ const PREVIEW_INSTRUCTION = "rename greet to welcome";
 const CANCEL_INSTRUCTION = "make the greeting louder";
 const REVIEW_INSTRUCTION = "type welcome and print a different name";
 const LIVE_INSTRUCTION = "greet everyone politely";
+const ACROSS_INSTRUCTION = "rename wrap_text to fill_text everywhere";
+const ACROSS_FILES = ["wrapping.py", "helptext.py", "__init__.py", "cli.py"];
 const started = Date.now();
 const log = (message) => console.log(`   [${((Date.now() - started) / 1000).toFixed(1)}s] ${message}`);
 
@@ -59,6 +61,17 @@ async function waitForFile(predicate, timeoutMs) {
     text = readFileSync(file, "utf8");
     if (predicate(text)) return text;
     await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return text;
+}
+
+/** Waits until the file at `path` satisfies `predicate`; returns its last text. */
+async function waitForPath(path, predicate, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  let text = readFileSync(path, "utf8");
+  while (!predicate(text) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    text = readFileSync(path, "utf8");
   }
   return text;
 }
@@ -352,15 +365,76 @@ try {
   }
   log("the live-previewed edit landed and was saved");
 
+  // An edit across four files (issue 39): pkg/wrapping.py (the command's) and pkg/helptext.py
+  // (text that is not ASCII) open, pkg/__init__.py and pkg/cli.py not. While the model's second
+  // turn is slow, helptext.py shows its inline preview and "Show Live Diff" lists all four files
+  // in one view, before anything lands; then the edit lands and the view's title says done.
+  const pkg = (name) => join(workspace, "pkg", name);
+  const beforeAcross = Object.fromEntries(ACROSS_FILES.map((name) => [name, readFileSync(pkg(name), "utf8")]));
+  await runCommand(page, "View: Close All Editors");
+  const quickOpen = async (name, text) => {
+    await page.keyboard.press("Control+P");
+    await page.waitForSelector(QUICK_INPUT, { state: "visible" });
+    await page.fill(QUICK_INPUT, name);
+    await page.locator(".quick-input-list .monaco-list-row", { hasText: name }).first().waitFor({ timeout: 30000 });
+    await page.press(QUICK_INPUT, "Enter");
+    await page.locator(".monaco-editor .view-lines", { hasText: text }).first().waitFor({ timeout: 30000 });
+  };
+  await quickOpen("helptext.py", "Åstrand");
+  await runCommand(page, "View: Split Editor Right");
+  await quickOpen("wrapping.py", "range(0, len(text), width)");
+  await runCommand(page, "Notifications: Clear All Notifications");
+  await page.locator(".monaco-editor .view-lines", { hasText: "range(0, len(text), width)" }).first().click();
+  await runCommand(page, "Complex Edit: Edit Across Files…");
+  await page.locator(".quick-input-widget", { hasText: "Complex Edit: Edit Across Files" }).waitFor({ timeout: 15000 });
+  await page.fill(QUICK_INPUT, ACROSS_INSTRUCTION);
+  await page.locator(".quick-input-list .monaco-list-row", { hasText: ACROSS_INSTRUCTION }).first().waitFor({ timeout: 5000 });
+  await page.press(QUICK_INPUT, "Enter");
+  await page.locator(".notification-toast", { hasText: "Turn 2/3" }).first().waitFor({ timeout: 30000 });
+  // helptext.py's inline preview: "→ from .wrapping import fill_text  # by Peter Åstrand 🎉".
+  const helptextPreviewed = () => page.evaluate(() => [...document.querySelectorAll(".monaco-editor .view-lines")]
+    .filter((lines) => lines.textContent.includes("Åstrand"))
+    .some((lines) => [...lines.querySelectorAll("span")].some((span) => getComputedStyle(span, "::after").content.includes("fill_text"))));
+  const helptextDeadline = Date.now() + 10000;
+  while (!(await helptextPreviewed()) && Date.now() < helptextDeadline) await page.waitForTimeout(100);
+  if (!(await helptextPreviewed())) throw new Error("no inline preview in helptext.py (text that is not ASCII)");
+  log("helptext.py (Peter Åstrand 🎉) shows its inline preview");
+  await runCommand(page, "Complex Edit: Show Live Diff");
+  await page.locator(".tab", { hasText: "Complex Edit live diff (4 files): running" }).first().waitFor({ timeout: 15000 });
+  const listed = () => page.evaluate((names) => {
+    const area = document.querySelector(".editor-group-container.active .editor-container");
+    const text = area?.textContent ?? "";
+    return names.filter((name) => text.includes(name));
+  }, ACROSS_FILES);
+  const listedDeadline = Date.now() + 10000;
+  while ((await listed()).length < ACROSS_FILES.length && Date.now() < listedDeadline) await page.waitForTimeout(200);
+  if ((await listed()).length < ACROSS_FILES.length) throw new Error(`the live diff lists only ${JSON.stringify(await listed())}`);
+  for (const name of ACROSS_FILES) {
+    if (readFileSync(pkg(name), "utf8") !== beforeAcross[name]) throw new Error(`${name} changed on disk before the edit landed`);
+  }
+  await page.screenshot({ path: screenshot.replace(/\.png$/, "-live-diff-files.png") });
+  log("Show Live Diff lists all four files (two not open) before the edit lands");
+  const acrossAnswer = page.locator(".notification-toast", { hasText: "renamed wrap_text to fill_text in four files" }).first();
+  await acrossAnswer.waitFor({ timeout: 60000 });
+  const acrossText = (await acrossAnswer.innerText()).replace(/\s+/g, " ");
+  if (!acrossText.includes("VS Code saved all 4 files")) throw new Error(`the answer does not say the files were saved: ${acrossText}`);
+  await page.locator(".tab", { hasText: "Complex Edit live diff (4 files): done" }).first().waitFor({ timeout: 15000 });
+  // files.refactoring.autoSave (on by default) writes every file the edit changed.
+  for (const name of ACROSS_FILES) {
+    const text = await waitForPath(pkg(name), (now) => now === beforeAcross[name].replaceAll("wrap_text", "fill_text"), 15000);
+    if (text !== beforeAcross[name].replaceAll("wrap_text", "fill_text")) throw new Error(`${name} on disk after the edit:\n${text}`);
+  }
+  log("the edit of four files landed, every file written by files.refactoring.autoSave; the live diff says done");
+
   const requests = readFileSync(env("E2E_REQUESTS"), "utf8").trim().split("\n").filter(Boolean).map((line) => JSON.parse(line));
-  if (requests.length !== 8) throw new Error(`expected eight model requests, the emulator saw ${requests.length}`);
+  if (requests.length !== 10) throw new Error(`expected ten model requests, the emulator saw ${requests.length}`);
   const keys = requests.map((request) => request.headers["x-goog-api-key"]);
-  if (JSON.stringify(keys) !== JSON.stringify(["test-key", "test-key", "test-key", "test-key", STORED_KEY, STORED_KEY, STORED_KEY, STORED_KEY])) {
+  if (JSON.stringify(keys) !== JSON.stringify(["test-key", "test-key", "test-key", "test-key", STORED_KEY, STORED_KEY, STORED_KEY, STORED_KEY, STORED_KEY, STORED_KEY])) {
     throw new Error(`unexpected API keys on the model requests: ${JSON.stringify(keys)}`);
   }
   const temperatures = requests.map((request) => request.body?.generationConfig?.temperature);
   if (temperatures.some((t) => t !== 0.25)) throw new Error(`complexEdit.temperature did not reach the model requests: ${JSON.stringify(temperatures)}`);
-  log("eight model requests: the environment's key, then the stored key; complexEdit.temperature on all");
+  log("ten model requests: the environment's key, then the stored key; complexEdit.temperature on all");
   await page.waitForTimeout(1000); // let the output channel's log file flush
   const leaks = [...filesContaining(userData, STORED_KEY), ...filesContaining(workspace, STORED_KEY)];
   if (leaks.length > 0) throw new Error(`the stored key appears in files: ${leaks.join(", ")}`);
@@ -371,4 +445,4 @@ try {
   console.log(`   screenshot: ${screenshot}${failed ? " (failure)" : ""}`);
   await browser.close();
 }
-console.log("vscode e2e: 7 passed, 0 failed");
+console.log("vscode e2e: 8 passed, 0 failed");

@@ -4,7 +4,7 @@ import * as vscode from "vscode";
 import { ArgumentError } from "./core/arguments";
 import { doctorLines } from "./core/doctorReport";
 import { LaunchError } from "./core/launch";
-import { documentsOf, otherFilesText, plainText } from "./core/documents";
+import { documentsOf, otherFilesText, plainText, savingText } from "./core/documents";
 import { type EditResult, type OtherFiles, changedLinesOf } from "./core/protocol";
 import { textBefore } from "./core/landed";
 import { type Action, type Notice, renderRequestError, renderResult } from "./core/render";
@@ -100,8 +100,13 @@ function resultNotice(result: EditResult, own: vscode.Uri): Notice {
         vscode.workspace.asRelativePath(vscode.Uri.parse(uri)),
       )
     : "";
+  if (others === "") {
+    return notice;
+  }
+  const files = documentsOf(result.documents).filter((doc) => doc.applied !== false).length;
+  const autoSave = vscode.workspace.getConfiguration("files").get<boolean>("refactoring.autoSave", true);
   // Links in the text: the model's words in it must not make links of their own.
-  return others === "" ? notice : { ...notice, text: plainText(notice.text) + others };
+  return { ...notice, text: plainText(notice.text) + others + savingText(files, autoSave) };
 }
 
 /** Runs one edit on `editor`'s document with `instruction`; shows the outcome. */

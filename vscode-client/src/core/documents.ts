@@ -68,3 +68,14 @@ export function otherFilesText(
   }
   return ` — ${parts.join("; ")}.`;
 }
+
+/**
+ * What became of the files of an edit across files once it landed (`files` of them): VS Code
+ * saves them all when `files.refactoring.autoSave` is on (its default), else leaves them unsaved;
+ * either way one Undo takes the whole edit back, in every file.
+ */
+export function savingText(files: number, autoSave: boolean): string {
+  return autoSave
+    ? ` VS Code saved all ${files} files (files.refactoring.autoSave); one Undo takes every file back and saves them.`
+    : ` The ${files} files are unsaved (File: Save All writes them); one Undo takes every file back.`;
+}

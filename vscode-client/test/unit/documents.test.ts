@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { OPEN_FILE_COMMAND, commandLink, documentsOf, otherFilesText, plainText } from "../../src/core/documents";
+import { OPEN_FILE_COMMAND, commandLink, documentsOf, otherFilesText, plainText, savingText } from "../../src/core/documents";
 
 const same = (a: string, b: string): boolean => a === b;
 const label = (uri: string): string => uri.replace("file:///p/", "");
@@ -29,6 +29,13 @@ describe("otherFilesText", () => {
   it("says nothing for a single document", () => {
     expect(otherFilesText(docs.slice(0, 1), "file:///p/a.py", same, () => false, label)).toBe("");
     expect(otherFilesText([], "file:///p/a.py", same, () => false, label)).toBe("");
+  });
+});
+
+describe("savingText", () => {
+  it("says whether VS Code saved the files, and what one Undo does", () => {
+    expect(savingText(4, true)).toBe(" VS Code saved all 4 files (files.refactoring.autoSave); one Undo takes every file back and saves them.");
+    expect(savingText(2, false)).toBe(" The 2 files are unsaved (File: Save All writes them); one Undo takes every file back.");
   });
 });
 
