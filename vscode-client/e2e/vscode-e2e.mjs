@@ -54,17 +54,6 @@ function filesContaining(dir, needle) {
   return found;
 }
 
-async function waitForFile(predicate, timeoutMs) {
-  const deadline = Date.now() + timeoutMs;
-  let text = "";
-  while (Date.now() < deadline) {
-    text = readFileSync(file, "utf8");
-    if (predicate(text)) return text;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  return text;
-}
-
 /** Waits until the file at `path` satisfies `predicate`; returns its last text. */
 async function waitForPath(path, predicate, timeoutMs) {
   const deadline = Date.now() + timeoutMs;
@@ -75,6 +64,9 @@ async function waitForPath(path, predicate, timeoutMs) {
   }
   return text;
 }
+
+/** Waits until the file under test satisfies `predicate`; returns its last text. */
+const waitForFile = (predicate, timeoutMs) => waitForPath(file, predicate, timeoutMs);
 
 const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
@@ -89,6 +81,25 @@ async function runCommand(page, label) {
     .first();
   await row.waitFor({ state: "visible", timeout: 15000 });
   await row.click();
+}
+
+/** Runs the palette command `label`, whose input box is titled `title`, with `instruction`. */
+async function runInstruction(page, label, title, instruction) {
+  await runCommand(page, label);
+  await page.locator(".quick-input-widget", { hasText: title }).waitFor({ timeout: 15000 });
+  await page.fill(QUICK_INPUT, instruction);
+  await page.locator(".quick-input-list .monaco-list-row", { hasText: instruction }).first().waitFor({ timeout: 5000 });
+  await page.press(QUICK_INPUT, "Enter");
+}
+
+/** Opens the file `name` through Quick Open and waits for an editor showing `text`. */
+async function quickOpen(page, name, text) {
+  await page.keyboard.press("Control+P");
+  await page.waitForSelector(QUICK_INPUT, { state: "visible" });
+  await page.fill(QUICK_INPUT, name);
+  await page.locator(".quick-input-list .monaco-list-row", { hasText: name }).first().waitFor({ timeout: 30000 });
+  await page.press(QUICK_INPUT, "Enter");
+  await page.locator(".monaco-editor .view-lines", { hasText: text }).first().waitFor({ timeout: 30000 });
 }
 
 const browser = await chromium.launch({
@@ -115,22 +126,13 @@ try {
   await page.mouse.click(640, 400);
 
   // Open greet.py through Quick Open.
-  await page.keyboard.press("Control+P");
-  await page.waitForSelector(QUICK_INPUT, { state: "visible" });
-  await page.fill(QUICK_INPUT, "greet.py");
-  await page.locator(".quick-input-list .monaco-list-row", { hasText: "greet.py" }).first().waitFor({ timeout: 30000 });
-  await page.press(QUICK_INPUT, "Enter");
+  await quickOpen(page, "greet.py", "Hello");
   const editor = page.locator(".monaco-editor .view-lines", { hasText: "Hello" }).first();
-  await editor.waitFor({ timeout: 30000 });
   await editor.click();
   log("greet.py open");
 
   // The extension activates on startup; wait until its command is in the palette.
-  await runCommand(page, "Complex Edit: Edit with Instruction…");
-  await page.locator(".quick-input-widget", { hasText: "Complex Edit: Edit with Instruction" }).waitFor({ timeout: 15000 });
-  await page.fill(QUICK_INPUT, INSTRUCTION);
-  await page.locator(".quick-input-list .monaco-list-row", { hasText: INSTRUCTION }).first().waitFor({ timeout: 5000 });
-  await page.press(QUICK_INPUT, "Enter");
+  await runInstruction(page, "Complex Edit: Edit with Instruction…", "Complex Edit: Edit with Instruction", INSTRUCTION);
   log("instruction sent");
 
   // The server's progress: a cancellable notification while the (delayed) model answers.
@@ -171,11 +173,7 @@ try {
 
   // "Complex Edit: Preview…": the proposal opens in the diff view; Apply applies it.
   await editor.click();
-  await runCommand(page, "Complex Edit: Preview…");
-  await page.locator(".quick-input-widget", { hasText: "Complex Edit: Preview" }).waitFor({ timeout: 15000 });
-  await page.fill(QUICK_INPUT, PREVIEW_INSTRUCTION);
-  await page.locator(".quick-input-list .monaco-list-row", { hasText: PREVIEW_INSTRUCTION }).first().waitFor({ timeout: 5000 });
-  await page.press(QUICK_INPUT, "Enter");
+  await runInstruction(page, "Complex Edit: Preview…", "Complex Edit: Preview", PREVIEW_INSTRUCTION);
   await page.locator(".tab", { hasText: "Complex Edit proposal" }).first().waitFor({ timeout: 60000 });
   const proposal = page.locator(".notification-toast", { hasText: "renamed greet to welcome" }).first();
   await proposal.waitFor({ timeout: 15000 });
@@ -227,11 +225,7 @@ try {
 
   // Cancel from the progress notification: the server stops, answers RequestCancelled, applies nothing.
   await editor.click();
-  await runCommand(page, "Complex Edit: Edit with Instruction…");
-  await page.locator(".quick-input-widget", { hasText: "Complex Edit: Edit with Instruction" }).waitFor({ timeout: 15000 });
-  await page.fill(QUICK_INPUT, CANCEL_INSTRUCTION);
-  await page.locator(".quick-input-list .monaco-list-row", { hasText: CANCEL_INSTRUCTION }).first().waitFor({ timeout: 5000 });
-  await page.press(QUICK_INPUT, "Enter");
+  await runInstruction(page, "Complex Edit: Edit with Instruction…", "Complex Edit: Edit with Instruction", CANCEL_INSTRUCTION);
   const running = page
     .locator(".notification-toast", { hasText: "Turn 1/3" })
     .filter({ has: page.locator(".monaco-button", { hasText: /^Cancel$/ }) })
@@ -254,11 +248,7 @@ try {
   await page.press(QUICK_INPUT, "Enter");
   await page.locator(".notification-toast", { hasText: "the Gemini API key is stored" }).first().waitFor({ timeout: 30000 });
   await editor.click();
-  await runCommand(page, "Complex Edit: Edit with Instruction…");
-  await page.locator(".quick-input-widget", { hasText: "Complex Edit: Edit with Instruction" }).waitFor({ timeout: 15000 });
-  await page.fill(QUICK_INPUT, CANCEL_INSTRUCTION);
-  await page.locator(".quick-input-list .monaco-list-row", { hasText: CANCEL_INSTRUCTION }).first().waitFor({ timeout: 5000 });
-  await page.press(QUICK_INPUT, "Enter");
+  await runInstruction(page, "Complex Edit: Edit with Instruction…", "Complex Edit: Edit with Instruction", CANCEL_INSTRUCTION);
   await page.locator(".notification-toast", { hasText: "made the greeting louder" }).first().waitFor({ timeout: 60000 });
   await page.locator(".monaco-editor .view-lines", { hasText: "HELLO" }).first().waitFor({ timeout: 10000 });
   await editor.click();
@@ -270,11 +260,7 @@ try {
   // that need confirmation start unchecked: the one the user checks lands, the other does not,
   // and the answer says so.
   await editor.click();
-  await runCommand(page, "Complex Edit: Edit with Review…");
-  await page.locator(".quick-input-widget", { hasText: "Complex Edit: Edit with Review" }).waitFor({ timeout: 15000 });
-  await page.fill(QUICK_INPUT, REVIEW_INSTRUCTION);
-  await page.locator(".quick-input-list .monaco-list-row", { hasText: REVIEW_INSTRUCTION }).first().waitFor({ timeout: 5000 });
-  await page.press(QUICK_INPUT, "Enter");
+  await runInstruction(page, "Complex Edit: Edit with Review…", "Complex Edit: Edit with Review", REVIEW_INSTRUCTION);
   const refactorPreview = page.locator(".bulk-edit-panel").first();
   await refactorPreview.waitFor({ timeout: 60000 });
   const changeRows = refactorPreview.locator(".monaco-tl-contents.textedit");
@@ -313,11 +299,7 @@ try {
   // preview goes.
   await runCommand(page, "Notifications: Clear All Notifications"); // the earlier answers' toasts
   await editor.click();
-  await runCommand(page, "Complex Edit: Edit with Instruction…");
-  await page.locator(".quick-input-widget", { hasText: "Complex Edit: Edit with Instruction" }).waitFor({ timeout: 15000 });
-  await page.fill(QUICK_INPUT, LIVE_INSTRUCTION);
-  await page.locator(".quick-input-list .monaco-list-row", { hasText: LIVE_INSTRUCTION }).first().waitFor({ timeout: 5000 });
-  await page.press(QUICK_INPUT, "Enter");
+  await runInstruction(page, "Complex Edit: Edit with Instruction…", "Complex Edit: Edit with Instruction", LIVE_INSTRUCTION);
   await page.locator(".notification-toast", { hasText: "Turn 2/3" }).first().waitFor({ timeout: 30000 });
   const previewShown = () => page.evaluate((wanted) => {
     const lines = document.querySelector(".editor-instance .monaco-editor .view-lines");
@@ -372,24 +354,12 @@ try {
   const pkg = (name) => join(workspace, "pkg", name);
   const beforeAcross = Object.fromEntries(ACROSS_FILES.map((name) => [name, readFileSync(pkg(name), "utf8")]));
   await runCommand(page, "View: Close All Editors");
-  const quickOpen = async (name, text) => {
-    await page.keyboard.press("Control+P");
-    await page.waitForSelector(QUICK_INPUT, { state: "visible" });
-    await page.fill(QUICK_INPUT, name);
-    await page.locator(".quick-input-list .monaco-list-row", { hasText: name }).first().waitFor({ timeout: 30000 });
-    await page.press(QUICK_INPUT, "Enter");
-    await page.locator(".monaco-editor .view-lines", { hasText: text }).first().waitFor({ timeout: 30000 });
-  };
-  await quickOpen("helptext.py", "Åstrand");
+  await quickOpen(page, "helptext.py", "Åstrand");
   await runCommand(page, "View: Split Editor Right");
-  await quickOpen("wrapping.py", "range(0, len(text), width)");
+  await quickOpen(page, "wrapping.py", "range(0, len(text), width)");
   await runCommand(page, "Notifications: Clear All Notifications");
   await page.locator(".monaco-editor .view-lines", { hasText: "range(0, len(text), width)" }).first().click();
-  await runCommand(page, "Complex Edit: Edit Across Files…");
-  await page.locator(".quick-input-widget", { hasText: "Complex Edit: Edit Across Files" }).waitFor({ timeout: 15000 });
-  await page.fill(QUICK_INPUT, ACROSS_INSTRUCTION);
-  await page.locator(".quick-input-list .monaco-list-row", { hasText: ACROSS_INSTRUCTION }).first().waitFor({ timeout: 5000 });
-  await page.press(QUICK_INPUT, "Enter");
+  await runInstruction(page, "Complex Edit: Edit Across Files…", "Complex Edit: Edit Across Files", ACROSS_INSTRUCTION);
   await page.locator(".notification-toast", { hasText: "Turn 2/3" }).first().waitFor({ timeout: 30000 });
   // helptext.py's inline preview: "→ from .wrapping import fill_text  # by Peter Åstrand 🎉".
   const helptextPreviewed = () => page.evaluate(() => [...document.querySelectorAll(".monaco-editor .view-lines")]
