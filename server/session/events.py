@@ -149,8 +149,6 @@ def describe(event: SessionEvent) -> str:
         case ToolFinished(turn, max_turns, _, ok, summary):
             mark = "✓" if ok else "✗"
             return f"Turn {turn}/{max_turns} · {mark} {summary}"
-        case WorkingChanged(turn, max_turns, _, added, removed):
-            return f"Turn {turn}/{max_turns} · +{added} −{removed} lines so far"
         case OtherChanged(turn, max_turns, _, label, _, added, removed):
             return f"Turn {turn}/{max_turns} · +{added} −{removed} lines so far in {label}"
         case SessionFinished(outcome):
