@@ -370,7 +370,7 @@ try {
   if (!(await helptextPreviewed())) throw new Error("no inline preview in helptext.py (text that is not ASCII)");
   log("helptext.py (Peter Åstrand 🎉) shows its inline preview");
   await runCommand(page, "Complex Edit: Show Live Diff");
-  await page.locator(".tab", { hasText: "Complex Edit live diff (4 files): running" }).first().waitFor({ timeout: 15000 });
+  await page.locator(".tab", { hasText: "Complex Edit live diff: running" }).first().waitFor({ timeout: 15000 });
   const listed = () => page.evaluate((names) => {
     const area = document.querySelector(".editor-group-container.active .editor-container");
     const text = area?.textContent ?? "";
@@ -387,14 +387,38 @@ try {
   const acrossAnswer = page.locator(".notification-toast", { hasText: "renamed wrap_text to fill_text in four files" }).first();
   await acrossAnswer.waitFor({ timeout: 60000 });
   const acrossText = (await acrossAnswer.innerText()).replace(/\s+/g, " ");
-  if (!acrossText.includes("VS Code saved all 4 files")) throw new Error(`the answer does not say the files were saved: ${acrossText}`);
-  await page.locator(".tab", { hasText: "Complex Edit live diff (4 files): done" }).first().waitFor({ timeout: 15000 });
-  // files.refactoring.autoSave (on by default) writes every file the edit changed.
+  log(`answer: ${acrossText}`);
+  await page.locator(".tab", { hasText: "Complex Edit live diff: done" }).first().waitFor({ timeout: 15000 });
+  log("the live diff says done");
+  // The edit lands in the editors, unsaved: nothing is written to disk, and the answer says so.
+  if (!acrossText.includes("Not saved yet (File: Save All writes them)")) throw new Error(`the answer does not say the files are unsaved: ${acrossText}`);
+  await page.waitForTimeout(2000);
+  const dirtyTabs = await page.locator(".tab.dirty").allInnerTexts();
   for (const name of ACROSS_FILES) {
-    const text = await waitForPath(pkg(name), (now) => now === beforeAcross[name].replaceAll("wrap_text", "fill_text"), 15000);
-    if (text !== beforeAcross[name].replaceAll("wrap_text", "fill_text")) throw new Error(`${name} on disk after the edit:\n${text}`);
+    if (readFileSync(pkg(name), "utf8") !== beforeAcross[name]) throw new Error(`${name} was written to disk`);
+    if (!dirtyTabs.some((tab) => tab.includes(name))) throw new Error(`${name} is not an unsaved editor: ${JSON.stringify(dirtyTabs)}`);
   }
-  log("the edit of four files landed, every file written by files.refactoring.autoSave; the live diff says done");
+  log("the edit landed in four unsaved editors; nothing written to disk");
+  await page.locator(".tab", { hasText: "wrapping.py" }).first().click();
+  await page.locator(".editor-group-container.active .monaco-editor .view-lines", { hasText: "def fill_text" }).first().click();
+  // One Undo in wrapping.py takes the edit back in all four files, without asking; nothing was
+  // saved, so every editor is back to the text on disk, none left with unsaved changes.
+  await page.keyboard.press("Control+Z");
+  const undone = () => page.evaluate(() => [...document.querySelectorAll(".monaco-editor .view-lines")]
+    .map((lines) => lines.textContent.replace(/\u00a0/g, " "))
+    .filter((text) => text.includes("Åstrand") || text.includes("range(0, len(text), width)")));
+  const undoDeadline = Date.now() + 10000;
+  while ((await undone()).some((text) => text.includes("fill_text")) && Date.now() < undoDeadline) await page.waitForTimeout(200);
+  const afterUndo = await undone();
+  if (afterUndo.length < 2 || afterUndo.some((text) => text.includes("fill_text"))) throw new Error(`one Undo did not take back every file: ${JSON.stringify(afterUndo)}`);
+  if ((await page.locator(".monaco-dialog-box").count()) > 0) throw new Error("Undo asked a question");
+  await page.waitForTimeout(500);
+  const dirtyAfterUndo = await page.locator(".tab.dirty").allInnerTexts();
+  if (dirtyAfterUndo.length > 0) throw new Error(`unsaved editors after the Undo: ${JSON.stringify(dirtyAfterUndo)}`);
+  for (const name of ACROSS_FILES) {
+    if (readFileSync(pkg(name), "utf8") !== beforeAcross[name]) throw new Error(`${name} was written to disk by the Undo`);
+  }
+  log("one Undo in wrapping.py took the edit back in all four files, without a question; nothing unsaved, nothing written");
 
   const requests = readFileSync(env("E2E_REQUESTS"), "utf8").trim().split("\n").filter(Boolean).map((line) => JSON.parse(line));
   if (requests.length !== 10) throw new Error(`expected ten model requests, the emulator saw ${requests.length}`);

@@ -103,10 +103,14 @@ function resultNotice(result: EditResult, own: vscode.Uri): Notice {
   if (others === "") {
     return notice;
   }
-  const files = documentsOf(result.documents).filter((doc) => doc.applied !== false).length;
-  const autoSave = vscode.workspace.getConfiguration("files").get<boolean>("refactoring.autoSave", true);
+  const saved: string[] = [];
+  const unsaved: string[] = [];
+  for (const doc of documentsOf(result.documents).filter((entry) => entry.applied !== false)) {
+    const open = vscode.workspace.textDocuments.find((document) => sameUri(document.uri.toString(), doc.uri));
+    (open?.isDirty === false ? saved : unsaved).push(vscode.workspace.asRelativePath(vscode.Uri.parse(doc.uri)));
+  }
   // Links in the text: the model's words in it must not make links of their own.
-  return { ...notice, text: plainText(notice.text) + others + savingText(files, autoSave) };
+  return { ...notice, text: plainText(notice.text) + others + savingText(saved, unsaved) };
 }
 
 /** Runs one edit on `editor`'s document with `instruction`; shows the outcome. */

@@ -103,12 +103,16 @@ export class LiveDiffView implements vscode.TextDocumentContentProvider, vscode.
     this.changed.fire(this.uriOf(key, "after"));
   }
 
+  /** The tabs titled `title` (VS Code adds " (N files)" to a multi-file diff's label). */
+  private tabsTitled(title: string): vscode.Tab[] {
+    return vscode.window.tabGroups.all
+      .flatMap((group) => group.tabs)
+      .filter((tab) => tab.label === title || tab.label.startsWith(`${title} (`));
+  }
+
   /** The tab of the open view, if it is still open. */
   private shownTab(): vscode.Tab | undefined {
-    if (this.shownTitle === undefined) {
-      return undefined;
-    }
-    return vscode.window.tabGroups.all.flatMap((group) => group.tabs).find((tab) => tab.label === this.shownTitle);
+    return this.shownTitle === undefined ? undefined : this.tabsTitled(this.shownTitle)[0];
   }
 
   /** The open view lists a new file, or its title a new state: open it again, in place. */
@@ -138,8 +142,8 @@ export class LiveDiffView implements vscode.TextDocumentContentProvider, vscode.
     this.shownKeys = keys;
     const resources = keys.map((key) => [vscode.Uri.parse(key), this.uriOf(key, "before"), this.uriOf(key, "after")]);
     await vscode.commands.executeCommand("vscode.changes", title, resources);
-    const same = vscode.window.tabGroups.all.flatMap((group) => group.tabs).filter((tab) => tab.label === title);
-    if (old !== undefined && (old.label !== title || same.length > 1)) {
+    const opened = vscode.window.tabGroups.activeTabGroup.activeTab;
+    if (old !== undefined && old !== opened && old.label !== opened?.label) {
       await vscode.window.tabGroups.close(old, true);
     }
   }
@@ -154,7 +158,11 @@ export class LiveDiffView implements vscode.TextDocumentContentProvider, vscode.
       );
       return;
     }
-    await this.replace(this.shownTab());
+    const old = this.shownTab();
+    if (old !== undefined) {
+      await vscode.window.tabGroups.close(old, true); // shown again, in front
+    }
+    await this.replace(undefined);
   }
 
   dispose(): void {

@@ -70,12 +70,16 @@ export function otherFilesText(
 }
 
 /**
- * What became of the files of an edit across files once it landed (`files` of them): VS Code
- * saves them all when `files.refactoring.autoSave` is on (its default), else leaves them unsaved;
- * either way one Undo takes the whole edit back, in every file.
+ * What became of the files of an edit across files once it landed: which VS Code wrote to disk
+ * (`saved`) and which it left with unsaved changes (`unsaved`), by name.
  */
-export function savingText(files: number, autoSave: boolean): string {
-  return autoSave
-    ? ` VS Code saved all ${files} files (files.refactoring.autoSave); one Undo takes every file back and saves them.`
-    : ` The ${files} files are unsaved (File: Save All writes them); one Undo takes every file back.`;
+export function savingText(saved: readonly string[], unsaved: readonly string[]): string {
+  const hint = "File: Save All writes them";
+  if (unsaved.length === 0) {
+    return saved.length === 0 ? "" : ` Saved to disk: ${saved.join(", ")}.`;
+  }
+  if (saved.length === 0) {
+    return ` Not saved yet (${hint}): ${unsaved.join(", ")}.`;
+  }
+  return ` Saved to disk: ${saved.join(", ")}; not saved yet (${hint}): ${unsaved.join(", ")}.`;
 }

@@ -143,11 +143,9 @@ export class LiveDiffs {
     return this.running > 0;
   }
 
-  /** The view's title: how many files, and whether the edit runs or how it ended. */
+  /** The view's title: whether the edit runs or how it ended (VS Code adds "(N files)"). */
   title(): string {
-    const count = this.documents.size;
-    const files = `${count} ${count === 1 ? "file" : "files"}`;
     const status = { idle: "no edit yet", running: "running…", done: "done", failed: "failed", cancelled: "cancelled" }[this.state];
-    return `Complex Edit live diff (${files}): ${status}`;
+    return `Complex Edit live diff: ${status}`;
   }
 }

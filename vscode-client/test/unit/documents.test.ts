@@ -33,9 +33,11 @@ describe("otherFilesText", () => {
 });
 
 describe("savingText", () => {
-  it("says whether VS Code saved the files, and what one Undo does", () => {
-    expect(savingText(4, true)).toBe(" VS Code saved all 4 files (files.refactoring.autoSave); one Undo takes every file back and saves them.");
-    expect(savingText(2, false)).toBe(" The 2 files are unsaved (File: Save All writes them); one Undo takes every file back.");
+  it("names the files VS Code wrote to disk and those it left unsaved", () => {
+    expect(savingText([], ["a.py", "lib/b.py"])).toBe(" Not saved yet (File: Save All writes them): a.py, lib/b.py.");
+    expect(savingText(["a.py", "lib/b.py"], [])).toBe(" Saved to disk: a.py, lib/b.py.");
+    expect(savingText(["a.py"], ["lib/b.py"])).toBe(" Saved to disk: a.py; not saved yet (File: Save All writes them): lib/b.py.");
+    expect(savingText([], [])).toBe("");
   });
 });
 

@@ -81,7 +81,7 @@ describe("LiveDiffs", () => {
     const cli = "file:///p/cli.py";
     const diffs = new LiveDiffs();
     diffs.started(own, "wrap()\n");
-    expect(diffs.title()).toBe("Complex Edit live diff (1 file): running…");
+    expect(diffs.title()).toBe("Complex Edit live diff: running…");
     const rename = (line: number, character: number, oldText: string, newText: string) => ({
       range: { start: { line, character }, end: { line, character: character + oldText.length } },
       oldText,
@@ -104,15 +104,15 @@ describe("LiveDiffs", () => {
     expect(diffs.sides(cli)?.after).toBe("wrapped\n");
     expect(diffs.receive(preview(own, 1, [rename(0, 0, "wrap", "fill")]), texts)).toEqual(changed(own));
     expect(diffs.keys()).toEqual([own, helptext, init, cli]);
-    expect(diffs.title()).toBe("Complex Edit live diff (4 files): running…");
+    expect(diffs.title()).toBe("Complex Edit live diff: running…");
     diffs.ended("cancelled");
-    expect(diffs.title()).toBe("Complex Edit live diff (4 files): cancelled");
+    expect(diffs.title()).toBe("Complex Edit live diff: cancelled");
     expect(diffs.sides(cli)).toEqual({ before: "wrap\n", after: "wrapped\n", done: true });
     // The next edit starts over.
     diffs.started(own, "fill()\n");
     expect(diffs.keys()).toEqual([own]);
     expect(diffs.status()).toBe("running");
     diffs.ended("failed");
-    expect(diffs.title()).toBe("Complex Edit live diff (1 file): failed");
+    expect(diffs.title()).toBe("Complex Edit live diff: failed");
   });
 });
