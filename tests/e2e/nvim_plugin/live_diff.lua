@@ -22,17 +22,6 @@ H.run(function()
   local live_preview = require('complex_edit.live_preview')
   local report = H.report
 
-  local function send(method, params)
-    local handled = false
-    fake.send(method, params)
-    vim.schedule(function()
-      handled = true
-    end)
-    H.wait('the notification to be handled', function()
-      return handled
-    end)
-  end
-
   local function preview(bufnr_or_path, hunks)
     local document
     if type(bufnr_or_path) == 'number' then
@@ -43,7 +32,7 @@ H.run(function()
     else
       document = { uri = vim.uri_from_fname(bufnr_or_path), version = vim.NIL }
     end
-    send('complexEdit/preview', { textDocument = document, hunks = hunks })
+    fake.deliver('complexEdit/preview', { textDocument = document, hunks = hunks }, H.wait)
   end
 
   local function shown()
