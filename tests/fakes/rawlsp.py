@@ -375,12 +375,10 @@ class RawLspClient:
                 return {"applied": False, "failureReason": "version mismatch"}
         for uri, _, edits in groups:
             doc = self.docs.get(uri)
-            if doc is None:  # a file not open: opened, edited and saved, as VS Code does
-                path = _path_of(uri)
-                text = path.read_bytes().decode("utf-8")
+            if doc is None:  # a file not open: opened and edited, left unsaved, as VS Code does
+                text = _path_of(uri).read_bytes().decode("utf-8")
                 self.write_bytes(self.open_message(uri, text, 1))
                 self._apply_edits(uri, self.docs[uri], edits)
-                path.write_bytes(self.docs[uri].text.encode("utf-8"))
             else:
                 self._apply_edits(uri, doc, edits)
         return {"applied": True}
