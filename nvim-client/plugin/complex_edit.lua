@@ -69,6 +69,13 @@ end, {
   desc = 'Complex Edit: cancel the edit running on the current buffer',
 })
 
+vim.api.nvim_create_user_command('ComplexEditLiveDiff', function()
+  require('complex_edit.live_diff').open()
+end, {
+  nargs = 0,
+  desc = 'Complex Edit: the whole change of the running (or last) edit, every file, as a diff',
+})
+
 vim.api.nvim_create_user_command('ComplexEditLast', function()
   require('complex_edit').show_last()
 end, {

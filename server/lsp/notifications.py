@@ -18,10 +18,11 @@ class _Wire(BaseModel):
 
 
 class PreviewDocument(_Wire):
-    """The live document the hunks are placed on, at `version`."""
+    """The live document the hunks are placed on, at `version`; `version` null: a file not
+    open in the editor, the hunks on its text as read from disk."""
 
     uri: str
-    version: int
+    version: int | None
 
 
 class PreviewHunk(_Wire):
@@ -42,4 +43,6 @@ class PreviewParams(_Wire):
     done: bool = False
 
     def to_wire(self) -> dict[str, Any]:
-        return self.model_dump(by_alias=True, exclude_none=True, mode="json")
+        wire = self.model_dump(by_alias=True, exclude_none=True, mode="json")
+        wire["textDocument"]["version"] = self.text_document.version  # null, not left out
+        return wire

@@ -101,6 +101,7 @@ class ToolDispatch:
     def _other_changed(self, other: OtherFile, before: str) -> None:
         """`_working_changed` for another file of the workspace."""
         snapshot = other.opened.text
+        first = other.opened.path not in self.others_so_far
         so_far = self.others_so_far.setdefault(other.opened.path, ChangesSoFar())
         changes = so_far.add(snapshot, before, other.toolbox.text)
         added, removed = changed_lines(snapshot, changes)
@@ -113,6 +114,7 @@ class ToolDispatch:
                 tuple(changes),
                 added,
                 removed,
+                snapshot if first and not other.opened.from_editor else None,
             )
         )
 

@@ -94,7 +94,9 @@ class WorkingChanged:
 class OtherChanged:
     """After a call that changed another file of the workspace (`otherFiles` "edit"): that
     file's change so far against its snapshot, as `WorkingChanged` gives the command's own.
-    `path`: the file's absolute path; `label`: how the model names it."""
+    `path`: the file's absolute path; `label`: how the model names it. `disk_text`: on the
+    file's first `OtherChanged` only, when it was read from disk (not open in the editor), the
+    text read, which `changes` are against (a live preview's coordinates); None otherwise."""
 
     turn: int
     max_turns: int
@@ -103,6 +105,7 @@ class OtherChanged:
     changes: tuple[TextChange, ...]
     added: int
     removed: int
+    disk_text: str | None = None
 
 
 @dataclass(frozen=True)
@@ -146,8 +149,6 @@ def describe(event: SessionEvent) -> str:
         case ToolFinished(turn, max_turns, _, ok, summary):
             mark = "✓" if ok else "✗"
             return f"Turn {turn}/{max_turns} · {mark} {summary}"
-        case WorkingChanged(turn, max_turns, _, added, removed):
-            return f"Turn {turn}/{max_turns} · +{added} −{removed} lines so far"
         case OtherChanged(turn, max_turns, _, label, _, added, removed):
             return f"Turn {turn}/{max_turns} · +{added} −{removed} lines so far in {label}"
         case SessionFinished(outcome):

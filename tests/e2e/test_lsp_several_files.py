@@ -298,19 +298,25 @@ async def test_each_open_document_gets_its_own_live_preview(
     def previewed(uri: str) -> list[dict[str, Any]]:
         return [p for p in seen if p["textDocument"]["uri"] == uri and p["hunks"]]
 
+    caller = _files["caller.py"].as_uri()
     try:
-        await wait_until(lambda: bool(previewed(own) and previewed(helpers)), 10.0, "previews")
+        await wait_until(
+            lambda: all(previewed(uri) for uri in (own, helpers, caller)), 10.0, "previews"
+        )
     finally:
         release.set()
     (hunk,) = previewed(helpers)[-1]["hunks"]
     assert hunk["oldText"] == "def total(values):\n"
     assert hunk["newText"] == "def sum_of(values):\n"
     assert editor.text(helpers) == HELPERS  # drawn, never written
-    # caller.py is not open: nothing to draw on
-    assert {p["textDocument"]["uri"] for p in seen} == {own, helpers}
+    # caller.py is not open: previewed on its text on disk, `version: null`
+    assert {p["textDocument"]["uri"] for p in seen} == {own, helpers, caller}
+    assert {p["textDocument"]["version"] for p in seen if p["textDocument"]["uri"] == caller} == {
+        None
+    }
     result = await editor.answer(future)
     assert_success(result)
-    for uri in (own, helpers):
+    for uri in (own, helpers, caller):
         last = [p for p in seen if p["textDocument"]["uri"] == uri][-1]
         assert last["done"] is True
         assert last["hunks"] == []

@@ -145,3 +145,70 @@ def test_complex_edit_bang_edits_across_files_and_names_the_unsaved_ones(
     assert other.read_text(encoding="utf-8") == "foo = 1\n", explain  # left unsaved
     assert report["last"].startswith("Complex Edit: renamed foo to bar (also changed: "), explain
     assert "lib.py; unsaved, :wall writes them)" in report["last"], explain
+
+
+# `:ComplexEditLiveDiff` (issue 39): the command's buffer, a loaded buffer with text that is
+# not ASCII, and a file not loaded (CRLF and tabs on disk, `version: null`).
+LIB = 'AUTHORS = "🎉 Peter Åstrand"; foo = 1\n'
+DISK = "from doc import foo\r\n\tprint(foo)  # ✨\r\n"
+
+
+def test_the_live_diff_grows_a_section_per_file_and_says_how_the_edit_ended(
+    nvim: str, emulator: GeminiEmulator, tmp_path: Path
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "doc.py").write_text(ORIGINAL, encoding="utf-8")
+    (project / "lib.py").write_bytes(LIB.encode("utf-8"))
+    (project / "disk.py").write_bytes(DISK.encode("utf-8"))
+    foo_at = len(LIB.split("foo")[0].encode("utf-8"))  # utf-8: the fake server's encoding
+    report = run_script(
+        nvim,
+        "live_diff",
+        tmp_path,
+        emulator,
+        cwd=project,
+        file=str(project / "doc.py"),
+        other=str(project / "lib.py"),
+        disk=str(project / "disk.py"),
+        own_hunks=[hunk((0, 0), (1, 0), "def foo(x):\n", "def bar(x):\n")],
+        own_hunks_later=[
+            hunk((0, 0), (1, 0), "def foo(x):\n", "def bar(x):\n"),
+            hunk((4, 6), (4, 9), "foo", "bar"),
+        ],
+        other_hunks=[hunk((0, foo_at), (0, foo_at + 3), "foo", "bar")],
+        disk_hunks=[
+            hunk((0, 16), (0, 19), "foo", "bar"),
+            hunk((1, 7), (1, 10), "foo", "bar"),
+        ],
+    )
+    explain = report["explain"]
+    assert report["diff_filetype"] == "diff", explain
+    assert report["diff_buftype"] == "nofile", explain
+    assert report["before_edit"][0] == "# Complex Edit live diff: no edit has run yet", explain
+    assert report["at_start"] == ["# Complex Edit live diff: running…", "# no change yet"], explain
+    own = report["own"]
+    assert own[:3] == ["# Complex Edit live diff: running…", "--- a/doc.py", "+++ b/doc.py"]
+    assert "-def foo(x):" in own, explain
+    assert "+def bar(x):" in own, explain
+    with_other = report["with_other"]
+    assert with_other.index("--- a/doc.py") < with_other.index("--- a/lib.py"), explain
+    assert '-AUTHORS = "🎉 Peter Åstrand"; foo = 1' in with_other, explain
+    assert '+AUTHORS = "🎉 Peter Åstrand"; bar = 1' in with_other, explain
+    assert report["other_marks"] > 0, explain  # the other loaded buffer's inline preview
+    with_disk = report["with_disk"]
+    assert with_disk.index("--- a/lib.py") < with_disk.index("--- a/disk.py"), explain
+    assert "+from doc import bar" in with_disk, explain
+    assert "+\tprint(bar)  # ✨" in with_disk, explain
+    redrawn = report["redrawn"]
+    assert "+print(bar(41))" in redrawn, explain  # redrawn in place, in the same buffer
+    assert redrawn.count("--- a/doc.py") == 1, explain
+    assert report["same_buffer"] is True, explain
+    assert report["disk_untouched"] is True, explain  # never loaded, never written
+    assert report["other_text"] == LIB, explain  # drawn, never written
+    assert (project / "disk.py").read_bytes() == DISK.encode("utf-8"), explain
+    assert report["after_done"][0] == "# Complex Edit live diff: done", explain
+    assert report["after_done"][1:] == redrawn[1:], explain  # the last state stays
+    assert report["other_marks_after"] == 0, explain
+    assert report["second_start"][0] == "# Complex Edit live diff: running…", explain
+    assert report["after_failure"][0] == "# Complex Edit live diff: failed", explain

@@ -27,6 +27,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Self
+from urllib.parse import unquote, urlparse
 
 from tests.fakes.lsp_positions import line_starts, offset_to_position, position_to_offset
 
@@ -104,6 +105,8 @@ class RawLspClient:
     log_messages: list[str] = field(default_factory=list)
     shown_messages: list[str] = field(default_factory=list)
     progress: list[Any] = field(default_factory=list)
+    previews: list[dict[str, Any]] = field(default_factory=list)
+    """The params of every ``complexEdit/preview`` received."""
     created_progress: list[Any] = field(default_factory=list)
     stderr: list[str] = field(default_factory=list)
     answered_at: dict[Any, float] = field(default_factory=dict)
@@ -148,11 +151,17 @@ class RawLspClient:
         init_options: Any = None,
         *,
         within: float = 60.0,
+        folders: Sequence[Path] = (),
     ) -> dict[str, Any]:
-        """``initialize`` (``default_capabilities`` unless given), then ``initialized``."""
+        """``initialize`` (``default_capabilities`` unless given; ``folders``: the workspace
+        folders announced), then ``initialized``."""
         params: dict[str, Any] = {
             "processId": os.getpid(),
             "rootUri": None,
+            "workspaceFolders": [
+                {"uri": folder.as_uri(), "name": folder.name} for folder in folders
+            ]
+            or None,
             "capabilities": dict(
                 capabilities if capabilities is not None else self.default_capabilities
             ),
@@ -285,6 +294,8 @@ class RawLspClient:
                 self.shown_messages.append(str(params["message"]))
             elif method == "$/progress":
                 self.progress.append(params)
+            elif method == "complexEdit/preview":
+                self.previews.append(params)
             return
         result: Any = None
         if method == "workspace/applyEdit":
@@ -358,12 +369,18 @@ class RawLspClient:
         groups = edit_groups(params["edit"])
         for uri, version, _ in groups:
             doc = self.docs.get(uri)
-            if doc is None:
+            if doc is None and not (version is None and uri.startswith("file:")):
                 return {"applied": False, "failureReason": f"{uri} is not open"}
-            if version is not None and version != doc.version:
+            if doc is not None and version is not None and version != doc.version:
                 return {"applied": False, "failureReason": "version mismatch"}
         for uri, _, edits in groups:
-            self._apply_edits(uri, self.docs[uri], edits)
+            doc = self.docs.get(uri)
+            if doc is None:  # a file not open: opened and edited, left unsaved, as VS Code does
+                text = _path_of(uri).read_bytes().decode("utf-8")
+                self.write_bytes(self.open_message(uri, text, 1))
+                self._apply_edits(uri, self.docs[uri], edits)
+            else:
+                self._apply_edits(uri, doc, edits)
         return {"applied": True}
 
     def _apply_edits(self, uri: str, doc: Doc, edits: list[dict[str, Any]]) -> None:
@@ -395,6 +412,10 @@ class RawLspClient:
             "textDocument/didChange",
             {"textDocument": {"uri": uri, "version": doc.version}, "contentChanges": changes},
         )
+
+
+def _path_of(uri: str) -> Path:
+    return Path(unquote(urlparse(uri).path))
 
 
 def edit_groups(edit: Mapping[str, Any]) -> list[tuple[str, int | None, list[dict[str, Any]]]]:

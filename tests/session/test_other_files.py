@@ -184,6 +184,9 @@ async def test_edits_across_files_come_back_as_others_in_the_order_they_joined(
     assert (root / "src" / "app.py").read_text() == APP  # the session writes nothing
     changed = [event for event in events if isinstance(event, OtherChanged)]
     assert [event.label for event in changed] == ["src/use.py", "src/use.py", "src/app.py"]
+    # read from disk: the first change of each file carries the text read (the preview's
+    # coordinates), the later ones do not
+    assert [event.disk_text for event in changed] == [USE, None, APP]
     assert describe(changed[-1]) == "Turn 1/8 · +1 −1 lines so far in src/app.py"
     # the progress line names the file each call touched, when it started and when it ended
     lines = [describe(e) for e in events if isinstance(e, ToolStarted | ToolFinished)]
@@ -197,7 +200,7 @@ async def test_an_open_document_is_edited_from_its_buffer_and_own_paths_mean_thi
     run: Run, root: Path
 ) -> None:
     buffer = "from app import total  # unsaved\n"
-    finished, _ = await run(
+    finished, events = await run(
         [
             replace("total  # unsaved", "grand_total  # unsaved", "src/use.py"),
             replace("app.total", "app.grand_total", "main.py"),
@@ -210,6 +213,8 @@ async def test_an_open_document_is_edited_from_its_buffer_and_own_paths_mean_thi
     assert finished.documents[0].target() == "import app  # own\n\nx = app.grand_total([3])\n"
     (use,) = finished.documents[1:]
     assert (use.original, use.version) == (buffer, 12)
+    # from the editor's buffer: its changes are previewed on the buffer, no text read from disk
+    assert [e.disk_text for e in events if isinstance(e, OtherChanged)] == [None]
 
 
 async def test_undo_acts_on_the_named_file_alone_and_an_undone_file_is_not_changed(

@@ -226,7 +226,10 @@ def test_every_flag_a_document_names_is_a_complex_edit_option() -> None:
     """A code span that starts with a flag (`--max-files 2`) names an option some
     `complex-edit` subcommand offers (or another program's, listed above)."""
     offered = set().union(
-        *(_help_options(command) for command in ("lsp", "edit", "mcp", "eval", "try", "doctor", "log", "revert"))
+        *(
+            _help_options(command)
+            for command in ("lsp", "edit", "mcp", "eval", "try", "doctor", "log", "revert")
+        )
     )
     unknown = []
     for page in DOCUMENTS:

@@ -125,6 +125,13 @@ printf "def welcome(name: str) -> str:\n    \"\"\"Return a greeting for name.\"\
 # The live preview: turn 1 changes the greeting, turn 2 (8 s later) the printed name.
 printf "def welcome(name: str) -> str:\n    \"\"\"Return a greeting for name.\"\"\"\n    return f'Good day, {name}!'\n\n\nprint(welcome('everyone'))\n" > "$WORK/expected-live.py"
 
+# An edit across four files (issue 39): wrapping.py and helptext.py (not ASCII) open, the others not.
+mkdir -p "$WORK/workspace/pkg"
+printf "def wrap_text(text, width):\n    return [text[i:i + width] for i in range(0, len(text), width)]\n" > "$WORK/workspace/pkg/wrapping.py"
+printf "from .wrapping import wrap_text  # by Peter \u00c5strand \U0001f389\n\nHELP = wrap_text('usage', 20)\n" > "$WORK/workspace/pkg/helptext.py"
+printf "from .wrapping import wrap_text\n\n__all__ = ['wrap_text']\n" > "$WORK/workspace/pkg/__init__.py"
+printf "from .wrapping import wrap_text\r\n\r\n\tprint(wrap_text('cli', 10))\r\n" > "$WORK/workspace/pkg/cli.py"
+
 export XDG_CONFIG_HOME="$WORK/xdg-config" XDG_DATA_HOME="$WORK/xdg-data"
 # A test-only extension that calls the language-model tool as an outer agent would.
 (cd "$HERE/tool-invoker" && "$CLIENT/node_modules/.bin/vsce" package --no-dependencies --allow-missing-repository \

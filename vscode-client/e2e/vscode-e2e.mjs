@@ -35,6 +35,8 @@ const PREVIEW_INSTRUCTION = "rename greet to welcome";
 const CANCEL_INSTRUCTION = "make the greeting louder";
 const REVIEW_INSTRUCTION = "type welcome and print a different name";
 const LIVE_INSTRUCTION = "greet everyone politely";
+const ACROSS_INSTRUCTION = "rename wrap_text to fill_text everywhere";
+const ACROSS_FILES = ["wrapping.py", "helptext.py", "__init__.py", "cli.py"];
 const started = Date.now();
 const log = (message) => console.log(`   [${((Date.now() - started) / 1000).toFixed(1)}s] ${message}`);
 
@@ -52,16 +54,19 @@ function filesContaining(dir, needle) {
   return found;
 }
 
-async function waitForFile(predicate, timeoutMs) {
+/** Waits until the file at `path` satisfies `predicate`; returns its last text. */
+async function waitForPath(path, predicate, timeoutMs) {
   const deadline = Date.now() + timeoutMs;
-  let text = "";
-  while (Date.now() < deadline) {
-    text = readFileSync(file, "utf8");
-    if (predicate(text)) return text;
+  let text = readFileSync(path, "utf8");
+  while (!predicate(text) && Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, 200));
+    text = readFileSync(path, "utf8");
   }
   return text;
 }
+
+/** Waits until the file under test satisfies `predicate`; returns its last text. */
+const waitForFile = (predicate, timeoutMs) => waitForPath(file, predicate, timeoutMs);
 
 const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
@@ -76,6 +81,25 @@ async function runCommand(page, label) {
     .first();
   await row.waitFor({ state: "visible", timeout: 15000 });
   await row.click();
+}
+
+/** Runs the palette command `label`, whose input box is titled `title`, with `instruction`. */
+async function runInstruction(page, label, title, instruction) {
+  await runCommand(page, label);
+  await page.locator(".quick-input-widget", { hasText: title }).waitFor({ timeout: 15000 });
+  await page.fill(QUICK_INPUT, instruction);
+  await page.locator(".quick-input-list .monaco-list-row", { hasText: instruction }).first().waitFor({ timeout: 5000 });
+  await page.press(QUICK_INPUT, "Enter");
+}
+
+/** Opens the file `name` through Quick Open and waits for an editor showing `text`. */
+async function quickOpen(page, name, text) {
+  await page.keyboard.press("Control+P");
+  await page.waitForSelector(QUICK_INPUT, { state: "visible" });
+  await page.fill(QUICK_INPUT, name);
+  await page.locator(".quick-input-list .monaco-list-row", { hasText: name }).first().waitFor({ timeout: 30000 });
+  await page.press(QUICK_INPUT, "Enter");
+  await page.locator(".monaco-editor .view-lines", { hasText: text }).first().waitFor({ timeout: 30000 });
 }
 
 const browser = await chromium.launch({
@@ -102,22 +126,13 @@ try {
   await page.mouse.click(640, 400);
 
   // Open greet.py through Quick Open.
-  await page.keyboard.press("Control+P");
-  await page.waitForSelector(QUICK_INPUT, { state: "visible" });
-  await page.fill(QUICK_INPUT, "greet.py");
-  await page.locator(".quick-input-list .monaco-list-row", { hasText: "greet.py" }).first().waitFor({ timeout: 30000 });
-  await page.press(QUICK_INPUT, "Enter");
+  await quickOpen(page, "greet.py", "Hello");
   const editor = page.locator(".monaco-editor .view-lines", { hasText: "Hello" }).first();
-  await editor.waitFor({ timeout: 30000 });
   await editor.click();
   log("greet.py open");
 
   // The extension activates on startup; wait until its command is in the palette.
-  await runCommand(page, "Complex Edit: Edit with Instruction…");
-  await page.locator(".quick-input-widget", { hasText: "Complex Edit: Edit with Instruction" }).waitFor({ timeout: 15000 });
-  await page.fill(QUICK_INPUT, INSTRUCTION);
-  await page.locator(".quick-input-list .monaco-list-row", { hasText: INSTRUCTION }).first().waitFor({ timeout: 5000 });
-  await page.press(QUICK_INPUT, "Enter");
+  await runInstruction(page, "Complex Edit: Edit with Instruction…", "Complex Edit: Edit with Instruction", INSTRUCTION);
   log("instruction sent");
 
   // The server's progress: a cancellable notification while the (delayed) model answers.
@@ -158,11 +173,7 @@ try {
 
   // "Complex Edit: Preview…": the proposal opens in the diff view; Apply applies it.
   await editor.click();
-  await runCommand(page, "Complex Edit: Preview…");
-  await page.locator(".quick-input-widget", { hasText: "Complex Edit: Preview" }).waitFor({ timeout: 15000 });
-  await page.fill(QUICK_INPUT, PREVIEW_INSTRUCTION);
-  await page.locator(".quick-input-list .monaco-list-row", { hasText: PREVIEW_INSTRUCTION }).first().waitFor({ timeout: 5000 });
-  await page.press(QUICK_INPUT, "Enter");
+  await runInstruction(page, "Complex Edit: Preview…", "Complex Edit: Preview", PREVIEW_INSTRUCTION);
   await page.locator(".tab", { hasText: "Complex Edit proposal" }).first().waitFor({ timeout: 60000 });
   const proposal = page.locator(".notification-toast", { hasText: "renamed greet to welcome" }).first();
   await proposal.waitFor({ timeout: 15000 });
@@ -214,11 +225,7 @@ try {
 
   // Cancel from the progress notification: the server stops, answers RequestCancelled, applies nothing.
   await editor.click();
-  await runCommand(page, "Complex Edit: Edit with Instruction…");
-  await page.locator(".quick-input-widget", { hasText: "Complex Edit: Edit with Instruction" }).waitFor({ timeout: 15000 });
-  await page.fill(QUICK_INPUT, CANCEL_INSTRUCTION);
-  await page.locator(".quick-input-list .monaco-list-row", { hasText: CANCEL_INSTRUCTION }).first().waitFor({ timeout: 5000 });
-  await page.press(QUICK_INPUT, "Enter");
+  await runInstruction(page, "Complex Edit: Edit with Instruction…", "Complex Edit: Edit with Instruction", CANCEL_INSTRUCTION);
   const running = page
     .locator(".notification-toast", { hasText: "Turn 1/3" })
     .filter({ has: page.locator(".monaco-button", { hasText: /^Cancel$/ }) })
@@ -241,11 +248,7 @@ try {
   await page.press(QUICK_INPUT, "Enter");
   await page.locator(".notification-toast", { hasText: "the Gemini API key is stored" }).first().waitFor({ timeout: 30000 });
   await editor.click();
-  await runCommand(page, "Complex Edit: Edit with Instruction…");
-  await page.locator(".quick-input-widget", { hasText: "Complex Edit: Edit with Instruction" }).waitFor({ timeout: 15000 });
-  await page.fill(QUICK_INPUT, CANCEL_INSTRUCTION);
-  await page.locator(".quick-input-list .monaco-list-row", { hasText: CANCEL_INSTRUCTION }).first().waitFor({ timeout: 5000 });
-  await page.press(QUICK_INPUT, "Enter");
+  await runInstruction(page, "Complex Edit: Edit with Instruction…", "Complex Edit: Edit with Instruction", CANCEL_INSTRUCTION);
   await page.locator(".notification-toast", { hasText: "made the greeting louder" }).first().waitFor({ timeout: 60000 });
   await page.locator(".monaco-editor .view-lines", { hasText: "HELLO" }).first().waitFor({ timeout: 10000 });
   await editor.click();
@@ -257,11 +260,7 @@ try {
   // that need confirmation start unchecked: the one the user checks lands, the other does not,
   // and the answer says so.
   await editor.click();
-  await runCommand(page, "Complex Edit: Edit with Review…");
-  await page.locator(".quick-input-widget", { hasText: "Complex Edit: Edit with Review" }).waitFor({ timeout: 15000 });
-  await page.fill(QUICK_INPUT, REVIEW_INSTRUCTION);
-  await page.locator(".quick-input-list .monaco-list-row", { hasText: REVIEW_INSTRUCTION }).first().waitFor({ timeout: 5000 });
-  await page.press(QUICK_INPUT, "Enter");
+  await runInstruction(page, "Complex Edit: Edit with Review…", "Complex Edit: Edit with Review", REVIEW_INSTRUCTION);
   const refactorPreview = page.locator(".bulk-edit-panel").first();
   await refactorPreview.waitFor({ timeout: 60000 });
   const changeRows = refactorPreview.locator(".monaco-tl-contents.textedit");
@@ -300,11 +299,7 @@ try {
   // preview goes.
   await runCommand(page, "Notifications: Clear All Notifications"); // the earlier answers' toasts
   await editor.click();
-  await runCommand(page, "Complex Edit: Edit with Instruction…");
-  await page.locator(".quick-input-widget", { hasText: "Complex Edit: Edit with Instruction" }).waitFor({ timeout: 15000 });
-  await page.fill(QUICK_INPUT, LIVE_INSTRUCTION);
-  await page.locator(".quick-input-list .monaco-list-row", { hasText: LIVE_INSTRUCTION }).first().waitFor({ timeout: 5000 });
-  await page.press(QUICK_INPUT, "Enter");
+  await runInstruction(page, "Complex Edit: Edit with Instruction…", "Complex Edit: Edit with Instruction", LIVE_INSTRUCTION);
   await page.locator(".notification-toast", { hasText: "Turn 2/3" }).first().waitFor({ timeout: 30000 });
   const previewShown = () => page.evaluate((wanted) => {
     const lines = document.querySelector(".editor-instance .monaco-editor .view-lines");
@@ -352,15 +347,88 @@ try {
   }
   log("the live-previewed edit landed and was saved");
 
+  // An edit across four files (issue 39): pkg/wrapping.py (the command's) and pkg/helptext.py
+  // (text that is not ASCII) open, pkg/__init__.py and pkg/cli.py not. While the model's second
+  // turn is slow, helptext.py shows its inline preview and "Show Live Diff" lists all four files
+  // in one view, before anything lands; then the edit lands and the view's title says done.
+  const pkg = (name) => join(workspace, "pkg", name);
+  const beforeAcross = Object.fromEntries(ACROSS_FILES.map((name) => [name, readFileSync(pkg(name), "utf8")]));
+  await runCommand(page, "View: Close All Editors");
+  await quickOpen(page, "helptext.py", "Åstrand");
+  await runCommand(page, "View: Split Editor Right");
+  await quickOpen(page, "wrapping.py", "range(0, len(text), width)");
+  await runCommand(page, "Notifications: Clear All Notifications");
+  await page.locator(".monaco-editor .view-lines", { hasText: "range(0, len(text), width)" }).first().click();
+  await runInstruction(page, "Complex Edit: Edit Across Files…", "Complex Edit: Edit Across Files", ACROSS_INSTRUCTION);
+  await page.locator(".notification-toast", { hasText: "Turn 2/3" }).first().waitFor({ timeout: 30000 });
+  // helptext.py's inline preview: "→ from .wrapping import fill_text  # by Peter Åstrand 🎉".
+  const helptextPreviewed = () => page.evaluate(() => [...document.querySelectorAll(".monaco-editor .view-lines")]
+    .filter((lines) => lines.textContent.includes("Åstrand"))
+    .some((lines) => [...lines.querySelectorAll("span")].some((span) => getComputedStyle(span, "::after").content.includes("fill_text"))));
+  const helptextDeadline = Date.now() + 10000;
+  while (!(await helptextPreviewed()) && Date.now() < helptextDeadline) await page.waitForTimeout(100);
+  if (!(await helptextPreviewed())) throw new Error("no inline preview in helptext.py (text that is not ASCII)");
+  log("helptext.py (Peter Åstrand 🎉) shows its inline preview");
+  await runCommand(page, "Complex Edit: Show Live Diff");
+  await page.locator(".tab", { hasText: "Complex Edit live diff: running" }).first().waitFor({ timeout: 15000 });
+  const listed = () => page.evaluate((names) => {
+    const area = document.querySelector(".editor-group-container.active .editor-container");
+    const text = area?.textContent ?? "";
+    return names.filter((name) => text.includes(name));
+  }, ACROSS_FILES);
+  const listedDeadline = Date.now() + 10000;
+  while ((await listed()).length < ACROSS_FILES.length && Date.now() < listedDeadline) await page.waitForTimeout(200);
+  if ((await listed()).length < ACROSS_FILES.length) throw new Error(`the live diff lists only ${JSON.stringify(await listed())}`);
+  for (const name of ACROSS_FILES) {
+    if (readFileSync(pkg(name), "utf8") !== beforeAcross[name]) throw new Error(`${name} changed on disk before the edit landed`);
+  }
+  await page.screenshot({ path: screenshot.replace(/\.png$/, "-live-diff-files.png") });
+  log("Show Live Diff lists all four files (two not open) before the edit lands");
+  const acrossAnswer = page.locator(".notification-toast", { hasText: "renamed wrap_text to fill_text in four files" }).first();
+  await acrossAnswer.waitFor({ timeout: 60000 });
+  const acrossText = (await acrossAnswer.innerText()).replace(/\s+/g, " ");
+  log(`answer: ${acrossText}`);
+  await page.locator(".tab", { hasText: "Complex Edit live diff: done" }).first().waitFor({ timeout: 15000 });
+  log("the live diff says done");
+  // The edit lands in the editors, unsaved: nothing is written to disk, and the answer says so.
+  if (!acrossText.includes("Not saved yet (File: Save All writes them)")) throw new Error(`the answer does not say the files are unsaved: ${acrossText}`);
+  await page.waitForTimeout(2000);
+  const dirtyTabs = await page.locator(".tab.dirty").allInnerTexts();
+  for (const name of ACROSS_FILES) {
+    if (readFileSync(pkg(name), "utf8") !== beforeAcross[name]) throw new Error(`${name} was written to disk`);
+    if (!dirtyTabs.some((tab) => tab.includes(name))) throw new Error(`${name} is not an unsaved editor: ${JSON.stringify(dirtyTabs)}`);
+  }
+  log("the edit landed in four unsaved editors; nothing written to disk");
+  await page.locator(".tab", { hasText: "wrapping.py" }).first().click();
+  await page.locator(".editor-group-container.active .monaco-editor .view-lines", { hasText: "def fill_text" }).first().click();
+  // One Undo in wrapping.py takes the edit back in all four files, without asking; nothing was
+  // saved, so every editor is back to the text on disk, none left with unsaved changes.
+  await page.keyboard.press("Control+Z");
+  const undone = () => page.evaluate(() => [...document.querySelectorAll(".monaco-editor .view-lines")]
+    .map((lines) => lines.textContent.replace(/\u00a0/g, " "))
+    .filter((text) => text.includes("Åstrand") || text.includes("range(0, len(text), width)")));
+  const undoDeadline = Date.now() + 10000;
+  while ((await undone()).some((text) => text.includes("fill_text")) && Date.now() < undoDeadline) await page.waitForTimeout(200);
+  const afterUndo = await undone();
+  if (afterUndo.length < 2 || afterUndo.some((text) => text.includes("fill_text"))) throw new Error(`one Undo did not take back every file: ${JSON.stringify(afterUndo)}`);
+  if ((await page.locator(".monaco-dialog-box").count()) > 0) throw new Error("Undo asked a question");
+  await page.waitForTimeout(500);
+  const dirtyAfterUndo = await page.locator(".tab.dirty").allInnerTexts();
+  if (dirtyAfterUndo.length > 0) throw new Error(`unsaved editors after the Undo: ${JSON.stringify(dirtyAfterUndo)}`);
+  for (const name of ACROSS_FILES) {
+    if (readFileSync(pkg(name), "utf8") !== beforeAcross[name]) throw new Error(`${name} was written to disk by the Undo`);
+  }
+  log("one Undo in wrapping.py took the edit back in all four files, without a question; nothing unsaved, nothing written");
+
   const requests = readFileSync(env("E2E_REQUESTS"), "utf8").trim().split("\n").filter(Boolean).map((line) => JSON.parse(line));
-  if (requests.length !== 8) throw new Error(`expected eight model requests, the emulator saw ${requests.length}`);
+  if (requests.length !== 10) throw new Error(`expected ten model requests, the emulator saw ${requests.length}`);
   const keys = requests.map((request) => request.headers["x-goog-api-key"]);
-  if (JSON.stringify(keys) !== JSON.stringify(["test-key", "test-key", "test-key", "test-key", STORED_KEY, STORED_KEY, STORED_KEY, STORED_KEY])) {
+  if (JSON.stringify(keys) !== JSON.stringify(["test-key", "test-key", "test-key", "test-key", STORED_KEY, STORED_KEY, STORED_KEY, STORED_KEY, STORED_KEY, STORED_KEY])) {
     throw new Error(`unexpected API keys on the model requests: ${JSON.stringify(keys)}`);
   }
   const temperatures = requests.map((request) => request.body?.generationConfig?.temperature);
   if (temperatures.some((t) => t !== 0.25)) throw new Error(`complexEdit.temperature did not reach the model requests: ${JSON.stringify(temperatures)}`);
-  log("eight model requests: the environment's key, then the stored key; complexEdit.temperature on all");
+  log("ten model requests: the environment's key, then the stored key; complexEdit.temperature on all");
   await page.waitForTimeout(1000); // let the output channel's log file flush
   const leaks = [...filesContaining(userData, STORED_KEY), ...filesContaining(workspace, STORED_KEY)];
   if (leaks.length > 0) throw new Error(`the stored key appears in files: ${leaks.join(", ")}`);
@@ -371,4 +439,4 @@ try {
   console.log(`   screenshot: ${screenshot}${failed ? " (failure)" : ""}`);
   await browser.close();
 }
-console.log("vscode e2e: 7 passed, 0 failed");
+console.log("vscode e2e: 8 passed, 0 failed");

@@ -4,7 +4,7 @@ import * as vscode from "vscode";
 import { ArgumentError } from "./core/arguments";
 import { doctorLines } from "./core/doctorReport";
 import { LaunchError } from "./core/launch";
-import { documentsOf, otherFilesText, plainText } from "./core/documents";
+import { documentsOf, otherFilesText, plainText, savingText } from "./core/documents";
 import { type EditResult, type OtherFiles, changedLinesOf } from "./core/protocol";
 import { textBefore } from "./core/landed";
 import { type Action, type Notice, renderRequestError, renderResult } from "./core/render";
@@ -100,8 +100,17 @@ function resultNotice(result: EditResult, own: vscode.Uri): Notice {
         vscode.workspace.asRelativePath(vscode.Uri.parse(uri)),
       )
     : "";
+  if (others === "") {
+    return notice;
+  }
+  const saved: string[] = [];
+  const unsaved: string[] = [];
+  for (const doc of documentsOf(result.documents).filter((entry) => entry.applied !== false)) {
+    const open = vscode.workspace.textDocuments.find((document) => sameUri(document.uri.toString(), doc.uri));
+    (open?.isDirty === false ? saved : unsaved).push(vscode.workspace.asRelativePath(vscode.Uri.parse(doc.uri)));
+  }
   // Links in the text: the model's words in it must not make links of their own.
-  return others === "" ? notice : { ...notice, text: plainText(notice.text) + others };
+  return { ...notice, text: plainText(notice.text) + others + savingText(saved, unsaved) };
 }
 
 /** Runs one edit on `editor`'s document with `instruction`; shows the outcome. */

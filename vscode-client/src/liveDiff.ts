@@ -1,13 +1,15 @@
 /**
- * "Complex Edit: Show Live Diff": VS Code's diff editor on two read-only virtual documents that
- * follow a running edit's previews (see core/liveDiff): the text the change is being made on,
- * and that text with the change so far, one diff per document, so a multi-line or multi-file
- * change can be watched whole. Only shown: nothing is written to the document.
+ * "Complex Edit: Show Live Diff": VS Code's multi-file diff editor (`vscode.changes`) on the whole
+ * change the running edit is making (see core/liveDiff): for each document it changes, open or
+ * not, a read-only virtual document with the text the change is made on and one with the change
+ * so far. Each file's diff updates in place as previews arrive; a file that starts changing, and
+ * the end of the edit (its title says running…, done, failed or cancelled), open the view again
+ * with the new list, in the same place. Only shown: nothing is written to any document.
  */
 
 import * as vscode from "vscode";
-import { LiveDiffs } from "./core/liveDiff";
-import { livePreviewEnabled } from "./livePreview";
+import { type LiveDiffChange, LiveDiffs } from "./core/liveDiff";
+import { type LiveDiffOutcome, livePreviewEnabled } from "./livePreview";
 
 export const LIVE_DIFF_SCHEME = "complex-edit-live";
 
@@ -27,16 +29,14 @@ export class LiveDiffView implements vscode.TextDocumentContentProvider, vscode.
   private readonly changed = new vscode.EventEmitter<vscode.Uri>();
   readonly onDidChange = this.changed.event;
   private readonly disposables: vscode.Disposable[];
+  /** The title of the view now open (undefined: Show Live Diff was not run, or its tab closed). */
+  private shownTitle: string | undefined;
+  /** The documents the open view lists. */
+  private shownKeys: string[] = [];
+  private reopening: Promise<void> = Promise.resolve();
 
   constructor() {
-    this.disposables = [
-      vscode.workspace.registerTextDocumentContentProvider(LIVE_DIFF_SCHEME, this),
-      vscode.workspace.onDidCloseTextDocument((document) => {
-        if (document.uri.scheme !== LIVE_DIFF_SCHEME && !this.isShown(keyOf(document.uri))) {
-          this.diffs.closed(keyOf(document.uri));
-        }
-      }),
-    ];
+    this.disposables = [vscode.workspace.registerTextDocumentContentProvider(LIVE_DIFF_SCHEME, this)];
   }
 
   /** The URI of one side of `key`'s diff; the file's own name, so both sides get its language. */
@@ -59,21 +59,43 @@ export class LiveDiffView implements vscode.TextDocumentContentProvider, vscode.
     const text = vscode.workspace.textDocuments.find((doc) => keyOf(doc.uri) === key)?.getText() ?? "";
     this.diffs.started(key, text);
     this.refresh(key);
+    this.follow();
   }
 
-  ended(): void {
-    this.diffs.ended();
+  /** An edit ended: `outcome` says how. */
+  ended(outcome: LiveDiffOutcome = "done"): void {
+    this.diffs.ended(outcome);
+    this.follow();
   }
 
   /** A `complexEdit/preview` notification. */
   receive(params: unknown): void {
-    const key = this.diffs.receive(params, (wanted) => {
-      const document = vscode.workspace.textDocuments.find((doc) => keyOf(doc.uri) === wanted);
-      return document === undefined ? undefined : { version: document.version, text: document.getText() };
-    });
-    if (key !== undefined) {
-      this.refresh(key);
+    this.handle(
+      this.diffs.receive(params, (wanted) => {
+        const document = vscode.workspace.textDocuments.find((doc) => keyOf(doc.uri) === wanted);
+        return document === undefined ? undefined : { version: document.version, text: document.getText() };
+      }),
+    );
+  }
+
+  private handle(change: LiveDiffChange): void {
+    if (change.kind === "needsDisk") {
+      void this.readDisk(change.key);
+    } else if (change.kind === "changed") {
+      this.refresh(change.key);
+      this.follow();
     }
+  }
+
+  /** A file not open: its text on disk, which its previews are on (read once per edit). */
+  private async readDisk(key: string): Promise<void> {
+    let text: string;
+    try {
+      text = new TextDecoder("utf-8").decode(await vscode.workspace.fs.readFile(vscode.Uri.parse(key)));
+    } catch {
+      return;
+    }
+    this.handle(this.diffs.diskText(key, text));
   }
 
   private refresh(key: string): void {
@@ -81,33 +103,54 @@ export class LiveDiffView implements vscode.TextDocumentContentProvider, vscode.
     this.changed.fire(this.uriOf(key, "after"));
   }
 
-  private isShown(key: string): boolean {
+  /** The tabs titled `title` (VS Code adds " (N files)" to a multi-file diff's label). */
+  private tabsTitled(title: string): vscode.Tab[] {
     return vscode.window.tabGroups.all
       .flatMap((group) => group.tabs)
-      .some((tab) => tab.input instanceof vscode.TabInputTextDiff && tab.input.modified.toString() === this.uriOf(key, "after").toString());
+      .filter((tab) => tab.label === title || tab.label.startsWith(`${title} (`));
   }
 
-  /**
-   * Opens the live diff of the active editor's document, or, when it has none, of the document
-   * the user picks among those that have one.
-   */
-  async show(): Promise<void> {
+  /** The tab of the open view, if it is still open. */
+  private shownTab(): vscode.Tab | undefined {
+    return this.shownTitle === undefined ? undefined : this.tabsTitled(this.shownTitle)[0];
+  }
+
+  /** The open view lists a new file, or its title a new state: open it again, in place. */
+  private follow(): void {
+    if (this.shownTitle === undefined) {
+      return;
+    }
     const keys = this.diffs.keys();
-    const active = vscode.window.activeTextEditor?.document.uri;
-    let key = active !== undefined && keys.includes(keyOf(active)) ? keyOf(active) : undefined;
-    if (key === undefined && keys.length === 1) {
-      key = keys[0];
-    } else if (key === undefined && keys.length > 1) {
-      const picked = await vscode.window.showQuickPick(
-        keys.map((k) => ({ label: nameOf(k), description: vscode.workspace.asRelativePath(vscode.Uri.parse(k)), key: k })),
-        { title: "Complex Edit: Show Live Diff", placeHolder: "The live diff of which document?" },
-      );
-      key = picked?.key;
-      if (key === undefined) {
+    if (this.diffs.title() === this.shownTitle && keys.join("\n") === this.shownKeys.join("\n")) {
+      return;
+    }
+    this.reopening = this.reopening.then(async () => {
+      const tab = this.shownTab();
+      if (tab === undefined) {
+        this.shownTitle = undefined; // the user closed it
         return;
       }
+      await this.replace(tab);
+    });
+  }
+
+  /** Opens the view with the files and title of now, then closes `old` (the view it replaces). */
+  private async replace(old: vscode.Tab | undefined): Promise<void> {
+    const keys = this.diffs.keys();
+    const title = this.diffs.title();
+    this.shownTitle = title;
+    this.shownKeys = keys;
+    const resources = keys.map((key) => [vscode.Uri.parse(key), this.uriOf(key, "before"), this.uriOf(key, "after")]);
+    await vscode.commands.executeCommand("vscode.changes", title, resources);
+    const opened = vscode.window.tabGroups.activeTabGroup.activeTab;
+    if (old !== undefined && old !== opened && old.label !== opened?.label) {
+      await vscode.window.tabGroups.close(old, true);
     }
-    if (key === undefined) {
+  }
+
+  /** Opens the live diff of the running (or the last) edit: every file it changes, in one view. */
+  async show(): Promise<void> {
+    if (this.diffs.keys().length === 0) {
       void vscode.window.showInformationMessage(
         livePreviewEnabled()
           ? "Complex Edit: no edit has run here yet; run one, and Show Live Diff follows it as it is made."
@@ -115,10 +158,11 @@ export class LiveDiffView implements vscode.TextDocumentContentProvider, vscode.
       );
       return;
     }
-    await vscode.commands.executeCommand("vscode.diff", this.uriOf(key, "before"), this.uriOf(key, "after"), `${nameOf(key)}: Complex Edit live diff`, {
-      preview: true,
-      preserveFocus: false,
-    });
+    const old = this.shownTab();
+    if (old !== undefined) {
+      await vscode.window.tabGroups.close(old, true); // shown again, in front
+    }
+    await this.replace(undefined);
   }
 
   dispose(): void {

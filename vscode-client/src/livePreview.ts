@@ -15,7 +15,10 @@ import {
   type PreviewHunk,
   decorationsFor,
 } from "./core/livePreview";
+import type { LiveDiffStatus } from "./core/liveDiff";
 import type { LiveDiffView } from "./liveDiff";
+
+export type LiveDiffOutcome = Exclude<LiveDiffStatus, "idle" | "running">;
 import { SECTION } from "./settings";
 
 export const LIVE_PREVIEW_SETTING = "livePreview";
@@ -74,9 +77,12 @@ export class LivePreview implements vscode.Disposable {
     this.liveDiff.started(document);
   }
 
-  ended(document: vscode.Uri): void {
-    this.apply(this.previews.ended(keyOf(document)));
-    this.liveDiff.ended();
+  /** The edit of `document` ended: `outcome` says how (the live diff shows it). */
+  ended(document: vscode.Uri, outcome: LiveDiffOutcome = "done"): void {
+    for (const action of this.previews.ended(keyOf(document))) {
+      this.apply(action);
+    }
+    this.liveDiff.ended(outcome);
   }
 
   clearAll(): void {

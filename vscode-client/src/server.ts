@@ -20,7 +20,7 @@ import { errorCode } from "./core/render";
 import { RunLog } from "./core/runLog";
 import { RESTART_SETTINGS } from "./core/settings";
 import { LiveDiffView } from "./liveDiff";
-import { LivePreview, LivePreviewFeature } from "./livePreview";
+import { type LiveDiffOutcome, LivePreview, LivePreviewFeature } from "./livePreview";
 import { NotificationProgressFeature } from "./progress";
 import { SECTION, launchSettings, serverSettings } from "./settings";
 
@@ -298,6 +298,7 @@ export class ComplexEditServer implements vscode.Disposable {
     }
     this.running.add(source);
     this.livePreview.started(request.document);
+    let outcome: LiveDiffOutcome = "failed";
     try {
       const args = buildArguments({ ...request, uri: client.code2ProtocolConverter.asUri(request.document) });
       for (let attempt = 0; ; attempt++) {
@@ -314,6 +315,7 @@ export class ComplexEditServer implements vscode.Disposable {
           if (!result.success && result.reason === "cancelled") {
             this.runLog.cancelled(what);
           }
+          outcome = result.success ? "done" : result.reason === "cancelled" ? "cancelled" : "failed";
           return result;
         } catch (error) {
           // A document opened a moment ago may not have reached the server yet.
@@ -324,12 +326,13 @@ export class ComplexEditServer implements vscode.Disposable {
           }
           if (errorCode(error) === REQUEST_CANCELLED) {
             this.runLog.cancelled(what);
+            outcome = "cancelled";
           }
           throw error;
         }
       }
     } finally {
-      this.livePreview.ended(request.document);
+      this.livePreview.ended(request.document, outcome);
       link?.dispose();
       this.running.delete(source);
       source.dispose();

@@ -112,6 +112,9 @@ function M.finish(job, data)
   end
   job.finished = true
   live_preview.clear(job.bufnr)
+  if not M.any() then
+    live_preview.clear_all() -- the other buffers an edit across files previewed
+  end
   messages.redraw_status()
   data.bufnr, data.request_id = job.bufnr, job.request_id
   messages.fire('ComplexEditDone', data)

@@ -20,8 +20,13 @@ function M.enabled()
   return vim.g.complex_edit_live_preview ~= false
 end
 
+--- The buffers a preview was drawn in since they were last cleared.
+---@type table<integer, true>
+local drawn = {}
+
 --- Removes the preview from `bufnr`, if it shows one.
 function M.clear(bufnr)
+  drawn[bufnr] = nil
   if vim.api.nvim_buf_is_valid(bufnr) then
     vim.api.nvim_buf_clear_namespace(bufnr, M.ns, 0, -1)
     vim.api.nvim_clear_autocmds({ group = augroup, buffer = bufnr })
@@ -52,6 +57,7 @@ function M.draw(bufnr, hunks, encoding)
   vim.api.nvim_set_hl(0, HL.old, { link = 'DiffDelete', default = true })
   vim.api.nvim_set_hl(0, HL.new, { link = 'DiffAdd', default = true })
   vim.api.nvim_buf_clear_namespace(bufnr, M.ns, 0, -1)
+  drawn[bufnr] = true
   for _, hunk in ipairs(hunks) do
     if is_hunk(hunk) then
       view.draw(bufnr, M.ns, view.layout(bufnr, hunk, encoding), HL)
@@ -65,6 +71,13 @@ function M.draw(bufnr, hunks, encoding)
       M.clear(bufnr)
     end,
   })
+end
+
+--- Removes every preview (no edit runs any more: the other buffers of an edit across files).
+function M.clear_all()
+  for bufnr in pairs(drawn) do
+    M.clear(bufnr)
+  end
 end
 
 ---@class complex_edit.PreviewParams

@@ -3,7 +3,9 @@
 --- live preview of the change so far (`complexEdit/preview`).
 
 local jobs = require('complex_edit.jobs')
+local live_diff = require('complex_edit.live_diff')
 local live_preview = require('complex_edit.live_preview')
+local view = require('complex_edit.hunks')
 local messages = require('complex_edit.messages')
 
 local M = {}
@@ -74,21 +76,30 @@ function M.follow()
 end
 
 --- The `complexEdit/preview` handler (lsp/complex_edit.lua registers it): drawn only while an
---- edit of that client runs on the buffer, so no preview outlives its edit.
+--- edit runs — in its own buffer and in every other loaded buffer an edit across files changes
+--- —, so no preview outlives its edit; every preview, of a loaded buffer or of a file not
+--- loaded, also feeds `:ComplexEditLiveDiff`.
 ---@param params complex_edit.PreviewParams
 ---@param ctx lsp.HandlerContext
 function M.preview(_, params, ctx)
   local document = type(params) == 'table' and params.textDocument or nil
-  local bufnr = type(document) == 'table' and live_preview.buffer_of(document.uri) or nil
+  if type(document) ~= 'table' or type(document.uri) ~= 'string' then
+    return
+  end
+  local bufnr = live_preview.buffer_of(document.uri)
+  local client = vim.lsp.get_client_by_id(ctx.client_id)
+  local encoding = client and client.offset_encoding or 'utf-8'
+  if jobs.any() then
+    live_diff.receive(params, bufnr, encoding, view.version)
+  end
   if not bufnr then
     return
   end
   local job = jobs.on(bufnr)
-  if not job or job.client_id ~= ctx.client_id then
+  if not jobs.any() or (job and job.client_id ~= ctx.client_id) then
     return live_preview.clear(bufnr)
   end
-  local client = vim.lsp.get_client_by_id(ctx.client_id)
-  live_preview.show(bufnr, params, client and client.offset_encoding or 'utf-8')
+  live_preview.show(bufnr, params, encoding)
 end
 
 return M

@@ -36,6 +36,18 @@ local function fake_server(dispatchers)
       dispatchers.notification(method, params)
     end)
   end
+  --- Sends a notification and waits (`wait`: the harness's H.wait) until Neovim has handled it:
+  --- the scheduled callbacks run in order, so a flag scheduled after it is set once its handler ran.
+  fake.deliver = function(method, params, wait)
+    local handled = false
+    fake.send(method, params)
+    vim.schedule(function()
+      handled = true
+    end)
+    wait('the ' .. method .. ' notification to be handled', function()
+      return handled
+    end)
+  end
   --- A request to the client; `callback(err, result)` gets its answer.
   fake.request = function(method, params, callback)
     vim.schedule(function()

@@ -31,17 +31,8 @@ H.run(function()
     return vim.lsp.util.buf_versions[buf]
   end
 
-  --- Sends a notification and waits until Neovim has handled it (the scheduled callbacks run in
-  --- order, so a flag scheduled after it is set once its handler ran).
   local function send(params)
-    local handled = false
-    fake.send('complexEdit/preview', params)
-    vim.schedule(function()
-      handled = true
-    end)
-    H.wait('the preview notification to be handled', function()
-      return handled
-    end)
+    fake.deliver('complexEdit/preview', params, H.wait)
   end
 
   local function preview(hunks, at_version)

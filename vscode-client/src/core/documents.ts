@@ -68,3 +68,18 @@ export function otherFilesText(
   }
   return ` — ${parts.join("; ")}.`;
 }
+
+/**
+ * What became of the files of an edit across files once it landed: which VS Code wrote to disk
+ * (`saved`) and which it left with unsaved changes (`unsaved`), by name.
+ */
+export function savingText(saved: readonly string[], unsaved: readonly string[]): string {
+  const hint = "File: Save All writes them";
+  if (unsaved.length === 0) {
+    return saved.length === 0 ? "" : ` Saved to disk: ${saved.join(", ")}.`;
+  }
+  if (saved.length === 0) {
+    return ` Not saved yet (${hint}): ${unsaved.join(", ")}.`;
+  }
+  return ` Saved to disk: ${saved.join(", ")}; not saved yet (${hint}): ${unsaved.join(", ")}.`;
+}

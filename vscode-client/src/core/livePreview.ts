@@ -152,8 +152,10 @@ const NONE: PreviewAction = { kind: "none" };
 
 /**
  * The previews of the documents, one each: which to draw, and when they go (`done`, the end of
- * the command that produced them, the document closing). A preview is drawn only while an edit
- * of this client runs on the document, and only on the version it was computed for.
+ * the command that produced them, the document closing). A preview is drawn while an edit of
+ * this client runs — on its own document and on every other open document an edit across files
+ * changes —, and only on the version it was computed for (a file not open, `version: null`, has
+ * no editor to draw in).
  */
 export class LivePreviews {
   /** The preview each document shows, with the version it was computed for. */
@@ -174,7 +176,7 @@ export class LivePreviews {
       return NONE;
     }
     const uri = this.keyOf(params.uri);
-    if (params.done || !enabled || !this.running.has(uri)) {
+    if (params.done || !enabled || this.running.size === 0) {
       return this.clear(uri);
     }
     const now = versionNow(uri);
@@ -190,15 +192,19 @@ export class LivePreviews {
     this.running.set(uri, (this.running.get(uri) ?? 0) + 1);
   }
 
-  /** An edit of `uri` ended (its answer, an error or a cancel): its preview goes once no other runs. */
-  ended(uri: string): PreviewAction {
+  /**
+   * An edit of `uri` ended (its answer, an error or a cancel): its preview goes once no other
+   * edit of it runs, and every other document's once no edit runs at all.
+   */
+  ended(uri: string): PreviewAction[] {
     const left = (this.running.get(uri) ?? 1) - 1;
     if (left > 0) {
       this.running.set(uri, left);
-      return NONE;
+      return [];
     }
     this.running.delete(uri);
-    return this.clear(uri);
+    const others = this.running.size === 0 ? [...this.shown.keys()].filter((key) => key !== uri) : [];
+    return [this.clear(uri), ...others.map((key) => this.clear(key))];
   }
 
   /** The document was closed. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { OPEN_FILE_COMMAND, commandLink, documentsOf, otherFilesText, plainText } from "../../src/core/documents";
+import { OPEN_FILE_COMMAND, commandLink, documentsOf, otherFilesText, plainText, savingText } from "../../src/core/documents";
 
 const same = (a: string, b: string): boolean => a === b;
 const label = (uri: string): string => uri.replace("file:///p/", "");
@@ -29,6 +29,15 @@ describe("otherFilesText", () => {
   it("says nothing for a single document", () => {
     expect(otherFilesText(docs.slice(0, 1), "file:///p/a.py", same, () => false, label)).toBe("");
     expect(otherFilesText([], "file:///p/a.py", same, () => false, label)).toBe("");
+  });
+});
+
+describe("savingText", () => {
+  it("names the files VS Code wrote to disk and those it left unsaved", () => {
+    expect(savingText([], ["a.py", "lib/b.py"])).toBe(" Not saved yet (File: Save All writes them): a.py, lib/b.py.");
+    expect(savingText(["a.py", "lib/b.py"], [])).toBe(" Saved to disk: a.py, lib/b.py.");
+    expect(savingText(["a.py"], ["lib/b.py"])).toBe(" Saved to disk: a.py; not saved yet (File: Save All writes them): lib/b.py.");
+    expect(savingText([], [])).toBe("");
   });
 });
 

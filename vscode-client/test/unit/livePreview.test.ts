@@ -130,6 +130,15 @@ describe("decorationFor", () => {
     expect(decorationFor(hunk([0, 0], [1, 0], "a\n"), lineAt, 0)).toBeUndefined();
   });
 
+  it("lays out a hunk after astral and non-ASCII characters in UTF-16 units, on a CRLF line", () => {
+    const line = 'A = "🎉 Peter Åstrand"; NAME = 1';
+    const at = line.indexOf("NAME"); // UTF-16 units: the emoji counts 2
+    const change = hunk([0, at], [0, at + 4], "AUTHOR");
+    const shape = layoutHunk(change, () => line, 1);
+    expect(shape.newLines).toEqual(['A = "🎉 Peter Åstrand"; AUTHOR = 1']);
+    expect(decorationFor(change, () => line, 2)?.label).toBe('→ A = "🎉 Peter Åstrand"; AUTHOR = 1');
+  });
+
   it("maps a preview's hunks in order", () => {
     const hunks = [hunk([0, 0], [1, 0], "def bar(x):\n"), hunk([2, 0], [2, 0], ""), hunk([4, 6], [4, 9], "bar")];
     expect(decorationsFor(hunks, lineAt, COUNT).map((d) => d.label)).toEqual(["→ def bar(x):", "→ print(bar(41))"]);
@@ -167,7 +176,7 @@ describe("LivePreviews", () => {
     expect(previews.redraw(URI, 3)).toEqual({ kind: "none" });
 
     previews.receive(notification(3, h), at(3), true);
-    expect(previews.ended(URI)).toEqual({ kind: "clear", uri: URI });
+    expect(previews.ended(URI)).toEqual([{ kind: "clear", uri: URI }]);
     expect(previews.redraw(URI, 3)).toEqual({ kind: "none" });
 
     previews.started(URI);
@@ -181,12 +190,29 @@ describe("LivePreviews", () => {
     previews.started(URI);
     previews.started(URI); // a second one, refused as busy by the server
     previews.receive(notification(3, h), at(3), true);
-    expect(previews.ended(URI)).toEqual({ kind: "none" });
+    expect(previews.ended(URI)).toEqual([]);
     expect(previews.redraw(URI, 3)).toEqual({ kind: "draw", uri: URI, hunks: h });
-    expect(previews.ended(URI)).toEqual({ kind: "clear", uri: URI });
+    expect(previews.ended(URI)).toEqual([{ kind: "clear", uri: URI }]);
   });
 
-  it("draws nothing when no edit of this client runs on the document, or when the setting is off", () => {
+  it("draws every other open document an edit across files changes (helptext.py got none: issue 39)", () => {
+    // The edit runs on wrapping.py; the server previews helptext.py, open in another editor,
+    // whose text is not ASCII. Before, only the command's own document was drawn.
+    const previews = new LivePreviews();
+    const helptext = "file:///ws/pkg/helptext.py";
+    previews.started(URI);
+    const peter = [{ range: { start: { line: 0, character: 0 }, end: { line: 1, character: 0 } }, newText: 'AUTHOR = "🎉 Peter Åstrand"\n', oldText: 'NAME = "🎉 Peter Åstrand"\n' }];
+    const sent = { textDocument: { uri: helptext, version: 7 }, hunks: peter, done: false };
+    expect(previews.receive(sent, (uri) => (uri === helptext ? 7 : 3), true)).toEqual({ kind: "draw", uri: helptext, hunks: peter });
+    // A file not open (version null) has no editor to draw in.
+    const disk = { textDocument: { uri: "file:///ws/pkg/other.py", version: null }, hunks: peter, done: false };
+    expect(previews.receive(disk, () => 1, true)).toEqual({ kind: "none" });
+    // The end of the edit clears its own document and every other one it drew.
+    expect(previews.ended(URI)).toEqual([{ kind: "clear", uri: URI }, { kind: "clear", uri: helptext }]);
+    expect(previews.redraw(helptext, 7)).toEqual({ kind: "none" });
+  });
+
+  it("draws nothing when no edit of this client runs, or when the setting is off", () => {
     const previews = new LivePreviews();
     expect(previews.receive(notification(3, h), at(3), true)).toEqual({ kind: "clear", uri: URI });
     previews.started(URI);

@@ -229,11 +229,12 @@ export interface PerformArgs {
   propose?: boolean;
 }
 /**
- * The live document the hunks are placed on, at `version`.
+ * The live document the hunks are placed on, at `version`; `version` null: a file not
+ * open in the editor, the hunks on its text as read from disk.
  */
 export interface PreviewDocument {
   uri: string;
-  version: number;
+  version: number | null;
 }
 /**
  * One changed region so far: `range` of the live document (in the negotiated position
