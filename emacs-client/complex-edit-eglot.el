@@ -36,8 +36,8 @@ Eglot runs one server per buffer: in these modes it replaces any other."
   (add-to-list 'eglot-server-programs (cons modes #'complex-edit-eglot-contact)))
 
 (cl-defmethod eglot-initialization-options ((_server complex-edit-eglot-server))
-  "`complex-edit-settings', as initializationOptions."
-  (or complex-edit-settings eglot--{}))
+  "`complex-edit-settings' (and livePreview), as initializationOptions."
+  (or (complex-edit-initialization-options) eglot--{}))
 
 (cl-defmethod eglot-client-capabilities :around ((_server complex-edit-eglot-server))
   "Eglot's capabilities, plus `window.workDoneProgress'."
@@ -57,11 +57,25 @@ Eglot runs one server per buffer: in these modes it replaces any other."
   "Show the server's progress VALUE in the mode line."
   (complex-edit-progress server value))
 
+(cl-defmethod eglot-handle-notification
+  ((_server complex-edit-eglot-server) (_method (eql complexEdit/preview))
+   &key textDocument hunks done)
+  "Draw the change so far: TEXTDOCUMENT's HUNKS (cleared when DONE)."
+  (complex-edit-live-show (list :textDocument textDocument :hunks hunks :done done)
+                          #'eglot--lsp-position-to-point
+                          (lambda () eglot--versioned-identifier)))
+
 (defvar eglot-confirm-server-edits)     ; eglot 1.16+
 
 (cl-defmethod eglot-handle-request :around
-  ((_server complex-edit-eglot-server) (_method (eql workspace/applyEdit)) &key _label edit)
-  "Apply EDIT as one undo step, without a prompt; report the change at once."
+  ((server complex-edit-eglot-server) (_method (eql workspace/applyEdit)) &key _label edit)
+  "Apply EDIT as one undo step, without eglot's prompt; report the change at once.
+Every file it changes is visited first (eglot 1.9 asks before it edits a file
+that is not); `complex-edit-confirm-edits' asks instead, telling the server."
+  (when-let ((refusal (complex-edit-before-server-edit
+                       server (complex-edit--edit-files edit #'eglot--uri-to-path)
+                       (lambda (params) (jsonrpc-notify server :complexEdit/asking params)))))
+    (jsonrpc-error refusal))
   (let ((buffers (complex-edit--edit-buffers edit #'eglot--uri-to-path))
         (eglot-confirm-server-initiated-edits nil)
         (eglot-confirm-server-edits nil))

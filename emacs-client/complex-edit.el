@@ -57,6 +57,20 @@ Each gets one argument: the answer, a plist with the contract's fields
 After a review it also has :kept and :declined."
   :type 'hook)
 
+(defcustom complex-edit-confirm-edits nil
+  "When non-nil, ask before an edit of the server lands (naming its files).
+By default nothing is asked: you asked for the edit, and `complex-edit-review'
+is the way to confirm changes.  While the question is open, the package tells
+the server it is asking (`complexEdit/asking'), so the server's wait for
+the answer (setting applyTimeoutSeconds) stretches to
+`complex-edit-question-seconds'; an answer given after the server stopped
+waiting applies nothing."
+  :type 'boolean)
+
+(defcustom complex-edit-question-seconds 300
+  "How long the server waits for your answer to `complex-edit-confirm-edits'."
+  :type 'number)
+
 (defface complex-edit-mode-line '((t :inherit mode-line-emphasis))
   "Face of the running edit in the mode line.")
 
@@ -74,10 +88,14 @@ handle), :cancel (HANDLE, returns non-nil when no answer will follow), :to-lsp
   buffer backend handle review (started (float-time)) progress cancelled uri)
 
 (defconst complex-edit--cancel-wait 5 "Seconds to wait for the answer to a cancel.")
+(defvar complex-edit--requests nil
+  "The package's requests waiting for their answer, each (CONNECTION . HANDLE).")
 (defvar complex-edit--jobs nil "The edits that are running, newest first.")
 (defvar complex-edit--timer nil "Refreshes the mode line's elapsed time while edits run.")
 
 (defvar-local complex-edit--job nil "The edit running in this buffer, if any.")
+(defvar complex-edit--job-end-functions nil
+  "Functions called with a job when it ends (its live preview is cleared).")
 
 ;;;; Small helpers
 
@@ -88,13 +106,7 @@ handle), :cancel (HANDLE, returns non-nil when no answer will follow), :to-lsp
 (defun complex-edit--edit-buffers (edit uri-to-path)
   "The live buffers the WorkspaceEdit EDIT (a plist) touches.
 URI-TO-PATH turns a URI into a file name (each backend has its own)."
-  (delq nil
-        (mapcar (lambda (uri) (find-buffer-visiting (funcall uri-to-path uri)))
-                (append (cl-loop for (uri _edits) on (plist-get edit :changes) by #'cddr
-                                 collect (substring (symbol-name uri) 1))
-                        (mapcar (lambda (change)
-                                  (plist-get (plist-get change :textDocument) :uri))
-                                (plist-get edit :documentChanges))))))
+  (delq nil (mapcar #'find-buffer-visiting (complex-edit--edit-files edit uri-to-path))))
 
 (defun complex-edit--plist (value)
   "VALUE with hash tables turned into plists with keyword keys, recursively."
@@ -125,6 +137,12 @@ URI-TO-PATH turns a URI into a file name (each backend has its own)."
           complex-edit-executable)
         complex-edit-server-args))
 
+(defvar complex-edit-live-preview)
+
+(defun complex-edit-initialization-options ()
+  "`complex-edit-settings', and livePreview while `complex-edit-live-preview'."
+  (append complex-edit-settings (when complex-edit-live-preview '(:livePreview t))))
+
 (defun complex-edit--backend ()
   "The backend of the current buffer, or a `user-error' saying how to get one."
   (or (run-hook-with-args-until-success 'complex-edit--backend-finders)
@@ -145,6 +163,63 @@ A buffer without a server is refused first, before the instruction is asked for.
     (when (string-empty-p text)
       (user-error "Complex Edit: no instruction"))
     text))
+
+(defun complex-edit-send (backend params on-result on-error)
+  "Send the command PARAMS through BACKEND; ON-RESULT or ON-ERROR gets the answer.
+Returns the request, (CONNECTION . HANDLE), listed in `complex-edit--requests'
+until it is answered (or `complex-edit--forget'-ten)."
+  (let ((request (list (plist-get backend :connection))))
+    (push request complex-edit--requests)
+    (setcdr request
+            (funcall (plist-get backend :send) params
+                     (lambda (result) (complex-edit--forget request) (funcall on-result result))
+                     (lambda (err) (complex-edit--forget request) (funcall on-error err))))
+    request))
+
+(defun complex-edit--forget (request)
+  "REQUEST is answered, or no answer will come."
+  (setq complex-edit--requests (delq request complex-edit--requests)))
+
+(defun complex-edit--uri-file (uri)
+  "The file name of the file URI."
+  (url-unhex-string (url-filename (url-generic-parse-url uri))))
+
+(defun complex-edit-before-server-edit (connection files notify)
+  "Get ready for an edit the server at CONNECTION sends, of FILES (file names).
+Visit (without showing) every one not visited, so eglot asks no question.
+With `complex-edit-confirm-edits', ask first: NOTIFY (called with the params of
+`complexEdit/asking') tells the server, whose wait then covers the question.
+Returns nil to go ahead, or the reason to refuse the edit (a string)."
+  (let ((waiting (cl-remove-if-not (lambda (request) (eq (car request) connection))
+                                   complex-edit--requests)))
+    (cond
+     ((and complex-edit-confirm-edits
+           (progn (ignore-errors
+                    (funcall notify `(:seconds ,complex-edit-question-seconds)))
+                  (not (y-or-n-p (format "Complex Edit wants to edit:\n  %s\nProceed? "
+                                         (mapconcat #'abbreviate-file-name files "\n  "))))))
+      "you declined the edit")
+     ((and waiting (cl-notany (lambda (request) (memq request complex-edit--requests))
+                              waiting))
+      ;; The command was answered (the server stopped waiting) while the question was open.
+      (message "Complex Edit: answered after the server stopped waiting (applyTimeoutSeconds, \
+complex-edit-question-seconds); nothing was applied")
+      "answered after the server had stopped waiting for it; nothing was applied")
+     (t
+      (dolist (file files)
+        (unless (find-buffer-visiting file)
+          (find-file-noselect file)))
+      nil))))
+
+(defun complex-edit--edit-files (edit uri-to-path)
+  "The file names the WorkspaceEdit EDIT (a plist) changes.
+URI-TO-PATH reads a URI."
+  (delete-dups
+   (mapcar uri-to-path
+           (append (cl-loop for (uri _edits) on (plist-get edit :changes) by #'cddr
+                            collect (substring (symbol-name uri) 1))
+                   (mapcar (lambda (change) (plist-get (plist-get change :textDocument) :uri))
+                           (plist-get edit :documentChanges))))))
 
 ;;;; The mode line
 
@@ -203,6 +278,8 @@ Backends call it with the server's `$/progress' values."
   "Forget JOB; nil when it had already ended."
   (when (memq job complex-edit--jobs)
     (setq complex-edit--jobs (delq job complex-edit--jobs))
+    (complex-edit--forget (complex-edit--job-handle job))
+    (run-hook-with-args 'complex-edit--job-end-functions job)
     (when (and (null complex-edit--jobs) complex-edit--timer)
       (cancel-timer complex-edit--timer)
       (setq complex-edit--timer nil))
@@ -239,10 +316,10 @@ OTHER-FILES \"edit\" lets the edit change other files of the workspace too."
     ;; Whatever was typed before is its own undo step, apart from the edit.
     (undo-boundary)
     (setf (complex-edit--job-handle job)
-          (funcall (plist-get backend :send)
-                   `(:command "performComplexEdit" :arguments [,arguments])
-                   (lambda (result) (complex-edit--answered job (complex-edit--plist result)))
-                   (lambda (err) (complex-edit--failed job (complex-edit--plist err)))))
+          (complex-edit-send
+           backend `(:command "performComplexEdit" :arguments [,arguments])
+           (lambda (result) (complex-edit--answered job (complex-edit--plist result)))
+           (lambda (err) (complex-edit--failed job (complex-edit--plist err)))))
     (complex-edit--start job)
     (message "Complex Edit: running… (M-x complex-edit-cancel or C-g cancels)")))
 
@@ -347,11 +424,30 @@ too (otherFiles \"edit\"); they are left unsaved."
   (complex-edit--run prompt nil (when across-files "edit")))
 
 ;;;###autoload
-(defun complex-edit-review (prompt)
+(defun complex-edit-across-files (prompt)
+  "Edit as PROMPT says; the edit may change other files of the workspace too.
+The same as `C-u M-x complex-edit'."
+  (interactive (complex-edit--ask "Complex Edit (across files): "))
+  (complex-edit--run prompt nil "edit"))
+
+;;;###autoload
+(defun complex-edit-review (prompt &optional across-files)
   "Like `complex-edit' for PROMPT, but review the proposed changes first.
-Each is kept or dropped; nothing is written before."
-  (interactive (complex-edit--ask "Complex Edit (review): "))
-  (complex-edit--run prompt t))
+Each is kept or dropped; nothing is written before.  With a prefix argument
+\(ACROSS-FILES), the edit may change other files too, and the review goes
+through every file's changes, file by file."
+  (interactive (append (complex-edit--ask
+                        (if current-prefix-arg "Complex Edit (review across files): "
+                          "Complex Edit (review): "))
+                       (list current-prefix-arg)))
+  (complex-edit--run prompt t (when across-files "edit")))
+
+;;;###autoload
+(defun complex-edit-review-across-files (prompt)
+  "Review an edit of PROMPT that may change other files too, file by file.
+The same as `C-u M-x complex-edit-review'."
+  (interactive (complex-edit--ask "Complex Edit (review across files): "))
+  (complex-edit--run prompt t "edit"))
 
 ;;;###autoload
 (defun complex-edit-cancel ()
@@ -363,7 +459,7 @@ Each is kept or dropped; nothing is written before."
     (setf (complex-edit--job-cancelled job) t)
     (if (condition-case err
             (funcall (plist-get (complex-edit--job-backend job) :cancel)
-                     (complex-edit--job-handle job))
+                     (cdr (complex-edit--job-handle job)))
           ;; The connection is gone: no answer will come.
           (error (message "Complex Edit: %s" (error-message-string err)) t))
         (complex-edit--failed job '(:code -32800))
@@ -390,6 +486,7 @@ Each is kept or dropped; nothing is written before."
 (autoload 'complex-edit-lsp-mode-register "complex-edit-lsp-mode")
 
 (provide 'complex-edit)
+(require 'complex-edit-live)
 
 (with-eval-after-load 'eglot (require 'complex-edit-eglot))
 (with-eval-after-load 'lsp-mode (require 'complex-edit-lsp-mode))

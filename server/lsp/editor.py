@@ -271,10 +271,11 @@ class LspEditor:
         echo = self._ls.commands.next_change(uri)
         echoes = [(o, self._ls.commands.next_change(o.base.uri)) for o in others]
         try:
-            async with asyncio.timeout(limit_seconds):
-                answer = await self._ls.workspace_apply_edit_async(
-                    types.ApplyWorkspaceEditParams(edit=edit, label=label)
-                )
+            async with asyncio.timeout(limit_seconds) as wait:
+                with self._ls.apply_waits.watching(wait):  # a question stretches it (asking.py)
+                    answer = await self._ls.workspace_apply_edit_async(
+                        types.ApplyWorkspaceEditParams(edit=edit, label=label)
+                    )
         except TimeoutError:
             raise
         except Exception as exc:

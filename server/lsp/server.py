@@ -31,6 +31,7 @@ from pygls.protocol.language_server import lsp_method
 
 from complex_edit.server import __version__
 from complex_edit.server.lsp.abilities import ClientAbilities
+from complex_edit.server.lsp.asking import ApplyWaits
 from complex_edit.server.lsp.bridge import content_changes
 from complex_edit.server.lsp.commands import Commands
 from complex_edit.server.lsp.framing import (
@@ -152,6 +153,8 @@ class ComplexEditServer(LanguageServer):
         self.late_echoes: set[asyncio.Task[None]] = set()
         # Review proposals waiting for `complexEdit.applyReview`.
         self.proposals: Proposals | None = None
+        # The waits for applyEdit answers, stretched while the editor asks a person (asking.py).
+        self.apply_waits = ApplyWaits()
 
     def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
         """pygls' stdio server, reading through `FramedInput` and `PrefetchingReader` and

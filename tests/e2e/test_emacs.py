@@ -67,7 +67,11 @@ def start(emacs: str, emulator: GeminiEmulator, tmp_path: Path) -> Iterator[Star
     terminals: list[EmacsTerminal] = []
 
     def run(
-        content: bytes, name: str = "doc.py", backend: str = "eglot", setup: str = SETUP_REQUIRE
+        content: bytes,
+        name: str = "doc.py",
+        backend: str = "eglot",
+        setup: str = SETUP_REQUIRE,
+        elisp: str = "",
     ) -> EmacsTerminal:
         project = tmp_path / "project"
         project.mkdir(exist_ok=True)
@@ -90,6 +94,7 @@ def start(emacs: str, emulator: GeminiEmulator, tmp_path: Path) -> Iterator[Star
             CE_TEST_EXE=str(server_executable()),
             CE_TEST_OUT=str(out),
             CE_TEST_BACKEND=backend,
+            CE_TEST_EVAL=f"(progn {elisp})",
         )
         terminal = EmacsTerminal(emacs, file, out, env)
         terminals.append(terminal)
@@ -364,12 +369,13 @@ def test_an_edit_of_two_files_one_not_visited(
     backend: str,
     request: pytest.FixtureRequest,
 ) -> None:
-    """eglot 1.9 asks before an edit of a file not visited (whatever the settings), visits it
-    (`find-file-noselect`), which its managed mode takes over (`didOpen` of the text on disk),
-    then edits it (the `didChange`), left unsaved. With the package's server class the reports
-    come before the answer: confirmed in both files; with eglot's own, after it: applied, not
-    yet confirmed. lsp-mode visits the file and edits it, and the harness's `lsp` starts in
-    that buffer (its `didOpen`) while the answer waits for the report."""
+    """eglot 1.9's own class asks before an edit of a file not visited (whatever the
+    settings), visits it (`find-file-noselect`), which its managed mode takes over (`didOpen`
+    of the text on disk), then edits it (the `didChange`), left unsaved. The package's server
+    class visits the file first, so eglot asks nothing, and reports the changes before the
+    answer: confirmed in both files; with eglot's own, after it: applied, not yet confirmed.
+    lsp-mode visits the file and edits it, and the harness's `lsp` starts in that buffer (its
+    `didOpen`) while the answer waits for the report."""
     if backend == "lsp-mode":
         request.getfixturevalue("lsp_mode")  # skips without lsp-mode
     caller = tmp_path / "project" / "caller.py"
@@ -393,10 +399,12 @@ def test_an_edit_of_two_files_one_not_visited(
     )
     emacs = start(GREETING.encode(), backend=backend)
     emacs.command("ce-test-execute-across", "rename greet to welcome everywhere")
-    if backend != "lsp-mode":
+    if backend == "eglot-plain":
         emacs.wait_screen("Proceed?")  # eglot asks before it edits a file not visited
         emacs.keys("y")
     executed = emacs.wait_event("executed")
+    if backend != "eglot-plain":
+        assert b"Proceed?" not in emacs.screen, "the package let eglot ask"
     answer = executed["answer"]
     assert answer["success"] is True, answer
     assert answer["applied"] is True, answer
@@ -551,3 +559,101 @@ def test_the_ert_suite(emacs: str, tmp_path: Path) -> None:
     )
     assert run.returncode == 0, run.stdout + run.stderr
     assert " 0 unexpected" in run.stdout + run.stderr
+
+
+# --- an edit across files: no question, or an honest answer to one (issue 40) ---------------
+
+CALLER = b"from doc import greet\n\ngreet('you')\n"
+
+
+def rename_across(emulator: GeminiEmulator, tmp_path: Path) -> Path:
+    """Script a rename of greet in doc.py and in caller.py (a file not visited); caller.py."""
+    caller = tmp_path / "project" / "caller.py"
+    caller.parent.mkdir(parents=True, exist_ok=True)
+    caller.write_bytes(CALLER)
+    emulator.enqueue(
+        calls(
+            replace("def greet", "def welcome"),
+            replace("greet(", "welcome(", replace_all=True),
+            (
+                "replace_text",
+                {
+                    "path": "caller.py",
+                    "old_text": "greet",
+                    "new_text": "welcome",
+                    "replace_all": True,
+                },
+            ),
+            done("renamed"),
+        )
+    )
+    return caller
+
+
+def caller_buffer(event: dict[str, object], caller: Path) -> dict[str, object]:
+    (other,) = [o for o in event["others"] if o["name"] == str(caller)]  # type: ignore[attr-defined]
+    return other  # type: ignore[no-any-return]
+
+
+@pytest.mark.parametrize("backend", ["eglot", "lsp-mode"])
+def test_a_question_left_open_past_the_apply_timeout_still_lands_honestly(
+    start: Start,
+    emulator: GeminiEmulator,
+    tmp_path: Path,
+    backend: str,
+    request: pytest.FixtureRequest,
+) -> None:
+    """With `complex-edit-confirm-edits`, the package asks before the edit lands and tells the
+    server (`complexEdit/asking`): the server's wait (applyTimeoutSeconds 1 here) stretches,
+    so a "y" given after that timeout lands the edit and the answer says so."""
+    if backend == "lsp-mode":
+        request.getfixturevalue("lsp_mode")
+    caller = rename_across(emulator, tmp_path)
+    emacs = start(
+        GREETING.encode(),
+        backend=backend,
+        elisp="(setq complex-edit-confirm-edits t complex-edit-question-seconds 60"
+        " complex-edit-settings '(:applyTimeoutSeconds 1))",
+    )
+
+    emacs.command("complex-edit-across-files", "rename greet to welcome everywhere")
+    emacs.wait_screen("Proceed?")
+    time.sleep(2.0)  # twice applyTimeoutSeconds
+    assert not [e for e in emacs.events() if e["event"] == "done"], "answered while asking"
+    emacs.keys("y")
+    answer = emacs.wait_event("done")
+
+    assert answer["answer"]["success"] is True, answer
+    assert answer["answer"]["applied"] is True, answer
+    assert answer["text"] == GREETING.replace("greet", "welcome")
+    assert caller_buffer(answer, caller)["text"] == "from doc import welcome\n\nwelcome('you')\n"
+    assert "caller.py" in answer["echo"], answer
+
+
+def test_an_answer_after_the_server_stopped_waiting_applies_nothing(
+    start: Start, emulator: GeminiEmulator, tmp_path: Path
+) -> None:
+    """A question left open past the stretched wait too: the server answers that the editor
+    did not answer, and the package then refuses the late "y": the failed answer stays true,
+    nothing lands anywhere."""
+    caller = rename_across(emulator, tmp_path)
+    emacs = start(
+        GREETING.encode(),
+        elisp="(setq complex-edit-confirm-edits t complex-edit-question-seconds 1"
+        " complex-edit-settings '(:applyTimeoutSeconds 1))",
+    )
+
+    emacs.command("complex-edit-across-files", "rename greet to welcome everywhere")
+    emacs.wait_screen("Proceed?")
+    answer = emacs.wait_event("done")  # while the question is still open
+    emacs.keys("y")
+    emacs.wait_screen("after the server stopped waiting")
+
+    assert answer["answer"]["success"] is False, answer
+    assert answer["answer"]["reason"] == "client_rejected", answer
+    state = emacs.dump()
+    assert state["text"] == GREETING
+    assert state["modified"] is False
+    others = next(o for o in emacs.events() if o["event"] == "done")["others"]
+    assert all(o["text"] == CALLER.decode() for o in others if o["name"] == str(caller))
+    assert caller.read_bytes() == CALLER

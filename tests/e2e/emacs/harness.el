@@ -33,6 +33,9 @@
 (package-activate-all)
 (load (getenv "CE_TEST_INIT") nil t)
 (setq complex-edit-executable (getenv "CE_TEST_EXE"))
+;; What a case sets on top of the README's block (settings, customizations), as elisp.
+(when-let ((extra (getenv "CE_TEST_EVAL")))
+  (eval (car (read-from-string extra)) t))
 
 (defun ce-test-event (name &rest fields)
   "Append the event NAME with FIELDS (a plist) to events.jsonl."
@@ -42,10 +45,28 @@
 (defun ce-test-text ()
   (save-restriction (widen) (buffer-substring-no-properties (point-min) (point-max))))
 
+(defun ce-test-others ()
+  "Every other buffer visiting a file: its name, text, and whether it is modified, managed."
+  (vconcat
+   (mapcar (lambda (buffer)
+             (with-current-buffer buffer
+               (list :name (buffer-file-name)
+                     :text (ce-test-text)
+                     :modified (if (buffer-modified-p) t :json-false)
+                     :overlays (length (seq-filter (lambda (o) (overlay-get o 'complex-edit-live))
+                                                   (overlays-in (point-min) (point-max))))
+                     :managed (if (or (bound-and-true-p eglot--managed-mode)
+                                      (bound-and-true-p lsp-mode))
+                                  t :json-false))))
+           (seq-filter (lambda (buffer)
+                         (and (buffer-file-name buffer) (not (eq buffer (current-buffer)))))
+                       (buffer-list)))))
+
 (add-hook 'complex-edit-done-hook
           (lambda (answer)
             (ce-test-event "done" :answer answer :text (ce-test-text)
-                           :echo (substring-no-properties (or (current-message) "")))))
+                           :echo (substring-no-properties (or (current-message) ""))
+                           :others (ce-test-others))))
 
 (defun ce-test-dump ()
   "Report the buffer's text."
@@ -83,21 +104,8 @@
             (eglot-current-server) 'performComplexEdit
             (vector (list :textDocument (eglot--TextDocumentIdentifier)
                           :prompt instruction :otherFiles "edit")))))
-        (others (seq-filter (lambda (buffer)
-                              (and (buffer-file-name buffer)
-                                   (not (eq buffer (current-buffer)))))
-                            (buffer-list))))
-    (ce-test-event "executed" :answer answer :text (ce-test-text)
-                   :others (vconcat
-                            (mapcar (lambda (buffer)
-                                      (with-current-buffer buffer
-                                        (list :name (buffer-file-name)
-                                              :text (ce-test-text)
-                                              :modified (if (buffer-modified-p) t :json-false)
-                                              :managed (if (or (bound-and-true-p eglot--managed-mode)
-                                                               (bound-and-true-p lsp-mode))
-                                                           t :json-false))))
-                                    others)))))
+        (others (ce-test-others)))
+    (ce-test-event "executed" :answer answer :text (ce-test-text) :others others)))
 
 (defun ce-test-quit ()
   "Keep eglot's log of the messages in $CE_TEST_OUT/eglot-events.log and leave."
