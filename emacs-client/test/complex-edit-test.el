@@ -244,3 +244,72 @@ C-x s saves them)")))
     (should (= (complex-edit-lsp-mode--to-point '(:line 1 :character 2)) 7))))
 
 ;;; complex-edit-test.el ends here
+
+(ert-deftest complex-edit-test-live-buffer-shows-files-not-visited ()
+  "A preview with version null goes to *complex-edit live* as a diff, redrawn as the
+next one arrives; the file is not visited; the end of the edit says it ended."
+  (let* ((file (make-temp-file "complex-edit-live" nil ".py" "alpha\nbeta\ngamma\n"))
+         (uri (concat "file://" file))
+         (complex-edit-live-preview t)
+         (complex-edit-live--sections nil)
+         (complex-edit-live--state nil)
+         (display-buffer-overriding-action '(display-buffer-no-window (allow-no-window . t))))
+    (unwind-protect
+        (progn
+          (complex-edit-live-show
+           `(:textDocument (:uri ,uri :version nil)
+             :hunks [,(complex-edit-test--hunk 1 "beta\n" "BETA\n")] :done :json-false)
+           #'complex-edit-test--utf16-point (lambda () 0))
+          (with-current-buffer complex-edit-live-buffer
+            (should (derived-mode-p 'diff-mode))
+            (should (string-match-p "^-beta\n\\+BETA\n" (buffer-string)))
+            (should (string-match-p "running" header-line-format)))
+          (complex-edit-live-show
+           `(:textDocument (:uri ,uri :version nil)
+             :hunks [,(complex-edit-test--hunk 1 "beta\n" "BETA\n")
+                     ,(complex-edit-test--hunk 2 "gamma\n" "GAMMA\n")]
+             :done :json-false)
+           #'complex-edit-test--utf16-point (lambda () 0))
+          (with-current-buffer complex-edit-live-buffer
+            (should (string-match-p "^@@ -2,1 \\+2,1 @@\n-beta\n\\+BETA\n" (buffer-string)))
+            (should (string-match-p "^@@ -3,1 \\+3,1 @@\n-gamma\n\\+GAMMA\n" (buffer-string))))
+          (should-not (find-buffer-visiting file))
+          (complex-edit-live-end)
+          (with-current-buffer complex-edit-live-buffer
+            (should (string-match-p "ended" header-line-format))
+            (should (string-match-p "GAMMA" (buffer-string)))))
+      (delete-file file)
+      (when (get-buffer complex-edit-live-buffer) (kill-buffer complex-edit-live-buffer)))))
+
+(ert-deftest complex-edit-test-live-overlays-drawn-and-cleared ()
+  (complex-edit-test--with-buffer "alpha\nbeta\n"
+    (let* ((file (make-temp-file "complex-edit-live" nil ".txt"))
+           (complex-edit-live-preview t)
+           (undo buffer-undo-list))
+      (unwind-protect
+          (progn
+            (set-visited-file-name file t)
+            (set-buffer-modified-p nil)
+            (complex-edit-live-show
+             `(:textDocument (:uri ,(concat "file://" file) :version 4)
+               :hunks [,(complex-edit-test--hunk 1 "beta\n" "BETA\n")] :done :json-false)
+             #'complex-edit-test--utf16-point (lambda () 4))
+            (should (= 1 (length (seq-filter (lambda (o) (overlay-get o 'complex-edit-live))
+                                             (overlays-in (point-min) (point-max))))))
+            (should (equal (buffer-string) "alpha\nbeta\n"))
+            (should-not (buffer-modified-p))
+            (should (eq buffer-undo-list undo))
+            ;; A preview of a version the buffer left behind is not drawn.
+            (complex-edit-live-show
+             `(:textDocument (:uri ,(concat "file://" file) :version 3)
+               :hunks [] :done :json-false)
+             #'complex-edit-test--utf16-point (lambda () 4))
+            (should (seq-find (lambda (o) (overlay-get o 'complex-edit-live))
+                              (overlays-in (point-min) (point-max))))
+            (complex-edit-live-show
+             `(:textDocument (:uri ,(concat "file://" file) :version 4) :hunks [] :done t)
+             #'complex-edit-test--utf16-point (lambda () 4))
+            (should-not (seq-find (lambda (o) (overlay-get o 'complex-edit-live))
+                                  (overlays-in (point-min) (point-max)))))
+        (set-visited-file-name nil)
+        (delete-file file)))))

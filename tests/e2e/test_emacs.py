@@ -657,3 +657,43 @@ def test_an_answer_after_the_server_stopped_waiting_applies_nothing(
     others = next(o for o in emacs.events() if o["event"] == "done")["others"]
     assert all(o["text"] == CALLER.decode() for o in others if o["name"] == str(caller))
     assert caller.read_bytes() == CALLER
+
+
+# --- the live preview (issue 40 item 2) --------------------------------------------------------
+
+
+@pytest.mark.parametrize("backend", ["eglot", "lsp-mode"])
+def test_the_live_preview_is_drawn_then_cleared_without_touching_text_or_undo(
+    start: Start,
+    emulator: GeminiEmulator,
+    tmp_path: Path,
+    backend: str,
+    request: pytest.FixtureRequest,
+) -> None:
+    """While the model works, the change so far is drawn over the buffer (the old text
+    marked, the new shown after it): the text, `modified`, the undo list and point stay as
+    they were; the edit's end clears it and the edit lands as usual."""
+    if backend == "lsp-mode":
+        request.getfixturevalue("lsp_mode")
+    go = threading.Event()
+    emulator.enqueue(calls(replace('"Hello, "', '"Hi there, "')))
+    emulator.enqueue(Reply.hang(release=go, then=calls(done("greeting changed"))))
+    emacs = start(GREETING.encode(), backend=backend)
+    before = emacs.dump()
+
+    emacs.command("complex-edit", "say hi there instead of hello")
+    emacs.wait_event("preview", within=30, where=lambda e: e["hunks"] > 0)
+    during = emacs.dump()
+    go.set()
+    answer = emacs.wait_event("done")
+    after = emacs.dump()
+
+    assert {k: during[k] for k in ("text", "modified", "undo", "point")} == {
+        k: before[k] for k in ("text", "modified", "undo", "point")
+    }, (before, during)
+    (overlay,) = during["overlays"]
+    assert '"Hello, "' in overlay["old"] and '"Hi there, "' in overlay["new"], overlay
+    assert answer["answer"]["success"] is True, answer
+    assert after["text"] == GREETING.replace('"Hello, "', '"Hi there, "')
+    assert after["overlays"] == [], after
+    assert [e for e in emacs.events() if e["event"] == "preview" and e["done"] is True]

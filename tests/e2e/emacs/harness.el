@@ -72,7 +72,25 @@
   "Report the buffer's text."
   (interactive)
   (ce-test-event "state" :text (ce-test-text) :modified (if (buffer-modified-p) t :json-false)
-                 :coding (symbol-name buffer-file-coding-system)))
+                 :coding (symbol-name buffer-file-coding-system)
+                 :undo (if (listp buffer-undo-list) (length buffer-undo-list) -1)
+                 :point (point)
+                 :overlays (vconcat (ce-test-live-overlays))))
+
+(defun ce-test-live-overlays ()
+  "The live preview's overlays here: (:old TEXT-MARKED :new TEXT-SHOWN) each."
+  (mapcar (lambda (o) (list :old (buffer-substring-no-properties (overlay-start o) (overlay-end o))
+                            :new (substring-no-properties (or (overlay-get o 'after-string) ""))))
+          (seq-filter (lambda (o) (overlay-get o 'complex-edit-live))
+                      (save-restriction (widen) (overlays-in (point-min) (point-max))))))
+
+(advice-add 'complex-edit-live-show :after
+            (lambda (params &rest _)
+              (let ((document (plist-get params :textDocument)))
+                (ce-test-event "preview" :uri (plist-get document :uri)
+                               :version (plist-get document :version)
+                               :done (plist-get params :done)
+                               :hunks (length (plist-get params :hunks))))))
 
 (defun ce-test-execute (instruction)
   "Run performComplexEdit with INSTRUCTION through eglot's own, blocking, command."
