@@ -368,9 +368,11 @@ named."
               "")))
    ((equal (plist-get answer :reason) "cancelled")
     (format "Complex Edit: %s" (plist-get answer :error)))
-   (t (propertize (format "Complex Edit failed (%s): %s"
-                          (or (plist-get answer :reason) "error")
-                          (or (plist-get answer :error) "no reason given"))
+   (t (propertize (format "Complex Edit failed%s: %s"
+                          (if-let ((reason (plist-get answer :reason)))
+                              (format " (%s)" reason)
+                            "")
+                          (or (plist-get answer :error) "the server gave no reason"))
                   'face 'error))))
 
 (defun complex-edit--answered (job answer)
@@ -400,15 +402,18 @@ named."
                       "cancelled (the server did not answer the cancel)"
                     "cancelled; nothing was applied")
           :applied :json-false))
-       (-32602
-        `(:success :json-false :reason "invalid_request"
-          :error ,(or (plist-get err :message) "the server refused the request")
-          :applied :json-false))
-       (code
-        `(:success :json-false :reason "error"
-          :error ,(format "%s (JSON-RPC %s)" (or (plist-get err :message) "request failed")
-                          code)
-          :applied :json-false))))))
+       (_ (complex-edit-error-answer err))))))
+
+(defun complex-edit-error-answer (err)
+  "The failed answer for the JSON-RPC error ERR, in the server's own words.
+Its reason is the code the server gave (`data.code'), if any: none is made up."
+  (let ((code (plist-get (plist-get err :data) :code)))
+    `(:success :json-false :applied :json-false
+      ,@(when (stringp code) (list :reason code))
+      :error ,(format "%s; nothing was applied"
+                      (or (plist-get err :message)
+                          (format "the server answered JSON-RPC error %s"
+                                  (plist-get err :code)))))))
 
 ;;;; Commands
 

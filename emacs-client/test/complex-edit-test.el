@@ -159,7 +159,7 @@ Its server answers `complexEdit.applyReview' for the review ANSWER."
     (should (equal complex-edit-test--sent '((:proposalId "p1" :keep [0]))))
     (should (equal (buffer-string) "alpha\nbbeta\n"))
     (should (equal (plist-get (car answers) :reason) "document_changed"))
-    (should (string-match-p "changed under them" (plist-get (car answers) :error)))))
+    (should (equal (plist-get (car answers) :error) "kept 1 of 1 change, but it moved"))))
 
 (ert-deftest complex-edit-test-review-says-when-the-proposal-is-gone ()
   (complex-edit-test--with-buffer "alpha\nbeta\n"
@@ -170,7 +170,9 @@ Its server answers `complexEdit.applyReview' for the review ANSWER."
     (complex-edit-review-keep)
     (should (equal (buffer-string) "alpha\nbeta\n"))
     (should (eq (plist-get (car answers) :success) :json-false))
-    (should (string-match-p "proposal is gone" (plist-get (car answers) :error)))))
+    ;; The server's words and code, none made up here.
+    (should (equal (plist-get (car answers) :error) "unknown proposal; nothing was applied"))
+    (should (equal (plist-get (car answers) :reason) "unknown_proposal"))))
 
 (ert-deftest complex-edit-test-review-quit-applies-nothing ()
   (complex-edit-test--with-buffer "alpha\nbeta\n"

@@ -697,3 +697,61 @@ def test_the_live_preview_is_drawn_then_cleared_without_touching_text_or_undo(
     assert after["text"] == GREETING.replace('"Hello, "', '"Hi there, "')
     assert after["overlays"] == [], after
     assert [e for e in emacs.events() if e["event"] == "preview" and e["done"] is True]
+
+
+# --- review across files (issue 40 item 3) ------------------------------------------------------
+
+
+@pytest.mark.parametrize("backend", ["eglot", "lsp-mode"])
+def test_a_review_across_files_lands_the_kept_changes_of_two_files(
+    start: Start,
+    emulator: GeminiEmulator,
+    tmp_path: Path,
+    backend: str,
+    request: pytest.FixtureRequest,
+) -> None:
+    """`complex-edit-review-across-files` (C-u M-x complex-edit-review) shows the command's
+    buffer's changes, then the other file's (visited for its turn); one of two is kept in
+    each, and both files get exactly their kept change; the message says where."""
+    if backend == "lsp-mode":
+        request.getfixturevalue("lsp_mode")
+    caller = tmp_path / "project" / "caller.py"
+    caller.parent.mkdir(parents=True, exist_ok=True)
+    caller_text = "from doc import greet\n\n\n\n\nx = 1\n\n\n\n\ngreet('you')\n"
+    caller.write_text(caller_text)
+    emulator.enqueue(
+        calls(
+            replace("def greet", "def welcome"),
+            replace("print(greet(", "print(welcome("),
+            (
+                "replace_text",
+                {"path": "caller.py", "old_text": "import greet", "new_text": "import welcome"},
+            ),
+            (
+                "replace_text",
+                {"path": "caller.py", "old_text": "greet('you')", "new_text": "welcome('you')"},
+            ),
+            done("renamed"),
+        )
+    )
+    emacs = start(GREETING.encode(), backend=backend)
+
+    emacs.command("complex-edit-review-across-files", "rename greet to welcome everywhere")
+    first = emacs.wait_event("review")
+    assert (first["name"], first["count"]) == ("doc.py", 2), first
+    emacs.keys("y", "n")
+    second = emacs.wait_event("review")
+    assert (second["name"], second["count"]) == ("caller.py", 2), second
+    assert second["buffer"] == "caller.py", second
+    emacs.keys("y", "n")
+    answer = emacs.wait_event("done")
+
+    assert answer["answer"]["success"] is True, answer
+    assert answer["answer"]["applied"] is True, answer
+    assert (answer["answer"]["kept"], answer["answer"]["declined"]) == (2, 2), answer
+    assert answer["text"] == GREETING.replace("def greet", "def welcome")
+    other = caller_buffer(answer, caller)
+    assert other["text"] == caller_text.replace("import greet", "import welcome")
+    assert "doc.py 1 of 2 landed, caller.py 1 of 2 landed" in answer["echo"], answer
+    assert "nothing was applied" not in answer["echo"], answer
+    assert caller.read_text() == caller_text  # left unsaved, as every edit

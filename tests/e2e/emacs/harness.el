@@ -7,7 +7,7 @@
 ;;   changes    eglot has just sent typed changes to the server (didChange)
 ;;   done       `complex-edit-done-hook' ran: the answer, the buffer's text, the echo area
 ;;   progress   the server's progress reached the mode line: the selected window's mode line
-;;   review     a review started: its hunks as shown
+;;   review     a review started, or went on to the next file: that file's hunks as shown
 ;;   state      `M-x ce-test-dump': the buffer's text and whether it is modified
 ;;   executed   `M-x ce-test-execute': eglot's own (blocking) `eglot-execute-command' answered
 ;;              (`M-x ce-test-execute-across': with otherFiles "edit", and the other files' buffers)
@@ -142,9 +142,12 @@
                                 (format-mode-line mode-line-format nil window
                                                   (window-buffer window)))))))
 
-(advice-add 'complex-edit-review-start :after
+(advice-add 'complex-edit-review--open :after
             (lambda (&rest _)
-              (ce-test-event "review" :count (length (plist-get complex-edit--review :hunks)))))
+              (when complex-edit--review  ; (not when the review was refused)
+                (ce-test-event "review" :count (length (plist-get complex-edit--review :hunks))
+                               :name (plist-get complex-edit--review :name)
+                               :buffer (buffer-name)))))
 
 (defun ce-test-soon (start)
   "Call START in the current buffer once Emacs is up (`eglot-ensure' waits for a command)."
