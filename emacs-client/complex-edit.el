@@ -487,6 +487,8 @@ The same as `C-u M-x complex-edit-review'."
 (declare-function complex-edit-review-start "complex-edit-review" (answer backend))
 (autoload 'complex-edit-review-start "complex-edit-review")
 (autoload 'complex-edit-doctor "complex-edit-doctor" nil t)
+(autoload 'complex-edit-history "complex-edit-history" nil t)
+(autoload 'complex-edit-revert "complex-edit-history" nil t)
 (autoload 'complex-edit-eglot-register "complex-edit-eglot")
 (autoload 'complex-edit-lsp-mode-register "complex-edit-lsp-mode")
 

@@ -315,3 +315,82 @@ next one arrives; the file is not visited; the end of the edit says it ended."
                                   (overlays-in (point-min) (point-max)))))
         (set-visited-file-name nil)
         (delete-file file)))))
+
+;;;; History and revert, against fake answers of complexEdit.history / complexEdit.revert
+;;;; (the server side is being built in another branch: these follow the contract).
+
+(require 'complex-edit-history)
+
+(defun complex-edit-test--history-backend (answers)
+  "A backend whose server answers each command from ANSWERS, an alist
+\(COMMAND . FUNCTION-OF-ARGUMENTS); the requests go to `complex-edit-test--sent'."
+  (list :name 'test :connection 'fake :uri (lambda () "file:///p/a.py")
+        :send (lambda (params on-result _on-error)
+                (let ((arguments (aref (plist-get params :arguments) 0)))
+                  (push (cons (plist-get params :command) arguments) complex-edit-test--sent)
+                  (funcall on-result
+                           (funcall (cdr (assoc (plist-get params :command) answers))
+                                    arguments)))
+                'handle)))
+
+(ert-deftest complex-edit-test-history-lists-the-edits-newest-first ()
+  (let ((complex-edit-test--sent nil)
+        (display-buffer-overriding-action '(display-buffer-no-window (allow-no-window . t))))
+    (cl-letf (((symbol-function 'complex-edit--backend)
+               (lambda () (complex-edit-test--history-backend
+                           `(("complexEdit.history"
+                              . ,(lambda (_)
+                                   [(:id "e2" :time "2026-11-28T05:00:00Z"
+                                     :instruction "rename greet" :files ["a.py" "b.py"]
+                                     :added 3 :removed 3)
+                                    (:id "e1" :time "2026-11-28T04:00:00Z"
+                                     :instruction "add a docstring" :files ["a.py"]
+                                     :added 2 :removed 0)])))))))
+      (complex-edit-history)
+      (with-current-buffer complex-edit-history-buffer
+        (should (derived-mode-p 'complex-edit-history-mode))
+        (should (equal (mapcar #'car tabulated-list-entries) '("e2" "e1")))
+        (goto-char (point-min))
+        (should (search-forward "rename greet" nil t))
+        (should (search-forward "add a docstring" nil t))
+        (should (string-match-p "a\\.py, b\\.py" (buffer-string))))
+      (should (equal (car complex-edit-test--sent)
+                     '("complexEdit.history" :limit 50)))
+      (kill-buffer complex-edit-history-buffer))))
+
+(ert-deftest complex-edit-test-revert-asks-to-force-a-conflict ()
+  (let ((complex-edit-test--sent nil)
+        (answers nil)
+        (asked nil))
+    (let ((complex-edit-done-hook (list (lambda (answer) (push answer answers)))))
+      (cl-letf (((symbol-function 'complex-edit--backend)
+                 (lambda () (complex-edit-test--history-backend
+                             `(("complexEdit.revert"
+                                . ,(lambda (arguments)
+                                     (if (plist-get arguments :force)
+                                         '(:success t :applied t :message "reverted" :editId "e3")
+                                       '(:success :json-false :applied :json-false
+                                         :reason "conflict"
+                                         :error "b.py changed where the edit applied."))))))))
+                ((symbol-function 'y-or-n-p) (lambda (prompt) (setq asked prompt) t)))
+        (with-temp-buffer (complex-edit-revert))))
+    (should (string-match-p "b.py changed" asked))
+    (should (equal (mapcar #'cdr (reverse complex-edit-test--sent)) '(nil (:force t))))
+    (should (equal (plist-get (car answers) :message) "reverted"))
+    (should (equal (complex-edit--describe (car answers)) "Complex Edit: reverted"))))
+
+(ert-deftest complex-edit-test-a-declined-conflict-reverts-nothing-and-says-so ()
+  (let ((complex-edit-test--sent nil)
+        (answers nil))
+    (let ((complex-edit-done-hook (list (lambda (answer) (push answer answers)))))
+      (cl-letf (((symbol-function 'complex-edit--backend)
+                 (lambda () (complex-edit-test--history-backend
+                             `(("complexEdit.revert"
+                                . ,(lambda (_)
+                                     '(:success :json-false :applied :json-false
+                                       :reason "conflict" :error "b.py changed.")))))))
+                ((symbol-function 'y-or-n-p) (lambda (_) nil)))
+        (with-temp-buffer (complex-edit-revert))))
+    (should (= (length complex-edit-test--sent) 1))
+    (should (equal (complex-edit--describe (car answers))
+                   "Complex Edit failed (conflict): b.py changed."))))
