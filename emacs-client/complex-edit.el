@@ -82,7 +82,8 @@ waiting applies nothing."
 A backend plist has :name, :connection, :uri and :version (functions of no
 argument, called in the buffer), :send (PARAMS ON-RESULT ON-ERROR, returns a
 handle), :cancel (HANDLE, returns non-nil when no answer will follow), :to-lsp
-\(POS) and :to-point (LSP-POSITION).")
+\(POS) and :to-point (LSP-POSITION); optionally :not-a-project (a function: why
+the server's folder is no workspace root, or nil).")
 
 (cl-defstruct (complex-edit--job (:constructor complex-edit--job-create))
   buffer backend handle review (started (float-time)) progress cancelled uri)
@@ -309,7 +310,10 @@ OTHER-FILES \"edit\" lets the edit change other files of the workspace too."
   (when complex-edit--job
     (user-error "Complex Edit: an edit is already running here (M-x complex-edit-cancel)"))
   (let* ((backend (complex-edit--backend))
-         (arguments (complex-edit--arguments backend prompt review other-files))
+         (refusal (and other-files (plist-get backend :not-a-project)
+                       (funcall (plist-get backend :not-a-project))))
+         (arguments (progn (when refusal (user-error "Complex Edit: %s" refusal))
+                           (complex-edit--arguments backend prompt review other-files)))
          (job (complex-edit--job-create :buffer (current-buffer) :backend backend :review review
                                         :uri (funcall (plist-get backend :uri)))))
     (deactivate-mark)

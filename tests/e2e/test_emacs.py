@@ -72,9 +72,12 @@ def start(emacs: str, emulator: GeminiEmulator, tmp_path: Path) -> Iterator[Star
         backend: str = "eglot",
         setup: str = SETUP_REQUIRE,
         elisp: str = "",
+        git: bool = True,
     ) -> EmacsTerminal:
         project = tmp_path / "project"
         project.mkdir(exist_ok=True)
+        if git:  # a project, as eglot sees one (else its "transient" project: no workspace)
+            subprocess.run(["git", "init", "-q", str(project)], check=True)
         file = project / name
         file.write_bytes(content)
         out = tmp_path / f"out{len(terminals)}"
@@ -755,3 +758,31 @@ def test_a_review_across_files_lands_the_kept_changes_of_two_files(
     assert "doc.py 1 of 2 landed, caller.py 1 of 2 landed" in answer["echo"], answer
     assert "nothing was applied" not in answer["echo"], answer
     assert caller.read_text() == caller_text  # left unsaved, as every edit
+
+
+# --- a folder that is not a project (issue 36 item 1) ---------------------------------------
+
+
+def test_a_transient_project_is_no_workspace(
+    start: Start, emulator: GeminiEmulator, tmp_path: Path
+) -> None:
+    """A file outside version control: eglot makes its folder a transient project. The
+    package's server class gives the server otherFiles "off" (the document alone; the model
+    gets no file tools), and refuses an edit across files there, naming the setting."""
+    emulator.enqueue(calls(replace("beta = 2", "beta = 20"), done("bumped")))
+    original = "alpha = 1\nbeta = 2\n"
+    emacs = start(original.encode(), name="t.txt", git=False)
+
+    emacs.command("complex-edit-across-files", "bump beta")
+    emacs.wait_screen("Complex Edit: /")  # the refusal, naming the folder and the setting
+    emacs.command("ce-test-dump")
+    refused = emacs.wait_event("state")
+    assert refused["text"] == original, refused
+    emacs.command("complex-edit", "bump beta")
+    answer = emacs.wait_event("done")
+
+    assert answer["answer"]["success"] is True, answer
+    assert answer["text"] == original.replace("beta = 2", "beta = 20")
+    (request,) = emulator.requests
+    tools = {declaration["name"] for declaration in request.function_declarations}
+    assert "find_in_files" not in tools, tools

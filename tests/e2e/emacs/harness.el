@@ -23,7 +23,8 @@
       make-backup-files nil
       auto-save-default nil
       create-lockfiles nil
-      vc-handled-backends nil
+      ;; (Git only: project.el finds the test's project, a git repository, through it)
+      vc-handled-backends '(Git)
       ring-bell-function #'ignore)
 
 ;; The package is set up by a block of emacs-client/README.md, copied as a user would
@@ -72,6 +73,10 @@
   "Report the buffer's text."
   (interactive)
   (ce-test-event "state" :text (ce-test-text) :modified (if (buffer-modified-p) t :json-false)
+                 :message (let ((text (with-current-buffer "*Messages*"
+                                        (buffer-substring-no-properties
+                                         (max (point-min) (- (point-max) 600)) (point-max)))))
+                            text)
                  :coding (symbol-name buffer-file-coding-system)
                  :undo (if (listp buffer-undo-list) (length buffer-undo-list) -1)
                  :point (point)
