@@ -161,6 +161,16 @@ was applied" (if (eq buffer (plist-get session :origin)) "the buffer"
   "The hunk being decided."
   (nth (plist-get complex-edit--review :index) (plist-get complex-edit--review :hunks)))
 
+(defconst complex-edit-review--lifetime 900
+  "Seconds the server keeps a proposal, when its answer does not say.")
+
+(defun complex-edit-review--lifetime (answer)
+  "How long the server keeps ANSWER's proposal, for the first message of a review.
+From ANSWER's proposalLifetimeSeconds, else the server's default."
+  (let ((seconds (or (plist-get answer :proposalLifetimeSeconds)
+                     complex-edit-review--lifetime)))
+    (if (>= seconds 120) (format "%d min" (round seconds 60)) (format "%d s" seconds))))
+
 (defun complex-edit-review--file-label ()
   "\"caller.py, file 2/3: \" while several files are reviewed, else \"\"."
   (let* ((groups (plist-get (plist-get complex-edit--review :session) :groups))
@@ -177,10 +187,15 @@ was applied" (if (eq buffer (plist-get session :origin)) "the buffer"
       (overlay-put (complex-edit--hunk-overlay hunk) 'priority (if (eq hunk current) 10 0)))
     (goto-char (overlay-start (complex-edit--hunk-overlay current)))
     (let ((message-log-max nil))
-      (message "%sChange %d/%d%s: y keep, n drop, a/d keep/drop rest, RET apply, q quit"
+      (message "%sChange %d/%d%s: y keep, n drop, a/d keep/drop rest, RET apply, q quit%s"
                (complex-edit-review--file-label)
                (1+ (plist-get complex-edit--review :index)) (length hunks)
-               (if-let ((label (complex-edit--hunk-label current))) (format " (%s)" label) "")))))
+               (if-let ((label (complex-edit--hunk-label current))) (format " (%s)" label) "")
+               (let ((session (plist-get complex-edit--review :session)))
+                 (if (plist-get session :shown) ""
+                   (plist-put session :shown t)
+                   (format " (the server keeps it %s)"
+                           (complex-edit-review--lifetime (plist-get session :answer)))))))))
 
 (defun complex-edit-review--decide (decision &optional rest)
   "Give the current hunk (and with REST every later one of this file) DECISION.

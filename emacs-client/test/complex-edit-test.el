@@ -245,6 +245,11 @@ C-x s saves them)")))
     (should (= (complex-edit-lsp-mode--to-point '(:line 0 :character 3)) 3))
     (should (= (complex-edit-lsp-mode--to-point '(:line 1 :character 2)) 7))))
 
+(ert-deftest complex-edit-test-the-proposal-lifetime-is-the-servers ()
+  (should (equal (complex-edit-review--lifetime '(:proposalLifetimeSeconds 60)) "60 s"))
+  (should (equal (complex-edit-review--lifetime '(:proposalLifetimeSeconds 1800)) "30 min"))
+  (should (equal (complex-edit-review--lifetime '(:success t)) "15 min")))
+
 ;;; complex-edit-test.el ends here
 
 (ert-deftest complex-edit-test-live-buffer-shows-files-not-visited ()
