@@ -26,14 +26,6 @@ in the `*complex-edit live*' buffer.  Read when the server starts."
   :type 'boolean
   :group 'complex-edit)
 
-(defface complex-edit-live-old '((t :inherit diff-removed :strike-through t))
-  "Text the change so far removes (live preview)."
-  :group 'complex-edit)
-
-(defface complex-edit-live-new '((t :inherit diff-added))
-  "Text the change so far inserts (live preview)."
-  :group 'complex-edit)
-
 (defconst complex-edit-live-buffer "*complex-edit live*"
   "The buffer showing the change so far in files not visited.")
 
@@ -69,10 +61,10 @@ What was drawn there before goes."
                    (new (or (plist-get hunk :newText) "")))
               (overlay-put overlay 'complex-edit-live t)
               (overlay-put overlay 'priority 5)
-              (overlay-put overlay 'face 'complex-edit-live-old)
+              (overlay-put overlay 'face 'complex-edit-review-old)
               (unless (string-empty-p new)
                 (overlay-put overlay 'after-string
-                             (propertize new 'face 'complex-edit-live-new)))))
+                             (propertize new 'face 'complex-edit-review-new)))))
           hunks)))
 
 (defun complex-edit-live--lines (text)

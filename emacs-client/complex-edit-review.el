@@ -20,14 +20,6 @@
 (require 'cl-lib)
 (require 'complex-edit)
 
-(defface complex-edit-review-old '((t :inherit diff-removed :strike-through t))
-  "Text a proposed change replaces."
-  :group 'complex-edit)
-
-(defface complex-edit-review-new '((t :inherit diff-added))
-  "Text a proposed change inserts."
-  :group 'complex-edit)
-
 (cl-defstruct (complex-edit--hunk (:constructor complex-edit--hunk-create))
   id overlay old new label decision)
 

@@ -74,6 +74,12 @@ waiting applies nothing."
 (defface complex-edit-mode-line '((t :inherit mode-line-emphasis))
   "Face of the running edit in the mode line.")
 
+(defface complex-edit-review-old '((t :inherit diff-removed :strike-through t))
+  "Text a change replaces: in a review, and in the live preview.")
+
+(defface complex-edit-review-new '((t :inherit diff-added))
+  "Text a change inserts: in a review, and in the live preview.")
+
 (defvar complex-edit-instruction-history nil
   "Instructions given to `complex-edit' and `complex-edit-review'.")
 
