@@ -769,3 +769,42 @@ def test_a_transient_project_is_no_workspace(
     (request,) = emulator.requests
     tools = {declaration["name"] for declaration in request.function_declarations}
     assert "find_in_files" not in tools, tools
+
+
+def test_an_edit_of_four_files_three_not_visited_lands_with_no_question(
+    start: Start, emulator: GeminiEmulator, tmp_path: Path
+) -> None:
+    """The issue's case: `M-x complex-edit-across-files` renaming a function in four files,
+    three of them not visited, through eglot 1.9: no "Proceed?", every file changed in its
+    buffer (left unsaved), and the echo area names the three others."""
+    project = tmp_path / "project"
+    project.mkdir(parents=True, exist_ok=True)
+    others = {name: f"from doc import greet\n\ngreet('{name}')\n" for name in ("a.py", "b.py")}
+    others["pkg/c.py"] = "import doc\n\ndoc.greet('c')\n"
+    for name, text in others.items():
+        (project / name).parent.mkdir(parents=True, exist_ok=True)
+        (project / name).write_text(text)
+    edits = [
+        (
+            "replace_text",
+            {"path": name, "old_text": "greet", "new_text": "welcome", "replace_all": True},
+        )
+        for name in others
+    ]
+    emulator.enqueue(calls(replace("greet", "welcome", replace_all=True), *edits, done("renamed")))
+    emacs = start(GREETING.encode())
+
+    emacs.command("complex-edit-across-files", "rename greet to welcome everywhere")
+    answer = emacs.wait_event("done")
+
+    assert b"Proceed?" not in emacs.screen
+    assert answer["answer"]["success"] is True, answer
+    assert answer["answer"].get("confirmed") is not False, answer
+    assert answer["text"] == GREETING.replace("greet", "welcome")
+    buffers = {o["name"]: o for o in answer["others"]}
+    for name, text in others.items():
+        other = buffers[str(project / name)]
+        assert other["text"] == text.replace("greet", "welcome"), other
+        assert other["modified"] is True, other
+        assert (project / name).read_text() == text  # unsaved
+    assert "also changed: a.py, b.py, pkg/c.py" in answer["echo"], answer
