@@ -10,6 +10,7 @@ cancel, undo, save keys) and checks the buffer's text and the file's bytes.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -808,3 +809,39 @@ def test_an_edit_of_four_files_three_not_visited_lands_with_no_question(
         assert other["modified"] is True, other
         assert (project / name).read_text() == text  # unsaved
     assert "also changed: a.py, b.py, pkg/c.py" in answer["echo"], answer
+
+
+# --- history and revert (issue 40 item 4) ---------------------------------------------------
+
+
+@pytest.mark.parametrize("backend", ["eglot", "lsp-mode"])
+def test_revert_takes_back_an_edit_across_files_in_one_step(
+    start: Start,
+    emulator: GeminiEmulator,
+    tmp_path: Path,
+    backend: str,
+    request: pytest.FixtureRequest,
+) -> None:
+    """`M-x complex-edit-history` lists the edit; `M-x complex-edit-revert` takes it back in
+    both files at once. Runs once the server has `complexEdit.history`/`revert`."""
+    if importlib.util.find_spec("complex_edit.server.lsp.history") is None:
+        pytest.skip("this server has no complexEdit.history / complexEdit.revert yet")
+    if backend == "lsp-mode":
+        request.getfixturevalue("lsp_mode")
+    caller = rename_across(emulator, tmp_path)
+    emacs = start(GREETING.encode(), backend=backend)
+    emacs.command("complex-edit-across-files", "rename greet to welcome everywhere")
+    landed = emacs.wait_event("done")
+    assert landed["answer"]["success"] is True, landed
+
+    emacs.command("complex-edit-history")
+    (entry, *_) = emacs.wait_event("history")["entries"]
+    assert entry["instruction"] == "rename greet to welcome everywhere", entry
+    assert sorted(entry["files"]) == ["caller.py", "doc.py"], entry
+    emacs.command("other-window")  # back to doc.py from the history's window
+    emacs.command("complex-edit-revert")
+    reverted = emacs.wait_event("done")
+
+    assert reverted["answer"]["success"] is True, reverted
+    assert reverted["text"] == GREETING
+    assert caller_buffer(reverted, caller)["text"] == CALLER.decode()

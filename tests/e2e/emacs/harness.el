@@ -12,6 +12,7 @@
 ;;   executed   `M-x ce-test-execute': eglot's own (blocking) `eglot-execute-command' answered
 ;;              (`M-x ce-test-execute-across': with otherFiles "edit", and the other files' buffers)
 ;;   doctor     `M-x ce-test-doctor': the checks `M-x complex-edit-doctor' shows for the buffer
+;;   history    `M-x complex-edit-history' listed the edits the server answered
 ;;   window/logMessage, window/showMessage   the server's message (eglot only)
 ;; The keys themselves come from the test, through the terminal.
 
@@ -153,6 +154,12 @@
                 (ce-test-event "review" :count (length (plist-get complex-edit--review :hunks))
                                :name (plist-get complex-edit--review :name)
                                :buffer (buffer-name)))))
+
+(with-eval-after-load 'complex-edit-history
+  (advice-add 'complex-edit-history--show :after
+              (lambda (answer &rest _)
+                (ce-test-event "history"
+                               :entries (vconcat (complex-edit-history--entries answer))))))
 
 (defun ce-test-soon (start)
   "Call START in the current buffer once Emacs is up (`eglot-ensure' waits for a command)."
