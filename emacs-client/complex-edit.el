@@ -128,6 +128,8 @@ URI-TO-PATH turns a URI into a file name (each backend has its own)."
         ((and (consp value) (keywordp (car value)))
          (cl-loop for (key item) on value by #'cddr
                   nconc (list key (complex-edit--plist item))))
+        ((and (consp value) (listp (cdr value)))     ; a JSON array read as a list
+         (vconcat (mapcar #'complex-edit--plist value)))
         (t value)))
 
 (defun complex-edit-with (plist &rest pairs)

@@ -102,6 +102,12 @@ Its server answers `complexEdit.applyReview' for the review ANSWER."
       (should (eq (plist-get plist :success) t))
       (should (equal (plist-get (aref (plist-get plist :hunks) 0) :newText) "x")))))
 
+(ert-deftest complex-edit-test-plist-of-a-list ()
+  "lsp-mode may read a JSON array as a list: it becomes a vector like eglot's."
+  (let ((table (make-hash-table :test #'equal)))
+    (puthash "id" "e1" table)
+    (should (equal (complex-edit--plist (list table)) [(:id "e1")]))))
+
 (ert-deftest complex-edit-test-with ()
   (should (equal (complex-edit-with '(:a 1 :b 2) :b 3 :c 4) '(:a 1 :b 3 :c 4))))
 
