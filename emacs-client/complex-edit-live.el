@@ -112,7 +112,9 @@ Returns (TEXT . NEW-DELTA)."
                            sorted ""))))))
 
 (defun complex-edit-live--redraw ()
-  "Redraw `complex-edit-live-buffer' from the sections; show it (not selected)."
+  "Redraw `complex-edit-live-buffer' from the sections.
+It is not popped up (a question in the minibuffer, a review, your windows stay
+as they are): `M-x complex-edit-live' shows it."
   (with-current-buffer (get-buffer-create complex-edit-live-buffer)
     (let ((inhibit-read-only t))
       (erase-buffer)
@@ -125,9 +127,14 @@ Returns (TEXT . NEW-DELTA)."
           (if (eq complex-edit-live--state 'done)
               "complex-edit: the edit ended; this was its last preview (the echo area says what landed)"
             "complex-edit: the change so far in files not visited (running…)"))
-    (goto-char (point-min))
-    (unless (get-buffer-window (current-buffer) t)
-      (display-buffer (current-buffer) '(nil (inhibit-same-window . t))))))
+    (goto-char (point-min))))
+
+;;;###autoload
+(defun complex-edit-live ()
+  "Show the change so far in files not visited (`*complex-edit live*')."
+  (interactive)
+  (complex-edit-live--redraw)
+  (display-buffer complex-edit-live-buffer '(nil (inhibit-same-window . t))))
 
 (defun complex-edit-live--show-file (uri hunks done to-point)
   "The preview of the file at URI (not open in the server): its section, redrawn."

@@ -265,8 +265,7 @@ next one arrives; the file is not visited; the end of the edit says it ended."
          (uri (concat "file://" file))
          (complex-edit-live-preview t)
          (complex-edit-live--sections nil)
-         (complex-edit-live--state nil)
-         (display-buffer-overriding-action '(display-buffer-no-window (allow-no-window . t))))
+         (complex-edit-live--state nil))
     (unwind-protect
         (progn
           (complex-edit-live-show
