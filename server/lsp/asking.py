@@ -53,10 +53,16 @@ def seconds_of(params: Any) -> float:
     return min(float(value), MAX_SECONDS)
 
 
+class _State(Protocol):
+    @property
+    def apply_waits(self) -> ApplyWaits: ...
+
+
 class _Server(Protocol):
-    apply_waits: ApplyWaits
+    @property
+    def state(self) -> _State: ...
 
 
 def asking(ls: _Server, params: Any) -> None:
     """The handler of `complexEdit/asking`."""
-    ls.apply_waits.stretch(seconds_of(params))
+    ls.state.apply_waits.stretch(seconds_of(params))
