@@ -59,6 +59,14 @@ def lsp_mode(emacs: str) -> str:
     return emacs
 
 
+@pytest.fixture(params=["eglot", "lsp-mode"])
+def either(request: pytest.FixtureRequest) -> str:
+    """Each backend in turn (lsp-mode skipped without it)."""
+    if request.param == "lsp-mode":
+        request.getfixturevalue("lsp_mode")
+    return str(request.param)
+
+
 Start = Callable[..., EmacsTerminal]
 
 
@@ -581,23 +589,19 @@ def test_the_ert_suite(emacs: str, tmp_path: Path) -> None:
 # --- an edit across files: no question, or an honest answer to one (issue 40) ---------------
 
 
-@pytest.mark.parametrize("backend", ["eglot", "lsp-mode"])
 def test_a_question_left_open_past_the_apply_timeout_still_lands_honestly(
     start: Start,
     emulator: GeminiEmulator,
     tmp_path: Path,
-    backend: str,
-    request: pytest.FixtureRequest,
+    either: str,
 ) -> None:
     """With `complex-edit-confirm-edits`, the package asks before the edit lands and tells the
     server (`complexEdit/asking`): the server's wait (applyTimeoutSeconds 1 here) stretches,
     so a "y" given after that timeout lands the edit and the answer says so."""
-    if backend == "lsp-mode":
-        request.getfixturevalue("lsp_mode")
     caller = rename_across(emulator, tmp_path)
     emacs = start(
         GREETING.encode(),
-        backend=backend,
+        backend=either,
         elisp="(setq complex-edit-confirm-edits t complex-edit-question-seconds 60"
         " complex-edit-settings '(:applyTimeoutSeconds 1))",
     )
@@ -648,23 +652,19 @@ def test_an_answer_after_the_server_stopped_waiting_applies_nothing(
 # --- the live preview (issue 40 item 2) --------------------------------------------------------
 
 
-@pytest.mark.parametrize("backend", ["eglot", "lsp-mode"])
 def test_the_live_preview_is_drawn_then_cleared_without_touching_text_or_undo(
     start: Start,
     emulator: GeminiEmulator,
     tmp_path: Path,
-    backend: str,
-    request: pytest.FixtureRequest,
+    either: str,
 ) -> None:
     """While the model works, the change so far is drawn over the buffer (the old text
     marked, the new shown after it): the text, `modified`, the undo list and point stay as
     they were; the edit's end clears it and the edit lands as usual."""
-    if backend == "lsp-mode":
-        request.getfixturevalue("lsp_mode")
     go = threading.Event()
     emulator.enqueue(calls(replace('"Hello, "', '"Hi there, "')))
     emulator.enqueue(Reply.hang(release=go, then=calls(done("greeting changed"))))
-    emacs = start(GREETING.encode(), backend=backend)
+    emacs = start(GREETING.encode(), backend=either)
     before = emacs.dump()
 
     emacs.command("complex-edit", "say hi there instead of hello")
@@ -689,19 +689,15 @@ def test_the_live_preview_is_drawn_then_cleared_without_touching_text_or_undo(
 # --- review across files (issue 40 item 3) ------------------------------------------------------
 
 
-@pytest.mark.parametrize("backend", ["eglot", "lsp-mode"])
 def test_a_review_across_files_lands_the_kept_changes_of_two_files(
     start: Start,
     emulator: GeminiEmulator,
     tmp_path: Path,
-    backend: str,
-    request: pytest.FixtureRequest,
+    either: str,
 ) -> None:
     """`complex-edit-review-across-files` (C-u M-x complex-edit-review) shows the command's
     buffer's changes, then the other file's (visited for its turn); one of two is kept in
     each, and both files get exactly their kept change; the message says where."""
-    if backend == "lsp-mode":
-        request.getfixturevalue("lsp_mode")
     caller = tmp_path / "project" / "caller.py"
     caller.parent.mkdir(parents=True, exist_ok=True)
     caller_text = "from doc import greet\n\n\n\n\nx = 1\n\n\n\n\ngreet('you')\n"
@@ -721,7 +717,7 @@ def test_a_review_across_files_lands_the_kept_changes_of_two_files(
             done("renamed"),
         )
     )
-    emacs = start(GREETING.encode(), backend=backend)
+    emacs = start(GREETING.encode(), backend=either)
 
     emacs.command("complex-edit-review-across-files", "rename greet to welcome everywhere")
     first = emacs.wait_event("review")
@@ -814,22 +810,18 @@ def test_an_edit_of_four_files_three_not_visited_lands_with_no_question(
 # --- history and revert (issue 40 item 4) ---------------------------------------------------
 
 
-@pytest.mark.parametrize("backend", ["eglot", "lsp-mode"])
 def test_revert_takes_back_an_edit_across_files_in_one_step(
     start: Start,
     emulator: GeminiEmulator,
     tmp_path: Path,
-    backend: str,
-    request: pytest.FixtureRequest,
+    either: str,
 ) -> None:
     """`M-x complex-edit-history` lists the edit; `M-x complex-edit-revert` takes it back in
     both files at once. Runs once the server has `complexEdit.history`/`revert`."""
     if importlib.util.find_spec("complex_edit.server.lsp.history") is None:
         pytest.skip("this server has no complexEdit.history / complexEdit.revert yet")
-    if backend == "lsp-mode":
-        request.getfixturevalue("lsp_mode")
     caller = rename_across(emulator, tmp_path)
-    emacs = start(GREETING.encode(), backend=backend)
+    emacs = start(GREETING.encode(), backend=either)
     emacs.command("complex-edit-across-files", "rename greet to welcome everywhere")
     landed = emacs.wait_event("done")
     assert landed["answer"]["success"] is True, landed
