@@ -14,7 +14,14 @@ from collections.abc import Iterator, Mapping
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+)
 from pydantic.alias_generators import to_camel, to_snake
 from pydantic_core import PydanticCustomError
 
@@ -23,13 +30,55 @@ from complex_edit.server.settings_help import describe_settings
 
 ENV_PREFIX = "COMPLEX_EDIT_"
 SECTION = "complexEdit"
+# Why a base URL (the setting, or a provider's variable) is refused; `{url}` is its repr.
+NOT_AN_HTTP_URL = (
+    "{url} is not an http:// or https:// URL with a host (for example http://127.0.0.1:11434/v1)"
+)
 
 Provider = Literal["gemini", "openai", "anthropic"]
 Validate = Literal["syntax", "off"]
 ThinkingLevel = Literal["minimal", "low", "medium", "high"]
 OtherFiles = Literal["off", "read", "edit"]
-# Never read by the model, whatever the .gitignore files say: secrets and keys.
-READ_EXCLUDE = (".env", ".env.*", "*.pem", "*.key", "id_rsa*", "id_ed25519*", "*.p12")
+# Never read by the model, whatever the .gitignore files say: the files and folders secrets
+# and credentials live in (the lists of secret scanners and peers). A user's readExclude adds
+# to these unless readExcludeReplace is true.
+READ_EXCLUDE = (
+    ".env",
+    ".env.*",
+    "*.pem",
+    "*.key",
+    "*.p12",
+    "*.pfx",
+    "*.keystore",
+    "*.jks",
+    "id_rsa*",
+    "id_dsa*",
+    "id_ecdsa*",
+    "id_ed25519*",
+    ".netrc",
+    "_netrc",
+    ".npmrc",
+    ".pypirc",
+    ".pgpass",
+    ".git-credentials",
+    ".terraformrc",
+    "terraform.rc",
+    "*.tfstate",
+    "*.tfstate.*",
+    "*.tfvars",
+    "credentials*.json",
+    "service-account*.json",
+    ".vault-token",
+    ".htpasswd",
+    ".ssh/",
+    ".gnupg/",
+    ".aws/",
+    ".azure/",
+    ".kube/",
+    "**/.config/gcloud/",
+    "**/.config/git/credentials",
+    "**/.docker/config.json",
+)
 
 
 class SettingsError(ValueError):
@@ -118,8 +167,10 @@ class Settings(BaseModel):
     validate_result: Validate = Field(default="syntax", alias="validate")
     review: bool = False
     other_files: OtherFiles = "read"
+    read_exclude_replace: bool = False  # validated before read_exclude, which reads it
     read_exclude: tuple[str, ...] = READ_EXCLUDE
     max_files: int = Field(default=10, ge=1, le=1000)
+    search_timeout_seconds: float = Field(default=10.0, gt=0, le=3600)
 
     @field_validator("read_exclude", mode="before")
     @classmethod
@@ -134,6 +185,15 @@ class Settings(BaseModel):
                     return value
             return [part.strip() for part in text.split(",") if part.strip()]
         return value
+
+    @field_validator("read_exclude", mode="after")
+    @classmethod
+    def _patterns_add_to_defaults(cls, value: tuple[str, ...], info: ValidationInfo) -> Any:
+        """A value of yours adds to the defaults (the credential files), unless
+        readExcludeReplace is true."""
+        if info.data.get("read_exclude_replace"):
+            return value
+        return READ_EXCLUDE + tuple(pattern for pattern in value if pattern not in READ_EXCLUDE)
 
     @field_validator("thinking_level", mode="before")
     @classmethod
@@ -151,13 +211,8 @@ class Settings(BaseModel):
         if not isinstance(value, str):
             return value
         url = value.strip()
-        if url and not _is_http_url(url):
-            raise PydanticCustomError(
-                "base_url",
-                "{url} is not an http:// or https:// URL with a host "
-                "(for example http://127.0.0.1:11434/v1)",
-                {"url": repr(url[:200])},
-            )
+        if url and not is_http_url(url):
+            raise PydanticCustomError("base_url", NOT_AN_HTTP_URL, {"url": repr(url[:200])})
         return url or None
 
     @classmethod
@@ -221,7 +276,7 @@ def _merge(
     return merged, origins
 
 
-def _is_http_url(url: str) -> bool:
+def is_http_url(url: str) -> bool:
     try:
         parts = urlsplit(url)
         parts.port  # noqa: B018 (raises ValueError on a port that is not a number)

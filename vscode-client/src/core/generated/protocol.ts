@@ -64,7 +64,7 @@ export interface Check {
   advice?: string[];
 }
 /**
- * `ok`: no check is a problem (`warn` or `error`).
+ * `ok`: no check is a problem (`warn` or `error`); `probe`: with `--probe` only.
  */
 export interface Doctor {
   version: string;
@@ -79,6 +79,7 @@ export interface Doctor {
   syntaxLanguages: string[];
   checks: Check[];
   ok: boolean;
+  probe?: ProbeReport;
 }
 /**
  * `name`: the model a run asks for (the provider's own default when `model` is left at
@@ -116,6 +117,16 @@ export interface SettingReport {
   value: unknown;
   source: string;
 }
+/**
+ * `complex-edit doctor --probe`: the models list of the endpoint in use, reached once
+ * (`url`); `answered`: an HTTP answer came back (`status`).
+ */
+export interface ProbeReport {
+  url: string;
+  answered: boolean;
+  status?: number;
+  millis: number;
+}
 export interface DocumentId {
   uri: string;
 }
@@ -127,12 +138,12 @@ export interface EditResult {
   message?: string;
   error?: string;
   reason?: Reason;
-  applied?: boolean;
-  diff?: string;
   turns?: number;
   toolCalls?: number;
   usage?: Usage;
   validation?: Validation;
+  applied?: boolean;
+  diff?: string;
   hunks?: ProposedHunk[];
   declined?: number;
   version?: number;
@@ -312,13 +323,21 @@ export interface Settings {
    */
   otherFiles?: "off" | "read" | "edit";
   /**
-   * Files the sub-agent never reads (`readExclude`, gitignore-style patterns).
+   * `readExclude` replaces the credential defaults instead of adding to them (`readExcludeReplace`).
+   */
+  readExcludeReplace?: boolean;
+  /**
+   * Files the sub-agent never reads (`readExclude`, gitignore-style patterns). Yours add to the defaults (the usual credential files) unless `readExcludeReplace` is on.
    */
   readExclude?: string[];
   /**
    * How many documents one command may change (`maxFiles`).
    */
   maxFiles?: number;
+  /**
+   * How long one `find_in_files` search may take; past it the model gets the lines found so far, said to be partial (`searchTimeoutSeconds`).
+   */
+  searchTimeoutSeconds?: number;
 }
 
 /** Every reason code, in the server's order. */
@@ -354,7 +373,7 @@ export const REASON_REMEDIES: Readonly<Partial<Record<Reason, Remedy>>> = {
 };
 
 /** The server's settings, by their names in every layer (`initializationOptions`, `complexEdit.*`). */
-export const SETTING_NAMES: readonly (keyof Settings)[] = ["provider", "model", "maxTurns", "thinkingLevel", "thoughtSummaries", "temperature", "requestTimeoutSeconds", "maxDocumentBytes", "baseUrl", "maxRetries", "wallTimeSeconds", "applyTimeoutSeconds", "maxPromptBytes", "validate", "review", "otherFiles", "readExclude", "maxFiles"];
+export const SETTING_NAMES: readonly (keyof Settings)[] = ["provider", "model", "maxTurns", "thinkingLevel", "thoughtSummaries", "temperature", "requestTimeoutSeconds", "maxDocumentBytes", "baseUrl", "maxRetries", "wallTimeSeconds", "applyTimeoutSeconds", "maxPromptBytes", "validate", "review", "otherFiles", "readExcludeReplace", "readExclude", "maxFiles", "searchTimeoutSeconds"];
 
 /** The `data.code` values of the server's JSON-RPC errors. */
 export const ERROR_CODES: readonly ErrorData["code"][] = ["document_not_open", "unknown_proposal", "invalid_hunk"];
