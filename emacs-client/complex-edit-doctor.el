@@ -69,7 +69,8 @@ and start it with M-x eglot or M-x lsp; see the README."))
             (not (complex-edit-eglot-server-p (plist-get backend :connection))))
        '(warn "The eglot server here is not of class complex-edit-eglot-server"
               "Register it with complex-edit-eglot-register: without it there is no \
-progress, no undo boundary and a Proceed? prompt."))
+progress, no undo boundary, no live preview, and eglot asks Proceed? before an edit of a \
+file not visited (the server gives up after applyTimeoutSeconds)."))
       (t `(ok ,(format "Server running for this buffer through %s"
                        (plist-get backend :name)))))))
 

@@ -35,9 +35,25 @@ Eglot runs one server per buffer: in these modes it replaces any other."
   (require 'eglot)
   (add-to-list 'eglot-server-programs (cons modes #'complex-edit-eglot-contact)))
 
-(cl-defmethod eglot-initialization-options ((_server complex-edit-eglot-server))
-  "`complex-edit-settings', as initializationOptions."
-  (or complex-edit-settings eglot--{}))
+(defun complex-edit-eglot--not-a-project (server)
+  "Why SERVER's folder is no workspace root (a transient project), or nil.
+eglot makes the folder of a file outside any project a transient project;
+other files are never read there."
+  (let ((project (eglot--project server)))
+    (when (eq (car-safe project) 'transient)
+      (format "%s is not a project (eglot's transient project for a file outside \
+version control), so the server gets the document alone (setting otherFiles \"off\"); \
+for edits that read or change other files, open the file inside a version-controlled \
+folder" (abbreviate-file-name (project-root project))))))
+
+(cl-defmethod eglot-initialization-options ((server complex-edit-eglot-server))
+  "`complex-edit-settings' (and livePreview), as initializationOptions.
+In a transient project, with otherFiles \"off\"."
+  (let ((refusal (complex-edit-eglot--not-a-project server))
+        (options (complex-edit-initialization-options)))
+    (when refusal  ; (said when an edit across files is asked for)
+      (setq options (complex-edit-with options :otherFiles "off")))
+    (or options eglot--{})))
 
 (cl-defmethod eglot-client-capabilities :around ((_server complex-edit-eglot-server))
   "Eglot's capabilities, plus `window.workDoneProgress'."
@@ -57,11 +73,25 @@ Eglot runs one server per buffer: in these modes it replaces any other."
   "Show the server's progress VALUE in the mode line."
   (complex-edit-progress server value))
 
+(cl-defmethod eglot-handle-notification
+  ((_server complex-edit-eglot-server) (_method (eql complexEdit/preview))
+   &key textDocument hunks done)
+  "Draw the change so far: TEXTDOCUMENT's HUNKS (cleared when DONE)."
+  (complex-edit-live-show (list :textDocument textDocument :hunks hunks :done done)
+                          #'eglot--lsp-position-to-point
+                          (lambda () eglot--versioned-identifier)))
+
 (defvar eglot-confirm-server-edits)     ; eglot 1.16+
 
 (cl-defmethod eglot-handle-request :around
-  ((_server complex-edit-eglot-server) (_method (eql workspace/applyEdit)) &key _label edit)
-  "Apply EDIT as one undo step, without a prompt; report the change at once."
+  ((server complex-edit-eglot-server) (_method (eql workspace/applyEdit)) &key _label edit)
+  "Apply EDIT as one undo step, without eglot's prompt; report the change at once.
+Every file it changes is visited first (eglot 1.9 asks before it edits a file
+that is not); `complex-edit-confirm-edits' asks instead, telling the server."
+  (when-let ((refusal (complex-edit-before-server-edit
+                       server (complex-edit--edit-files edit #'eglot--uri-to-path)
+                       (lambda (params) (jsonrpc-notify server :complexEdit/asking params)))))
+    (jsonrpc-error refusal))
   (let ((buffers (complex-edit--edit-buffers edit #'eglot--uri-to-path))
         (eglot-confirm-server-initiated-edits nil)
         (eglot-confirm-server-edits nil))
@@ -112,6 +142,8 @@ ON-RESULT or ON-ERROR is called with its answer; returns the request id."
           :send (lambda (params on-result on-error)
                   (complex-edit-eglot--send server params on-result on-error))
           :cancel (lambda (id) (complex-edit-eglot--cancel server id))
+          :not-a-project (lambda () (and (cl-typep server 'complex-edit-eglot-server)
+                                         (complex-edit-eglot--not-a-project server)))
           :to-lsp #'eglot--pos-to-lsp-position
           :to-point #'eglot--lsp-position-to-point)))
 

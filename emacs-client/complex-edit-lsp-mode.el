@@ -30,14 +30,21 @@ It runs beside the other servers of those buffers."
   "Non-nil when the major mode is one of `complex-edit-lsp-mode-modes'."
   (apply #'derived-mode-p complex-edit-lsp-mode-modes))
 
-(defun complex-edit-lsp-mode--apply-edit (_workspace params)
-  "Apply the server's edit PARAMS as one undo step."
-  (let ((buffers (complex-edit--edit-buffers
-                  (plist-get (complex-edit--plist params) :edit) #'lsp--uri-to-path)))
+(defun complex-edit-lsp-mode--apply-edit (workspace params)
+  "Apply the server's edit PARAMS as one undo step.
+`complex-edit-confirm-edits' asks first, telling the server at WORKSPACE."
+  (let* ((edit (plist-get (complex-edit--plist params) :edit))
+         (refusal (complex-edit-before-server-edit
+                   workspace (complex-edit--edit-files edit #'lsp--uri-to-path)
+                   (lambda (asking)
+                     (with-lsp-workspace workspace
+                       (lsp-notify "complexEdit/asking" asking)))))
+         (buffers (complex-edit--edit-buffers edit #'lsp--uri-to-path)))
     (dolist (buffer buffers)
       (with-current-buffer buffer (undo-boundary)))
     (prog1 (condition-case err
-               (progn (lsp--apply-workspace-edit (lsp:apply-workspace-edit-params-edit params)
+               (progn (when refusal (error "%s" refusal))
+                      (lsp--apply-workspace-edit (lsp:apply-workspace-edit-params-edit params)
                                                  'server-requested)
                       '(:applied t))
              (error `(:applied :json-false :failureReason ,(error-message-string err))))
@@ -48,6 +55,11 @@ It runs beside the other servers of those buffers."
   "Show the server's progress PARAMS in the mode line and in lsp-mode's display."
   (complex-edit-progress workspace (plist-get (complex-edit--plist params) :value))
   (funcall lsp-progress-function workspace params))
+
+(defun complex-edit-lsp-mode--preview (_workspace params)
+  "Draw the change so far, the server's `complexEdit/preview' PARAMS."
+  (complex-edit-live-show (complex-edit--plist params) #'complex-edit-lsp-mode--to-point
+                          (lambda () lsp--cur-version)))
 
 (defun complex-edit-lsp-mode--to-lsp (pos)
   "The LSP position of POS, in UTF-16 code units."
@@ -109,13 +121,16 @@ It runs beside the other servers of those buffers."
   :add-on? t
   :priority -2
   :server-id 'complex-edit
-  :initialization-options (lambda () (or complex-edit-settings (make-hash-table)))
+  :initialization-options (lambda () (or (complex-edit-initialization-options)
+                                          (make-hash-table)))
   :request-handlers (let ((handlers (make-hash-table :test #'equal)))
                       (puthash "workspace/applyEdit" #'complex-edit-lsp-mode--apply-edit
                                handlers)
                       handlers)
   :notification-handlers (let ((handlers (make-hash-table :test #'equal)))
                            (puthash "$/progress" #'complex-edit-lsp-mode--progress handlers)
+                           (puthash "complexEdit/preview" #'complex-edit-lsp-mode--preview
+                                    handlers)
                            handlers)))
 
 (provide 'complex-edit-lsp-mode)

@@ -57,8 +57,28 @@ Each gets one argument: the answer, a plist with the contract's fields
 After a review it also has :kept and :declined."
   :type 'hook)
 
+(defcustom complex-edit-confirm-edits nil
+  "When non-nil, ask before an edit of the server lands (naming its files).
+By default nothing is asked: you asked for the edit, and `complex-edit-review'
+is the way to confirm changes.  While the question is open, the package tells
+the server it is asking (`complexEdit/asking'), so the server's wait for
+the answer (setting applyTimeoutSeconds) stretches to
+`complex-edit-question-seconds'; an answer given after the server stopped
+waiting applies nothing."
+  :type 'boolean)
+
+(defcustom complex-edit-question-seconds 300
+  "How long the server waits for your answer to `complex-edit-confirm-edits'."
+  :type 'number)
+
 (defface complex-edit-mode-line '((t :inherit mode-line-emphasis))
   "Face of the running edit in the mode line.")
+
+(defface complex-edit-review-old '((t :inherit diff-removed :strike-through t))
+  "Text a change replaces: in a review, and in the live preview.")
+
+(defface complex-edit-review-new '((t :inherit diff-added))
+  "Text a change inserts: in a review, and in the live preview.")
 
 (defvar complex-edit-instruction-history nil
   "Instructions given to `complex-edit' and `complex-edit-review'.")
@@ -68,16 +88,21 @@ After a review it also has :kept and :declined."
 A backend plist has :name, :connection, :uri and :version (functions of no
 argument, called in the buffer), :send (PARAMS ON-RESULT ON-ERROR, returns a
 handle), :cancel (HANDLE, returns non-nil when no answer will follow), :to-lsp
-\(POS) and :to-point (LSP-POSITION).")
+\(POS) and :to-point (LSP-POSITION); optionally :not-a-project (a function: why
+the server's folder is no workspace root, or nil).")
 
 (cl-defstruct (complex-edit--job (:constructor complex-edit--job-create))
   buffer backend handle review (started (float-time)) progress cancelled uri)
 
 (defconst complex-edit--cancel-wait 5 "Seconds to wait for the answer to a cancel.")
+(defvar complex-edit--requests nil
+  "The package's requests waiting for their answer, each (CONNECTION . HANDLE).")
 (defvar complex-edit--jobs nil "The edits that are running, newest first.")
 (defvar complex-edit--timer nil "Refreshes the mode line's elapsed time while edits run.")
 
 (defvar-local complex-edit--job nil "The edit running in this buffer, if any.")
+(defvar complex-edit--job-end-functions nil
+  "Functions called with a job when it ends (its live preview is cleared).")
 
 ;;;; Small helpers
 
@@ -88,13 +113,7 @@ handle), :cancel (HANDLE, returns non-nil when no answer will follow), :to-lsp
 (defun complex-edit--edit-buffers (edit uri-to-path)
   "The live buffers the WorkspaceEdit EDIT (a plist) touches.
 URI-TO-PATH turns a URI into a file name (each backend has its own)."
-  (delq nil
-        (mapcar (lambda (uri) (find-buffer-visiting (funcall uri-to-path uri)))
-                (append (cl-loop for (uri _edits) on (plist-get edit :changes) by #'cddr
-                                 collect (substring (symbol-name uri) 1))
-                        (mapcar (lambda (change)
-                                  (plist-get (plist-get change :textDocument) :uri))
-                                (plist-get edit :documentChanges))))))
+  (delq nil (mapcar #'find-buffer-visiting (complex-edit--edit-files edit uri-to-path))))
 
 (defun complex-edit--plist (value)
   "VALUE with hash tables turned into plists with keyword keys, recursively."
@@ -109,6 +128,8 @@ URI-TO-PATH turns a URI into a file name (each backend has its own)."
         ((and (consp value) (keywordp (car value)))
          (cl-loop for (key item) on value by #'cddr
                   nconc (list key (complex-edit--plist item))))
+        ((and (consp value) (listp (cdr value)))     ; a JSON array read as a list
+         (vconcat (mapcar #'complex-edit--plist value)))
         (t value)))
 
 (defun complex-edit-with (plist &rest pairs)
@@ -124,6 +145,12 @@ URI-TO-PATH turns a URI into a file name (each backend has its own)."
             (expand-file-name complex-edit-executable)
           complex-edit-executable)
         complex-edit-server-args))
+
+(defvar complex-edit-live-preview)
+
+(defun complex-edit-initialization-options ()
+  "`complex-edit-settings', and livePreview while `complex-edit-live-preview'."
+  (append complex-edit-settings (when complex-edit-live-preview '(:livePreview t))))
 
 (defun complex-edit--backend ()
   "The backend of the current buffer, or a `user-error' saying how to get one."
@@ -145,6 +172,63 @@ A buffer without a server is refused first, before the instruction is asked for.
     (when (string-empty-p text)
       (user-error "Complex Edit: no instruction"))
     text))
+
+(defun complex-edit-send (backend params on-result on-error)
+  "Send the command PARAMS through BACKEND; ON-RESULT or ON-ERROR gets the answer.
+Returns the request, (CONNECTION . HANDLE), listed in `complex-edit--requests'
+until it is answered (or `complex-edit--forget'-ten)."
+  (let ((request (list (plist-get backend :connection))))
+    (push request complex-edit--requests)
+    (setcdr request
+            (funcall (plist-get backend :send) params
+                     (lambda (result) (complex-edit--forget request) (funcall on-result result))
+                     (lambda (err) (complex-edit--forget request) (funcall on-error err))))
+    request))
+
+(defun complex-edit--forget (request)
+  "REQUEST is answered, or no answer will come."
+  (setq complex-edit--requests (delq request complex-edit--requests)))
+
+(defun complex-edit--uri-file (uri)
+  "The file name of the file URI."
+  (url-unhex-string (url-filename (url-generic-parse-url uri))))
+
+(defun complex-edit-before-server-edit (connection files notify)
+  "Get ready for an edit the server at CONNECTION sends, of FILES (file names).
+Visit (without showing) every one not visited, so eglot asks no question.
+With `complex-edit-confirm-edits', ask first: NOTIFY (called with the params of
+`complexEdit/asking') tells the server, whose wait then covers the question.
+Returns nil to go ahead, or the reason to refuse the edit (a string)."
+  (let ((waiting (cl-remove-if-not (lambda (request) (eq (car request) connection))
+                                   complex-edit--requests)))
+    (cond
+     ((and complex-edit-confirm-edits
+           (progn (ignore-errors
+                    (funcall notify `(:seconds ,complex-edit-question-seconds)))
+                  (not (y-or-n-p (format "Complex Edit wants to edit:\n  %s\nProceed? "
+                                         (mapconcat #'abbreviate-file-name files "\n  "))))))
+      "you declined the edit")
+     ((and waiting (cl-notany (lambda (request) (memq request complex-edit--requests))
+                              waiting))
+      ;; The command was answered (the server stopped waiting) while the question was open.
+      (message "Complex Edit: answered after the server stopped waiting (applyTimeoutSeconds, \
+complex-edit-question-seconds); nothing was applied")
+      "answered after the server had stopped waiting for it; nothing was applied")
+     (t
+      (dolist (file files)
+        (unless (find-buffer-visiting file)
+          (find-file-noselect file)))
+      nil))))
+
+(defun complex-edit--edit-files (edit uri-to-path)
+  "The file names the WorkspaceEdit EDIT (a plist) changes.
+URI-TO-PATH reads a URI."
+  (delete-dups
+   (mapcar uri-to-path
+           (append (cl-loop for (uri _edits) on (plist-get edit :changes) by #'cddr
+                            collect (substring (symbol-name uri) 1))
+                   (mapcar (lambda (change) (plist-get (plist-get change :textDocument) :uri))
+                           (plist-get edit :documentChanges))))))
 
 ;;;; The mode line
 
@@ -203,6 +287,8 @@ Backends call it with the server's `$/progress' values."
   "Forget JOB; nil when it had already ended."
   (when (memq job complex-edit--jobs)
     (setq complex-edit--jobs (delq job complex-edit--jobs))
+    (complex-edit--forget (complex-edit--job-handle job))
+    (run-hook-with-args 'complex-edit--job-end-functions job)
     (when (and (null complex-edit--jobs) complex-edit--timer)
       (cancel-timer complex-edit--timer)
       (setq complex-edit--timer nil))
@@ -232,17 +318,20 @@ OTHER-FILES \"edit\" lets the edit change other files of the workspace too."
   (when complex-edit--job
     (user-error "Complex Edit: an edit is already running here (M-x complex-edit-cancel)"))
   (let* ((backend (complex-edit--backend))
-         (arguments (complex-edit--arguments backend prompt review other-files))
+         (refusal (and other-files (plist-get backend :not-a-project)
+                       (funcall (plist-get backend :not-a-project))))
+         (arguments (progn (when refusal (user-error "Complex Edit: %s" refusal))
+                           (complex-edit--arguments backend prompt review other-files)))
          (job (complex-edit--job-create :buffer (current-buffer) :backend backend :review review
                                         :uri (funcall (plist-get backend :uri)))))
     (deactivate-mark)
     ;; Whatever was typed before is its own undo step, apart from the edit.
     (undo-boundary)
     (setf (complex-edit--job-handle job)
-          (funcall (plist-get backend :send)
-                   `(:command "performComplexEdit" :arguments [,arguments])
-                   (lambda (result) (complex-edit--answered job (complex-edit--plist result)))
-                   (lambda (err) (complex-edit--failed job (complex-edit--plist err)))))
+          (complex-edit-send
+           backend `(:command "performComplexEdit" :arguments [,arguments])
+           (lambda (result) (complex-edit--answered job (complex-edit--plist result)))
+           (lambda (err) (complex-edit--failed job (complex-edit--plist err)))))
     (complex-edit--start job)
     (message "Complex Edit: running… (M-x complex-edit-cancel or C-g cancels)")))
 
@@ -291,9 +380,11 @@ named."
               "")))
    ((equal (plist-get answer :reason) "cancelled")
     (format "Complex Edit: %s" (plist-get answer :error)))
-   (t (propertize (format "Complex Edit failed (%s): %s"
-                          (or (plist-get answer :reason) "error")
-                          (or (plist-get answer :error) "no reason given"))
+   (t (propertize (format "Complex Edit failed%s: %s"
+                          (if-let ((reason (plist-get answer :reason)))
+                              (format " (%s)" reason)
+                            "")
+                          (or (plist-get answer :error) "the server gave no reason"))
                   'face 'error))))
 
 (defun complex-edit--answered (job answer)
@@ -323,15 +414,18 @@ named."
                       "cancelled (the server did not answer the cancel)"
                     "cancelled; nothing was applied")
           :applied :json-false))
-       (-32602
-        `(:success :json-false :reason "invalid_request"
-          :error ,(or (plist-get err :message) "the server refused the request")
-          :applied :json-false))
-       (code
-        `(:success :json-false :reason "error"
-          :error ,(format "%s (JSON-RPC %s)" (or (plist-get err :message) "request failed")
-                          code)
-          :applied :json-false))))))
+       (_ (complex-edit-error-answer err))))))
+
+(defun complex-edit-error-answer (err)
+  "The failed answer for the JSON-RPC error ERR, in the server's own words.
+Its reason is the code the server gave (`data.code'), if any: none is made up."
+  (let ((code (plist-get (plist-get err :data) :code)))
+    `(:success :json-false :applied :json-false
+      ,@(when (stringp code) (list :reason code))
+      :error ,(format "%s; nothing was applied"
+                      (or (plist-get err :message)
+                          (format "the server answered JSON-RPC error %s"
+                                  (plist-get err :code)))))))
 
 ;;;; Commands
 
@@ -347,11 +441,30 @@ too (otherFiles \"edit\"); they are left unsaved."
   (complex-edit--run prompt nil (when across-files "edit")))
 
 ;;;###autoload
-(defun complex-edit-review (prompt)
+(defun complex-edit-across-files (prompt)
+  "Edit as PROMPT says; the edit may change other files of the workspace too.
+The same as `C-u M-x complex-edit'."
+  (interactive (complex-edit--ask "Complex Edit (across files): "))
+  (complex-edit--run prompt nil "edit"))
+
+;;;###autoload
+(defun complex-edit-review (prompt &optional across-files)
   "Like `complex-edit' for PROMPT, but review the proposed changes first.
-Each is kept or dropped; nothing is written before."
-  (interactive (complex-edit--ask "Complex Edit (review): "))
-  (complex-edit--run prompt t))
+Each is kept or dropped; nothing is written before.  With a prefix argument
+\(ACROSS-FILES), the edit may change other files too, and the review goes
+through every file's changes, file by file."
+  (interactive (append (complex-edit--ask
+                        (if current-prefix-arg "Complex Edit (review across files): "
+                          "Complex Edit (review): "))
+                       (list current-prefix-arg)))
+  (complex-edit--run prompt t (when across-files "edit")))
+
+;;;###autoload
+(defun complex-edit-review-across-files (prompt)
+  "Review an edit of PROMPT that may change other files too, file by file.
+The same as `C-u M-x complex-edit-review'."
+  (interactive (complex-edit--ask "Complex Edit (review across files): "))
+  (complex-edit--run prompt t "edit"))
 
 ;;;###autoload
 (defun complex-edit-cancel ()
@@ -363,7 +476,7 @@ Each is kept or dropped; nothing is written before."
     (setf (complex-edit--job-cancelled job) t)
     (if (condition-case err
             (funcall (plist-get (complex-edit--job-backend job) :cancel)
-                     (complex-edit--job-handle job))
+                     (cdr (complex-edit--job-handle job)))
           ;; The connection is gone: no answer will come.
           (error (message "Complex Edit: %s" (error-message-string err)) t))
         (complex-edit--failed job '(:code -32800))
@@ -386,10 +499,13 @@ Each is kept or dropped; nothing is written before."
 (declare-function complex-edit-review-start "complex-edit-review" (answer backend))
 (autoload 'complex-edit-review-start "complex-edit-review")
 (autoload 'complex-edit-doctor "complex-edit-doctor" nil t)
+(autoload 'complex-edit-history "complex-edit-history" nil t)
+(autoload 'complex-edit-revert "complex-edit-history" nil t)
 (autoload 'complex-edit-eglot-register "complex-edit-eglot")
 (autoload 'complex-edit-lsp-mode-register "complex-edit-lsp-mode")
 
 (provide 'complex-edit)
+(require 'complex-edit-live)
 
 (with-eval-after-load 'eglot (require 'complex-edit-eglot))
 (with-eval-after-load 'lsp-mode (require 'complex-edit-lsp-mode))

@@ -102,6 +102,12 @@ Its server answers `complexEdit.applyReview' for the review ANSWER."
       (should (eq (plist-get plist :success) t))
       (should (equal (plist-get (aref (plist-get plist :hunks) 0) :newText) "x")))))
 
+(ert-deftest complex-edit-test-plist-of-a-list ()
+  "lsp-mode may read a JSON array as a list: it becomes a vector like eglot's."
+  (let ((table (make-hash-table :test #'equal)))
+    (puthash "id" "e1" table)
+    (should (equal (complex-edit--plist (list table)) [(:id "e1")]))))
+
 (ert-deftest complex-edit-test-with ()
   (should (equal (complex-edit-with '(:a 1 :b 2) :b 3 :c 4) '(:a 1 :b 3 :c 4))))
 
@@ -159,7 +165,7 @@ Its server answers `complexEdit.applyReview' for the review ANSWER."
     (should (equal complex-edit-test--sent '((:proposalId "p1" :keep [0]))))
     (should (equal (buffer-string) "alpha\nbbeta\n"))
     (should (equal (plist-get (car answers) :reason) "document_changed"))
-    (should (string-match-p "changed under them" (plist-get (car answers) :error)))))
+    (should (equal (plist-get (car answers) :error) "kept 1 of 1 change, but it moved"))))
 
 (ert-deftest complex-edit-test-review-says-when-the-proposal-is-gone ()
   (complex-edit-test--with-buffer "alpha\nbeta\n"
@@ -170,7 +176,9 @@ Its server answers `complexEdit.applyReview' for the review ANSWER."
     (complex-edit-review-keep)
     (should (equal (buffer-string) "alpha\nbeta\n"))
     (should (eq (plist-get (car answers) :success) :json-false))
-    (should (string-match-p "proposal is gone" (plist-get (car answers) :error)))))
+    ;; The server's words and code, none made up here.
+    (should (equal (plist-get (car answers) :error) "unknown proposal; nothing was applied"))
+    (should (equal (plist-get (car answers) :reason) "unknown_proposal"))))
 
 (ert-deftest complex-edit-test-review-quit-applies-nothing ()
   (complex-edit-test--with-buffer "alpha\nbeta\n"
@@ -243,4 +251,156 @@ C-x s saves them)")))
     (should (= (complex-edit-lsp-mode--to-point '(:line 0 :character 3)) 3))
     (should (= (complex-edit-lsp-mode--to-point '(:line 1 :character 2)) 7))))
 
+(ert-deftest complex-edit-test-the-proposal-lifetime-is-the-servers ()
+  (should (equal (complex-edit-review--lifetime '(:proposalLifetimeSeconds 60)) "60 s"))
+  (should (equal (complex-edit-review--lifetime '(:proposalLifetimeSeconds 1800)) "30 min"))
+  (should (equal (complex-edit-review--lifetime '(:success t)) "15 min")))
+
 ;;; complex-edit-test.el ends here
+
+(ert-deftest complex-edit-test-live-buffer-shows-files-not-visited ()
+  "A preview with version null goes to *complex-edit live* as a diff, redrawn as the
+next one arrives; the file is not visited; the end of the edit says it ended."
+  (let* ((file (make-temp-file "complex-edit-live" nil ".py" "alpha\nbeta\ngamma\n"))
+         (uri (concat "file://" file))
+         (complex-edit-live-preview t)
+         (complex-edit-live--sections nil)
+         (complex-edit-live--state nil))
+    (unwind-protect
+        (progn
+          (complex-edit-live-show
+           `(:textDocument (:uri ,uri :version nil)
+             :hunks [,(complex-edit-test--hunk 1 "beta\n" "BETA\n")] :done :json-false)
+           #'complex-edit-test--utf16-point (lambda () 0))
+          (with-current-buffer complex-edit-live-buffer
+            (should (derived-mode-p 'diff-mode))
+            (should (string-match-p "^-beta\n\\+BETA\n" (buffer-string)))
+            (should (string-match-p "running" header-line-format)))
+          (complex-edit-live-show
+           `(:textDocument (:uri ,uri :version nil)
+             :hunks [,(complex-edit-test--hunk 1 "beta\n" "BETA\n")
+                     ,(complex-edit-test--hunk 2 "gamma\n" "GAMMA\n")]
+             :done :json-false)
+           #'complex-edit-test--utf16-point (lambda () 0))
+          (with-current-buffer complex-edit-live-buffer
+            (should (string-match-p "^@@ -2,1 \\+2,1 @@\n-beta\n\\+BETA\n" (buffer-string)))
+            (should (string-match-p "^@@ -3,1 \\+3,1 @@\n-gamma\n\\+GAMMA\n" (buffer-string))))
+          (should-not (find-buffer-visiting file))
+          (complex-edit-live-end)
+          (with-current-buffer complex-edit-live-buffer
+            (should (string-match-p "ended" header-line-format))
+            (should (string-match-p "GAMMA" (buffer-string)))))
+      (delete-file file)
+      (when (get-buffer complex-edit-live-buffer) (kill-buffer complex-edit-live-buffer)))))
+
+(ert-deftest complex-edit-test-live-overlays-drawn-and-cleared ()
+  (complex-edit-test--with-buffer "alpha\nbeta\n"
+    (let* ((file (make-temp-file "complex-edit-live" nil ".txt"))
+           (complex-edit-live-preview t)
+           (undo buffer-undo-list))
+      (unwind-protect
+          (progn
+            (set-visited-file-name file t)
+            (set-buffer-modified-p nil)
+            (complex-edit-live-show
+             `(:textDocument (:uri ,(concat "file://" file) :version 4)
+               :hunks [,(complex-edit-test--hunk 1 "beta\n" "BETA\n")] :done :json-false)
+             #'complex-edit-test--utf16-point (lambda () 4))
+            (should (= 1 (length (seq-filter (lambda (o) (overlay-get o 'complex-edit-live))
+                                             (overlays-in (point-min) (point-max))))))
+            (should (equal (buffer-string) "alpha\nbeta\n"))
+            (should-not (buffer-modified-p))
+            (should (eq buffer-undo-list undo))
+            ;; A preview of a version the buffer left behind is not drawn.
+            (complex-edit-live-show
+             `(:textDocument (:uri ,(concat "file://" file) :version 3)
+               :hunks [] :done :json-false)
+             #'complex-edit-test--utf16-point (lambda () 4))
+            (should (seq-find (lambda (o) (overlay-get o 'complex-edit-live))
+                              (overlays-in (point-min) (point-max))))
+            (complex-edit-live-show
+             `(:textDocument (:uri ,(concat "file://" file) :version 4) :hunks [] :done t)
+             #'complex-edit-test--utf16-point (lambda () 4))
+            (should-not (seq-find (lambda (o) (overlay-get o 'complex-edit-live))
+                                  (overlays-in (point-min) (point-max)))))
+        (set-visited-file-name nil)
+        (delete-file file)))))
+
+;;;; History and revert, against fake answers of complexEdit.history / complexEdit.revert
+;;;; (the server side is being built in another branch: these follow the contract).
+
+(require 'complex-edit-history)
+
+(defun complex-edit-test--history-backend (answers)
+  "A backend whose server answers each command from ANSWERS, an alist
+\(COMMAND . FUNCTION-OF-ARGUMENTS); the requests go to `complex-edit-test--sent'."
+  (list :name 'test :connection 'fake :uri (lambda () "file:///p/a.py")
+        :send (lambda (params on-result _on-error)
+                (let ((arguments (aref (plist-get params :arguments) 0)))
+                  (push (cons (plist-get params :command) arguments) complex-edit-test--sent)
+                  (funcall on-result
+                           (funcall (cdr (assoc (plist-get params :command) answers))
+                                    arguments)))
+                'handle)))
+
+(ert-deftest complex-edit-test-history-lists-the-edits-newest-first ()
+  (let ((complex-edit-test--sent nil)
+        (display-buffer-overriding-action '(display-buffer-no-window (allow-no-window . t))))
+    (cl-letf (((symbol-function 'complex-edit--backend)
+               (lambda () (complex-edit-test--history-backend
+                           `(("complexEdit.history"
+                              . ,(lambda (_)
+                                   [(:id "e2" :time "2026-11-28T05:00:00Z"
+                                     :instruction "rename greet" :files ["a.py" "b.py"]
+                                     :added 3 :removed 3)
+                                    (:id "e1" :time "2026-11-28T04:00:00Z"
+                                     :instruction "add a docstring" :files ["a.py"]
+                                     :added 2 :removed 0)])))))))
+      (complex-edit-history)
+      (with-current-buffer complex-edit-history-buffer
+        (should (derived-mode-p 'complex-edit-history-mode))
+        (should (equal (mapcar #'car tabulated-list-entries) '("e2" "e1")))
+        (goto-char (point-min))
+        (should (search-forward "rename greet" nil t))
+        (should (search-forward "add a docstring" nil t))
+        (should (string-match-p "a\\.py, b\\.py" (buffer-string))))
+      (should (equal (car complex-edit-test--sent)
+                     '("complexEdit.history" :limit 50)))
+      (kill-buffer complex-edit-history-buffer))))
+
+(ert-deftest complex-edit-test-revert-asks-to-force-a-conflict ()
+  (let ((complex-edit-test--sent nil)
+        (answers nil)
+        (asked nil))
+    (let ((complex-edit-done-hook (list (lambda (answer) (push answer answers)))))
+      (cl-letf (((symbol-function 'complex-edit--backend)
+                 (lambda () (complex-edit-test--history-backend
+                             `(("complexEdit.revert"
+                                . ,(lambda (arguments)
+                                     (if (plist-get arguments :force)
+                                         '(:success t :applied t :message "reverted" :editId "e3")
+                                       '(:success :json-false :applied :json-false
+                                         :reason "conflict"
+                                         :error "b.py changed where the edit applied."))))))))
+                ((symbol-function 'y-or-n-p) (lambda (prompt) (setq asked prompt) t)))
+        (with-temp-buffer (complex-edit-revert))))
+    (should (string-match-p "b.py changed" asked))
+    (should (equal (mapcar #'cdr (reverse complex-edit-test--sent)) '(nil (:force t))))
+    (should (equal (plist-get (car answers) :message) "reverted"))
+    (should (equal (complex-edit--describe (car answers)) "Complex Edit: reverted"))))
+
+(ert-deftest complex-edit-test-a-declined-conflict-reverts-nothing-and-says-so ()
+  (let ((complex-edit-test--sent nil)
+        (answers nil))
+    (let ((complex-edit-done-hook (list (lambda (answer) (push answer answers)))))
+      (cl-letf (((symbol-function 'complex-edit--backend)
+                 (lambda () (complex-edit-test--history-backend
+                             `(("complexEdit.revert"
+                                . ,(lambda (_)
+                                     '(:success :json-false :applied :json-false
+                                       :reason "conflict" :error "b.py changed.")))))))
+                ((symbol-function 'y-or-n-p) (lambda (_) nil)))
+        (with-temp-buffer (complex-edit-revert))))
+    (should (= (length complex-edit-test--sent) 1))
+    (should (equal (complex-edit--describe (car answers))
+                   "Complex Edit failed (conflict): b.py changed."))))

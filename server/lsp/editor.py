@@ -131,10 +131,12 @@ class LspEditor:
         echoes = [(one, self._ls.commands.next_change(one.base.uri)) for one in edits]
         base, echo = edits[0].base, echoes[0][1]
         try:
-            async with asyncio.timeout(limit_seconds):
-                answer = await self._ls.workspace_apply_edit_async(
-                    types.ApplyWorkspaceEditParams(edit=edit, label=label)
-                )
+            async with asyncio.timeout(limit_seconds) as wait:
+                # an editor asking its user stretches the wait (asking.py)
+                with self._ls.state.apply_waits.watching(wait):
+                    answer = await self._ls.workspace_apply_edit_async(
+                        types.ApplyWorkspaceEditParams(edit=edit, label=label)
+                    )
         except TimeoutError:
             raise
         except Exception as exc:

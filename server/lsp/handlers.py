@@ -12,6 +12,7 @@ from typing import Any
 from lsprotocol import types
 
 from complex_edit.server.lsp.abilities import ClientAbilities
+from complex_edit.server.lsp.asking import ASKING_METHOD, asking
 from complex_edit.server.lsp.history import register as register_history
 from complex_edit.server.lsp.server import ComplexEditServer
 from complex_edit.server.session.process import SessionProcess
@@ -38,6 +39,7 @@ def build_server(
     ls.command(REVIEW_COMMAND)(apply_review)
     ls.feature(STATS_METHOD)(stats)
     register_history(ls)  # complexEdit.history, complexEdit.revert
+    ls.feature(ASKING_METHOD)(asking)
     return ls
 
 

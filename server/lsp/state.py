@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from complex_edit.server.lsp.abilities import ClientAbilities
+from complex_edit.server.lsp.asking import ApplyWaits
 from complex_edit.server.lsp.commands import Commands
 from complex_edit.server.text.documents import DocumentStore, Snapshot
 
@@ -54,6 +55,8 @@ class ServerState:
         # The checkers run on an edit's result, started once (a slot).
         self.checkers: object | None = None
         self._proposals: Proposals | None = None
+        # The waits for applyEdit answers, stretched while the editor asks a person (asking.py).
+        self.apply_waits = ApplyWaits()
 
     def ready(self) -> None:
         """Make what the commands need (at `initialized`, with their modules: made with the

@@ -10,6 +10,7 @@ cancel, undo, save keys) and checks the buffer's text and the file's bytes.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -58,6 +59,14 @@ def lsp_mode(emacs: str) -> str:
     return emacs
 
 
+@pytest.fixture(params=["eglot", "lsp-mode"])
+def either(request: pytest.FixtureRequest) -> str:
+    """Each backend in turn (lsp-mode skipped without it)."""
+    if request.param == "lsp-mode":
+        request.getfixturevalue("lsp_mode")
+    return str(request.param)
+
+
 Start = Callable[..., EmacsTerminal]
 
 
@@ -67,10 +76,17 @@ def start(emacs: str, emulator: GeminiEmulator, tmp_path: Path) -> Iterator[Star
     terminals: list[EmacsTerminal] = []
 
     def run(
-        content: bytes, name: str = "doc.py", backend: str = "eglot", setup: str = SETUP_REQUIRE
+        content: bytes,
+        name: str = "doc.py",
+        backend: str = "eglot",
+        setup: str = SETUP_REQUIRE,
+        elisp: str = "",
+        git: bool = True,
     ) -> EmacsTerminal:
         project = tmp_path / "project"
         project.mkdir(exist_ok=True)
+        if git:  # a project, as eglot sees one (else its "transient" project: no workspace)
+            subprocess.run(["git", "init", "-q", str(project)], check=True)
         file = project / name
         file.write_bytes(content)
         out = tmp_path / f"out{len(terminals)}"
@@ -90,6 +106,7 @@ def start(emacs: str, emulator: GeminiEmulator, tmp_path: Path) -> Iterator[Star
             CE_TEST_EXE=str(server_executable()),
             CE_TEST_OUT=str(out),
             CE_TEST_BACKEND=backend,
+            CE_TEST_EVAL=f"(progn {elisp})",
         )
         terminal = EmacsTerminal(emacs, file, out, env)
         terminals.append(terminal)
@@ -355,26 +372,14 @@ def test_eglots_own_blocking_command_with_the_package_is_confirmed(
 
 # --- an edit of two files, one not visited (issue 28) ---------------------------------------
 
+CALLER = b"from doc import greet\n\ngreet('you')\n"
 
-@pytest.mark.parametrize("backend", ["eglot", "eglot-plain", "lsp-mode"])
-def test_an_edit_of_two_files_one_not_visited(
-    start: Start,
-    emulator: GeminiEmulator,
-    tmp_path: Path,
-    backend: str,
-    request: pytest.FixtureRequest,
-) -> None:
-    """eglot 1.9 asks before an edit of a file not visited (whatever the settings), visits it
-    (`find-file-noselect`), which its managed mode takes over (`didOpen` of the text on disk),
-    then edits it (the `didChange`), left unsaved. With the package's server class the reports
-    come before the answer: confirmed in both files; with eglot's own, after it: applied, not
-    yet confirmed. lsp-mode visits the file and edits it, and the harness's `lsp` starts in
-    that buffer (its `didOpen`) while the answer waits for the report."""
-    if backend == "lsp-mode":
-        request.getfixturevalue("lsp_mode")  # skips without lsp-mode
+
+def rename_across(emulator: GeminiEmulator, tmp_path: Path) -> Path:
+    """Script a rename of greet in doc.py and in caller.py (a file not visited); caller.py."""
     caller = tmp_path / "project" / "caller.py"
     caller.parent.mkdir(parents=True, exist_ok=True)
-    caller.write_bytes(b"from doc import greet\n\ngreet('you')\n")
+    caller.write_bytes(CALLER)
     emulator.enqueue(
         calls(
             replace("def greet", "def welcome"),
@@ -391,12 +396,40 @@ def test_an_edit_of_two_files_one_not_visited(
             done("renamed"),
         )
     )
+    return caller
+
+
+def caller_buffer(event: dict[str, object], caller: Path) -> dict[str, object]:
+    (other,) = [o for o in event["others"] if o["name"] == str(caller)]  # type: ignore[attr-defined]
+    return other  # type: ignore[no-any-return]
+
+
+@pytest.mark.parametrize("backend", ["eglot", "eglot-plain", "lsp-mode"])
+def test_an_edit_of_two_files_one_not_visited(
+    start: Start,
+    emulator: GeminiEmulator,
+    tmp_path: Path,
+    backend: str,
+    request: pytest.FixtureRequest,
+) -> None:
+    """eglot 1.9's own class asks before an edit of a file not visited (whatever the
+    settings), visits it (`find-file-noselect`), which its managed mode takes over (`didOpen`
+    of the text on disk), then edits it (the `didChange`), left unsaved. The package's server
+    class visits the file first, so eglot asks nothing, and reports the changes before the
+    answer: confirmed in both files; with eglot's own, after it: applied, not yet confirmed.
+    lsp-mode visits the file and edits it, and the harness's `lsp` starts in that buffer (its
+    `didOpen`) while the answer waits for the report."""
+    if backend == "lsp-mode":
+        request.getfixturevalue("lsp_mode")  # skips without lsp-mode
+    caller = rename_across(emulator, tmp_path)
     emacs = start(GREETING.encode(), backend=backend)
     emacs.command("ce-test-execute-across", "rename greet to welcome everywhere")
-    if backend != "lsp-mode":
+    if backend == "eglot-plain":
         emacs.wait_screen("Proceed?")  # eglot asks before it edits a file not visited
         emacs.keys("y")
     executed = emacs.wait_event("executed")
+    if backend != "eglot-plain":
+        assert b"Proceed?" not in emacs.screen, "the package let eglot ask"
     answer = executed["answer"]
     assert answer["success"] is True, answer
     assert answer["applied"] is True, answer
@@ -551,3 +584,256 @@ def test_the_ert_suite(emacs: str, tmp_path: Path) -> None:
     )
     assert run.returncode == 0, run.stdout + run.stderr
     assert " 0 unexpected" in run.stdout + run.stderr
+
+
+# --- an edit across files: no question, or an honest answer to one (issue 40) ---------------
+
+
+def test_a_question_left_open_past_the_apply_timeout_still_lands_honestly(
+    start: Start,
+    emulator: GeminiEmulator,
+    tmp_path: Path,
+    either: str,
+) -> None:
+    """With `complex-edit-confirm-edits`, the package asks before the edit lands and tells the
+    server (`complexEdit/asking`): the server's wait (applyTimeoutSeconds 1 here) stretches,
+    so a "y" given after that timeout lands the edit and the answer says so."""
+    caller = rename_across(emulator, tmp_path)
+    emacs = start(
+        GREETING.encode(),
+        backend=either,
+        elisp="(setq complex-edit-confirm-edits t complex-edit-question-seconds 60"
+        " complex-edit-settings '(:applyTimeoutSeconds 1))",
+    )
+
+    emacs.command("complex-edit-across-files", "rename greet to welcome everywhere")
+    emacs.wait_screen("Proceed?")
+    time.sleep(2.0)  # twice applyTimeoutSeconds
+    assert not [e for e in emacs.events() if e["event"] == "done"], "answered while asking"
+    emacs.keys("y")
+    answer = emacs.wait_event("done")
+
+    assert answer["answer"]["success"] is True, answer
+    assert answer["answer"]["applied"] is True, answer
+    assert answer["text"] == GREETING.replace("greet", "welcome")
+    assert caller_buffer(answer, caller)["text"] == "from doc import welcome\n\nwelcome('you')\n"
+    assert "caller.py" in answer["echo"], answer
+
+
+def test_an_answer_after_the_server_stopped_waiting_applies_nothing(
+    start: Start, emulator: GeminiEmulator, tmp_path: Path
+) -> None:
+    """A question left open past the stretched wait too: the server answers that the editor
+    did not answer, and the package then refuses the late "y": the failed answer stays true,
+    nothing lands anywhere."""
+    caller = rename_across(emulator, tmp_path)
+    emacs = start(
+        GREETING.encode(),
+        elisp="(setq complex-edit-confirm-edits t complex-edit-question-seconds 1"
+        " complex-edit-settings '(:applyTimeoutSeconds 1))",
+    )
+
+    emacs.command("complex-edit-across-files", "rename greet to welcome everywhere")
+    emacs.wait_screen("Proceed?")
+    answer = emacs.wait_event("done")  # while the question is still open
+    emacs.keys("y")
+    emacs.wait_screen("after the server stopped waiting")
+
+    assert answer["answer"]["success"] is False, answer
+    assert answer["answer"]["reason"] == "client_rejected", answer
+    state = emacs.dump()
+    assert state["text"] == GREETING
+    assert state["modified"] is False
+    others = next(o for o in emacs.events() if o["event"] == "done")["others"]
+    assert all(o["text"] == CALLER.decode() for o in others if o["name"] == str(caller))
+    assert caller.read_bytes() == CALLER
+
+
+# --- the live preview (issue 40 item 2) --------------------------------------------------------
+
+
+def test_the_live_preview_is_drawn_then_cleared_without_touching_text_or_undo(
+    start: Start,
+    emulator: GeminiEmulator,
+    tmp_path: Path,
+    either: str,
+) -> None:
+    """While the model works, the change so far is drawn over the buffer (the old text
+    marked, the new shown after it): the text, `modified`, the undo list and point stay as
+    they were; the edit's end clears it and the edit lands as usual."""
+    go = threading.Event()
+    emulator.enqueue(calls(replace('"Hello, "', '"Hi there, "')))
+    emulator.enqueue(Reply.hang(release=go, then=calls(done("greeting changed"))))
+    emacs = start(GREETING.encode(), backend=either)
+    before = emacs.dump()
+
+    emacs.command("complex-edit", "say hi there instead of hello")
+    emacs.wait_event("preview", within=30, where=lambda e: e["hunks"] > 0)
+    during = emacs.dump()
+    go.set()
+    answer = emacs.wait_event("done")
+    after = emacs.dump()
+
+    assert {k: during[k] for k in ("text", "modified", "undo", "point")} == {
+        k: before[k] for k in ("text", "modified", "undo", "point")
+    }, (before, during)
+    (overlay,) = during["overlays"]
+    assert '"Hello, "' in overlay["old"], overlay
+    assert '"Hi there, "' in overlay["new"], overlay
+    assert answer["answer"]["success"] is True, answer
+    assert after["text"] == GREETING.replace('"Hello, "', '"Hi there, "')
+    assert after["overlays"] == [], after
+    assert [e for e in emacs.events() if e["event"] == "preview" and e["done"] is True]
+
+
+# --- review across files (issue 40 item 3) ------------------------------------------------------
+
+
+def test_a_review_across_files_lands_the_kept_changes_of_two_files(
+    start: Start,
+    emulator: GeminiEmulator,
+    tmp_path: Path,
+    either: str,
+) -> None:
+    """`complex-edit-review-across-files` (C-u M-x complex-edit-review) shows the command's
+    buffer's changes, then the other file's (visited for its turn); one of two is kept in
+    each, and both files get exactly their kept change; the message says where."""
+    caller = tmp_path / "project" / "caller.py"
+    caller.parent.mkdir(parents=True, exist_ok=True)
+    caller_text = "from doc import greet\n\n\n\n\nx = 1\n\n\n\n\ngreet('you')\n"
+    caller.write_text(caller_text)
+    emulator.enqueue(
+        calls(
+            replace("def greet", "def welcome"),
+            replace("print(greet(", "print(welcome("),
+            (
+                "replace_text",
+                {"path": "caller.py", "old_text": "import greet", "new_text": "import welcome"},
+            ),
+            (
+                "replace_text",
+                {"path": "caller.py", "old_text": "greet('you')", "new_text": "welcome('you')"},
+            ),
+            done("renamed"),
+        )
+    )
+    emacs = start(GREETING.encode(), backend=either)
+
+    emacs.command("complex-edit-review-across-files", "rename greet to welcome everywhere")
+    first = emacs.wait_event("review")
+    assert (first["name"], first["count"]) == ("doc.py", 2), first
+    emacs.keys("y", "n")
+    second = emacs.wait_event("review")
+    assert (second["name"], second["count"]) == ("caller.py", 2), second
+    assert second["buffer"] == "caller.py", second
+    emacs.keys("y", "n")
+    answer = emacs.wait_event("done")
+
+    assert answer["answer"]["success"] is True, answer
+    assert answer["answer"]["applied"] is True, answer
+    assert (answer["answer"]["kept"], answer["answer"]["declined"]) == (2, 2), answer
+    assert answer["text"] == GREETING.replace("def greet", "def welcome")
+    other = caller_buffer(answer, caller)
+    assert other["text"] == caller_text.replace("import greet", "import welcome")
+    assert "doc.py 1 of 2 landed, caller.py 1 of 2 landed" in answer["echo"], answer
+    assert "nothing was applied" not in answer["echo"], answer
+    assert caller.read_text() == caller_text  # left unsaved, as every edit
+
+
+# --- a folder that is not a project (issue 36 item 1) ---------------------------------------
+
+
+def test_a_transient_project_is_no_workspace(
+    start: Start, emulator: GeminiEmulator, tmp_path: Path
+) -> None:
+    """A file outside version control: eglot makes its folder a transient project. The
+    package's server class gives the server otherFiles "off" (the document alone; the model
+    gets no file tools), and refuses an edit across files there, naming the setting."""
+    emulator.enqueue(calls(replace("beta = 2", "beta = 20"), done("bumped")))
+    original = "alpha = 1\nbeta = 2\n"
+    emacs = start(original.encode(), name="t.txt", git=False)
+
+    emacs.command("complex-edit-across-files", "bump beta")
+    emacs.wait_screen("Complex Edit: /")  # the refusal, naming the folder and the setting
+    emacs.command("ce-test-dump")
+    refused = emacs.wait_event("state")
+    assert refused["text"] == original, refused
+    emacs.command("complex-edit", "bump beta")
+    answer = emacs.wait_event("done")
+
+    assert answer["answer"]["success"] is True, answer
+    assert answer["text"] == original.replace("beta = 2", "beta = 20")
+    (request,) = emulator.requests
+    tools = {declaration["name"] for declaration in request.function_declarations}
+    assert "find_in_files" not in tools, tools
+
+
+def test_an_edit_of_four_files_three_not_visited_lands_with_no_question(
+    start: Start, emulator: GeminiEmulator, tmp_path: Path
+) -> None:
+    """The issue's case: `M-x complex-edit-across-files` renaming a function in four files,
+    three of them not visited, through eglot 1.9: no "Proceed?", every file changed in its
+    buffer (left unsaved), and the echo area names the three others."""
+    project = tmp_path / "project"
+    project.mkdir(parents=True, exist_ok=True)
+    others = {name: f"from doc import greet\n\ngreet('{name}')\n" for name in ("a.py", "b.py")}
+    others["pkg/c.py"] = "import doc\n\ndoc.greet('c')\n"
+    for name, text in others.items():
+        (project / name).parent.mkdir(parents=True, exist_ok=True)
+        (project / name).write_text(text)
+    edits = [
+        (
+            "replace_text",
+            {"path": name, "old_text": "greet", "new_text": "welcome", "replace_all": True},
+        )
+        for name in others
+    ]
+    emulator.enqueue(calls(replace("greet", "welcome", replace_all=True), *edits, done("renamed")))
+    emacs = start(GREETING.encode())
+
+    emacs.command("complex-edit-across-files", "rename greet to welcome everywhere")
+    answer = emacs.wait_event("done")
+
+    assert b"Proceed?" not in emacs.screen
+    assert answer["answer"]["success"] is True, answer
+    assert answer["answer"].get("confirmed") is not False, answer
+    assert answer["text"] == GREETING.replace("greet", "welcome")
+    buffers = {o["name"]: o for o in answer["others"]}
+    for name, text in others.items():
+        other = buffers[str(project / name)]
+        assert other["text"] == text.replace("greet", "welcome"), other
+        assert other["modified"] is True, other
+        assert (project / name).read_text() == text  # unsaved
+    assert "also changed: a.py, b.py, pkg/c.py" in answer["echo"], answer
+
+
+# --- history and revert (issue 40 item 4) ---------------------------------------------------
+
+
+def test_revert_takes_back_an_edit_across_files_in_one_step(
+    start: Start,
+    emulator: GeminiEmulator,
+    tmp_path: Path,
+    either: str,
+) -> None:
+    """`M-x complex-edit-history` lists the edit; `M-x complex-edit-revert` takes it back in
+    both files at once. Runs once the server has `complexEdit.history`/`revert`."""
+    if importlib.util.find_spec("complex_edit.server.lsp.history") is None:
+        pytest.skip("this server has no complexEdit.history / complexEdit.revert yet")
+    caller = rename_across(emulator, tmp_path)
+    emacs = start(GREETING.encode(), backend=either)
+    emacs.command("complex-edit-across-files", "rename greet to welcome everywhere")
+    landed = emacs.wait_event("done")
+    assert landed["answer"]["success"] is True, landed
+
+    emacs.command("complex-edit-history")
+    (entry, *_) = emacs.wait_event("history")["entries"]
+    assert entry["instruction"] == "rename greet to welcome everywhere", entry
+    assert sorted(entry["files"]) == ["caller.py", "doc.py"], entry
+    emacs.command("other-window")  # back to doc.py from the history's window
+    emacs.command("complex-edit-revert")
+    reverted = emacs.wait_event("done")
+
+    assert reverted["answer"]["success"] is True, reverted
+    assert reverted["text"] == GREETING
+    assert caller_buffer(reverted, caller)["text"] == CALLER.decode()

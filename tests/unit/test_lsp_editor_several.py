@@ -13,12 +13,18 @@ from lsprotocol import types
 from complex_edit.server.edit.apply import DISK_VERSION
 from complex_edit.server.edit.port import DocumentEdit
 from complex_edit.server.lsp.abilities import ClientAbilities
+from complex_edit.server.lsp.asking import ApplyWaits
 from complex_edit.server.lsp.commands import Commands
 from complex_edit.server.lsp.editor import LspEditor
 from complex_edit.server.text.diff import compute_edits
 from complex_edit.server.text.documents import ContentChange, DocumentStore, Snapshot
 
 OWN, OPEN, FILE = "file:///w/own.py", "file:///w/open.py", "file:///w/file.py"
+
+
+@dataclass
+class _State:
+    apply_waits: ApplyWaits = field(default_factory=ApplyWaits)
 
 
 @dataclass
@@ -33,6 +39,7 @@ class _Server:
     sent: list[types.WorkspaceEdit] = field(default_factory=list)
     report: bool = True
     files: dict[str, str] = field(default_factory=lambda: {FILE: "c = 1\n"})
+    state: _State = field(default_factory=lambda: _State())
 
     async def workspace_apply_edit_async(
         self, params: types.ApplyWorkspaceEditParams

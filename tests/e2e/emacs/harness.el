@@ -7,11 +7,12 @@
 ;;   changes    eglot has just sent typed changes to the server (didChange)
 ;;   done       `complex-edit-done-hook' ran: the answer, the buffer's text, the echo area
 ;;   progress   the server's progress reached the mode line: the selected window's mode line
-;;   review     a review started: its hunks as shown
+;;   review     a review started, or went on to the next file: that file's hunks as shown
 ;;   state      `M-x ce-test-dump': the buffer's text and whether it is modified
 ;;   executed   `M-x ce-test-execute': eglot's own (blocking) `eglot-execute-command' answered
 ;;              (`M-x ce-test-execute-across': with otherFiles "edit", and the other files' buffers)
 ;;   doctor     `M-x ce-test-doctor': the checks `M-x complex-edit-doctor' shows for the buffer
+;;   history    `M-x complex-edit-history' listed the edits the server answered
 ;;   window/logMessage, window/showMessage   the server's message (eglot only)
 ;; The keys themselves come from the test, through the terminal.
 
@@ -23,7 +24,8 @@
       make-backup-files nil
       auto-save-default nil
       create-lockfiles nil
-      vc-handled-backends nil
+      ;; (Git only: project.el finds the test's project, a git repository, through it)
+      vc-handled-backends '(Git)
       ring-bell-function #'ignore)
 
 ;; The package is set up by a block of emacs-client/README.md, copied as a user would
@@ -33,6 +35,9 @@
 (package-activate-all)
 (load (getenv "CE_TEST_INIT") nil t)
 (setq complex-edit-executable (getenv "CE_TEST_EXE"))
+;; What a case sets on top of the README's block (settings, customizations), as elisp.
+(when-let ((extra (getenv "CE_TEST_EVAL")))
+  (eval (car (read-from-string extra)) t))
 
 (defun ce-test-event (name &rest fields)
   "Append the event NAME with FIELDS (a plist) to events.jsonl."
@@ -42,16 +47,56 @@
 (defun ce-test-text ()
   (save-restriction (widen) (buffer-substring-no-properties (point-min) (point-max))))
 
+(defun ce-test-others ()
+  "Every other buffer visiting a file: its name, text, and whether it is modified, managed."
+  (vconcat
+   (mapcar (lambda (buffer)
+             (with-current-buffer buffer
+               (list :name (buffer-file-name)
+                     :text (ce-test-text)
+                     :modified (if (buffer-modified-p) t :json-false)
+                     :overlays (length (seq-filter (lambda (o) (overlay-get o 'complex-edit-live))
+                                                   (overlays-in (point-min) (point-max))))
+                     :managed (if (or (bound-and-true-p eglot--managed-mode)
+                                      (bound-and-true-p lsp-mode))
+                                  t :json-false))))
+           (seq-filter (lambda (buffer)
+                         (and (buffer-file-name buffer) (not (eq buffer (current-buffer)))))
+                       (buffer-list)))))
+
 (add-hook 'complex-edit-done-hook
           (lambda (answer)
             (ce-test-event "done" :answer answer :text (ce-test-text)
-                           :echo (substring-no-properties (or (current-message) "")))))
+                           :echo (substring-no-properties (or (current-message) ""))
+                           :others (ce-test-others))))
 
 (defun ce-test-dump ()
   "Report the buffer's text."
   (interactive)
   (ce-test-event "state" :text (ce-test-text) :modified (if (buffer-modified-p) t :json-false)
-                 :coding (symbol-name buffer-file-coding-system)))
+                 :message (let ((text (with-current-buffer "*Messages*"
+                                        (buffer-substring-no-properties
+                                         (max (point-min) (- (point-max) 600)) (point-max)))))
+                            text)
+                 :coding (symbol-name buffer-file-coding-system)
+                 :undo (if (listp buffer-undo-list) (length buffer-undo-list) -1)
+                 :point (point)
+                 :overlays (vconcat (ce-test-live-overlays))))
+
+(defun ce-test-live-overlays ()
+  "The live preview's overlays here: (:old TEXT-MARKED :new TEXT-SHOWN) each."
+  (mapcar (lambda (o) (list :old (buffer-substring-no-properties (overlay-start o) (overlay-end o))
+                            :new (substring-no-properties (or (overlay-get o 'after-string) ""))))
+          (seq-filter (lambda (o) (overlay-get o 'complex-edit-live))
+                      (save-restriction (widen) (overlays-in (point-min) (point-max))))))
+
+(advice-add 'complex-edit-live-show :after
+            (lambda (params &rest _)
+              (let ((document (plist-get params :textDocument)))
+                (ce-test-event "preview" :uri (plist-get document :uri)
+                               :version (plist-get document :version)
+                               :done (plist-get params :done)
+                               :hunks (length (plist-get params :hunks))))))
 
 (defun ce-test-execute (instruction)
   "Run performComplexEdit with INSTRUCTION through eglot's own, blocking, command."
@@ -83,21 +128,8 @@
             (eglot-current-server) 'performComplexEdit
             (vector (list :textDocument (eglot--TextDocumentIdentifier)
                           :prompt instruction :otherFiles "edit")))))
-        (others (seq-filter (lambda (buffer)
-                              (and (buffer-file-name buffer)
-                                   (not (eq buffer (current-buffer)))))
-                            (buffer-list))))
-    (ce-test-event "executed" :answer answer :text (ce-test-text)
-                   :others (vconcat
-                            (mapcar (lambda (buffer)
-                                      (with-current-buffer buffer
-                                        (list :name (buffer-file-name)
-                                              :text (ce-test-text)
-                                              :modified (if (buffer-modified-p) t :json-false)
-                                              :managed (if (or (bound-and-true-p eglot--managed-mode)
-                                                               (bound-and-true-p lsp-mode))
-                                                           t :json-false))))
-                                    others)))))
+        (others (ce-test-others)))
+    (ce-test-event "executed" :answer answer :text (ce-test-text) :others others)))
 
 (defun ce-test-quit ()
   "Keep eglot's log of the messages in $CE_TEST_OUT/eglot-events.log and leave."
@@ -116,9 +148,18 @@
                                 (format-mode-line mode-line-format nil window
                                                   (window-buffer window)))))))
 
-(advice-add 'complex-edit-review-start :after
+(advice-add 'complex-edit-review--open :after
             (lambda (&rest _)
-              (ce-test-event "review" :count (length (plist-get complex-edit--review :hunks)))))
+              (when complex-edit--review  ; (not when the review was refused)
+                (ce-test-event "review" :count (length (plist-get complex-edit--review :hunks))
+                               :name (plist-get complex-edit--review :name)
+                               :buffer (buffer-name)))))
+
+(with-eval-after-load 'complex-edit-history
+  (advice-add 'complex-edit-history--show :after
+              (lambda (answer &rest _)
+                (ce-test-event "history"
+                               :entries (vconcat (complex-edit-history--entries answer))))))
 
 (defun ce-test-soon (start)
   "Call START in the current buffer once Emacs is up (`eglot-ensure' waits for a command)."
