@@ -136,7 +136,10 @@ class SessionOutcome(BaseModel):
     integrity: dict[str, int] = {}
     """How often the run was kept from a model's slip, by kind: the tools' adjustments
     ("indentation", "tabs", "trailing_whitespace", "elision_expanded", ...), refusals
-    ("elision_refused") and completions refused for new syntax errors ("syntax_refused")."""
+    ("elision_refused") and completions refused for new syntax errors ("syntax_refused")
+    or for errors the checkers found ("check_refused")."""
+    diagnostics: Diagnostics | None = None
+    """The checkers' verdict on a success (None: no checker ran)."""
 
 
 class WirePosition(BaseModel):
@@ -149,6 +152,42 @@ class WirePosition(BaseModel):
 class WireRange(BaseModel):
     start: WirePosition
     end: WirePosition
+
+
+class CheckDiagnostic(BaseModel):
+    """One diagnostic of a checker (`range` in UTF-16, as checkers send it)."""
+
+    uri: str
+    range: WireRange
+    severity: Literal["error", "warning", "information", "hint"]
+    message: str
+    source: str | None = None
+    code: str | None = None
+
+
+class CheckerStatus(BaseModel):
+    """How one checker did: `ok`, `missing` (not found), `failed` (could not start),
+    `crashed`, `timeout` (no diagnostics within checkTimeoutSeconds)."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True)
+
+    name: str
+    status: Literal["ok", "missing", "failed", "crashed", "timeout"]
+    waited_ms: int = 0
+    version: str | None = None
+    detail: str | None = None
+
+
+class Diagnostics(BaseModel):
+    """The checkers' diagnostics of an edit: `introduced` (what the first check found new),
+    `fixed` (errors from before the edit removed), `remaining` (introduced ones still there
+    when it ended). `checked`: every checker answered."""
+
+    checked: bool
+    checkers: list[CheckerStatus] = []
+    introduced: list[CheckDiagnostic] = []
+    fixed: list[CheckDiagnostic] = []
+    remaining: list[CheckDiagnostic] = []
 
 
 class LineSpan(BaseModel):
@@ -222,6 +261,8 @@ class EditResult(BaseModel):
     """The proposal kept for `complexEdit.applyReview`, with `hunks` (a plain editor)."""
     documents: list[ChangedDocument] | None = None
     """An edit of several documents: each one, the command's own first."""
+    diagnostics: Diagnostics | None = None
+    """The checkers' diagnostics (Checks), when a checker ran."""
 
     @classmethod
     def failure(cls, reason: Reason, error: str) -> EditResult:

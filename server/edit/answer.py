@@ -92,6 +92,7 @@ def build_result(outcome: SessionOutcome, verdict: Verdict) -> EditResult:
         tool_calls=outcome.tool_calls,
         usage=outcome.usage,
         validation=outcome.validation,
+        diagnostics=outcome.diagnostics,
     )
 
 
