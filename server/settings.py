@@ -27,6 +27,7 @@ Provider = Literal["gemini", "openai", "anthropic"]
 Validate = Literal["syntax", "off"]
 ThinkingLevel = Literal["minimal", "low", "medium", "high"]
 OtherFiles = Literal["off", "read", "edit"]
+CheckSeverity = Literal["error", "warning"]
 # Never read by the model, whatever the .gitignore files say: secrets and keys.
 READ_EXCLUDE = (".env", ".env.*", "*.pem", "*.key", "id_rsa*", "id_ed25519*", "*.p12")
 
@@ -92,6 +93,18 @@ class SettingsLayer(Mapping[str, Any]):
         return len(self._values)
 
 
+class CheckerSpec(BaseModel):
+    """A checker named in the `checkers` setting: a stdio language server the server starts
+    itself (`command`: its argv, never a shell line) for the documents of `languages`."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, frozen=True)
+
+    name: str = Field(min_length=1)
+    languages: tuple[str, ...] = Field(min_length=1)
+    command: tuple[str, ...] = Field(min_length=1)
+    initialization_options: Any = None
+
+
 class Settings(BaseModel):
     model_config = ConfigDict(
         alias_generator=to_camel, populate_by_name=True, frozen=True, extra="ignore"
@@ -115,6 +128,24 @@ class Settings(BaseModel):
     other_files: OtherFiles = "read"
     read_exclude: tuple[str, ...] = READ_EXCLUDE
     max_files: int = Field(default=10, ge=1, le=1000)
+    checkers: Literal["off", "auto"] | tuple[CheckerSpec, ...] = "auto"
+    check_rounds: int = Field(default=2, ge=0, le=10)
+    check_severity: CheckSeverity = "error"
+    check_timeout_seconds: float = Field(default=3.0, gt=0, le=600)
+
+    @field_validator("checkers", mode="before")
+    @classmethod
+    def _checkers_from_text(cls, value: Any) -> Any:
+        """From an environment variable or a flag: `off`, `auto` or a JSON list."""
+        if isinstance(value, str):
+            text = value.strip()
+            if text.startswith("["):
+                try:
+                    return json.loads(text)
+                except ValueError:
+                    return value
+            return text.lower()
+        return value
 
     @field_validator("read_exclude", mode="before")
     @classmethod

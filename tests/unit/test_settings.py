@@ -22,6 +22,8 @@ SAMPLES = {
     "thought_summaries": "false",
     "other_files": "edit",
     "read_exclude": "*.secret, .env",
+    "checkers": "off",
+    "check_severity": "warning",
 }
 
 
