@@ -25,7 +25,9 @@ ALLOWED: dict[str, set[str]] = {
     "text": {"edit_tools.lines"},
     "providers": {"server.outcome", "server.settings", "edit_tools"},
     "workspace": {"edit_tools.lines"},
+    "check": {"server.outcome", "server.settings", "server.text"},
     "session": {
+        "server.check",
         "server.outcome",
         "server.settings",
         "server.providers",
@@ -47,6 +49,7 @@ ALLOWED: dict[str, set[str]] = {
     },
     "mcp": {
         "server",
+        "server.check",
         "server.outcome",
         "server.settings",
         "server.session",
@@ -55,6 +58,7 @@ ALLOWED: dict[str, set[str]] = {
         "edit_tools.syntax",
     },
     "cli_edit": {
+        "server.check",
         "server.outcome",
         "server.settings",
         "server.session",
@@ -94,6 +98,7 @@ ALLOWED: dict[str, set[str]] = {
     },
     "doctor": {
         "server",
+        "server.check",
         "server.outcome",
         "server.settings",
         "server.providers",
