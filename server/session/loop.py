@@ -24,6 +24,7 @@ from complex_edit.edit_tools.registry import (
 )
 from complex_edit.edit_tools.syntax import Validation, render_problems
 from complex_edit.prompts.loader import load
+from complex_edit.server.check.pool import CheckerPool
 from complex_edit.server.outcome import Reason, RunError, SessionOutcome, Usage
 from complex_edit.server.providers._retry import RetryNotice
 from complex_edit.server.providers.base import (
@@ -36,6 +37,7 @@ from complex_edit.server.providers.base import (
     ToolReply,
 )
 from complex_edit.server.providers.streaming import aclose
+from complex_edit.server.session.checking import ASK, Checking
 from complex_edit.server.session.documents import Documents, OtherFile, Touched
 from complex_edit.server.session.events import (
     EventSink,
@@ -132,11 +134,14 @@ async def run_tool_loop(
 
 
 async def run_session(
-    request: EditRequest, provider: Provider, on_event: EventSink = _ignore
+    request: EditRequest,
+    provider: Provider,
+    on_event: EventSink = _ignore,
+    checks: CheckerPool | None = None,
 ) -> tuple[SessionOutcome, tuple[EditedFile, ...]]:
     """`run_tool_loop`, with the other files a success changed, in the order they joined
-    the edit (none for a failure)."""
-    loop = _Loop(request, on_event)
+    the edit (none for a failure); with `checks`, the checkers' rounds (`checking.py`)."""
+    loop = _Loop(request, on_event, checks)
     try:
         async with asyncio.timeout(request.settings.wall_time_seconds):
             outcome = await loop.run(provider)
@@ -153,8 +158,11 @@ async def run_session(
 
 
 class _Loop:
-    def __init__(self, request: EditRequest, on_event: EventSink) -> None:
+    def __init__(
+        self, request: EditRequest, on_event: EventSink, checks: CheckerPool | None = None
+    ) -> None:
         self.request = request
+        self.checking = Checking(request, checks)
         self.on_event = on_event
         self.max_turns = request.settings.max_turns
         limit = request.settings.max_document_bytes
@@ -195,11 +203,13 @@ class _Loop:
     async def run(self, provider: Provider) -> SessionOutcome:
         # The snapshot is parsed while the model works on its first turn.
         self.validator.start()
+        self.checking.start()
         try:
             return await self._run(provider)
         finally:
             self.validator.close()
             self.documents.close()
+            await self.checking.close()
 
     def edited(self) -> tuple[EditedFile, ...]:
         """The other files whose text differs from their snapshot now."""
@@ -259,21 +269,32 @@ class _Loop:
                 in_others = (
                     await self._problems_in_others() if validation.syntax != "errors" else None
                 )
-                if validation.syntax != "errors" and in_others is None:
+                syntax_ok = validation.syntax != "errors" and in_others is None
+                to_fix = (
+                    await self.checking.judge(self.toolbox.text, self.edited())
+                    if syntax_ok
+                    else None
+                )
+                if syntax_ok and to_fix is None:
                     self._report_completions(results)
                     return SessionOutcome(
                         success=True,
-                        message=completion.message or "Edit complete.",
+                        message=(completion.message or "Edit complete.") + self.checking.note(),
                         final_text=self.toolbox.text,
                         turns=self.turns,
                         tool_calls=self.tool_calls,
                         usage=self.usage,
                         validation=validation,
                         integrity=dict(self.integrity),
+                        diagnostics=self.checking.report(),
                     )
-                self.integrity["syntax_refused"] += 1
-                refused_for_syntax = in_others or render_problems(validation)
-                results = refuse_completion(results, refused_for_syntax)
+                if to_fix is not None:
+                    self.integrity["check_refused"] += 1
+                    results = refuse_completion(results, to_fix, ASK)
+                else:
+                    self.integrity["syntax_refused"] += 1
+                    refused_for_syntax = in_others or render_problems(validation)
+                    results = refuse_completion(results, refused_for_syntax)
             self._report_completions(results)
             conversation.add_tool_results(results)
         refused = (
