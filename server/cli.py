@@ -114,6 +114,14 @@ _SETTING_FLAGS: tuple[tuple[str, str, type, str, str], ...] = (
         "syntax|off",
         "refuse a result with new syntax errors (setting validate, default syntax)",
     ),
+    (
+        "--checkers",
+        "checkers",
+        str,
+        "off|auto|JSON",
+        "language servers that check the edit before it lands (setting checkers, default "
+        "auto; JSON: a list of {name, languages, command})",
+    ),
 )
 
 

@@ -18,9 +18,12 @@ from complex_edit.server.check.client import CheckerProcess
 from complex_edit.server.check.discovery import Checker
 
 log = logging.getLogger("complex_edit.check")
+# Checkers kept running at once (a basedpyright takes ~150 MB): past this, the one used least
+# recently is stopped (a server whose user switches between many projects).
+MAX_WARM = 6
 
 
-class _Entry:
+class Entry:
     def __init__(self, process: CheckerProcess) -> None:
         self.process = process
         self.lock = asyncio.Lock()
@@ -29,24 +32,41 @@ class _Entry:
 
 class CheckerPool:
     def __init__(self) -> None:
-        self._entries: dict[tuple[Checker, str], _Entry] = {}
+        # By (name, argv, root), least recently used first.
+        self._entries: dict[tuple[str, tuple[str, ...], str], Entry] = {}
+        self._stopping: set[asyncio.Task[None]] = set()
         self._closed = False
 
-    def warm(self, checker: Checker, root: str) -> _Entry:
+    def warm(self, checker: Checker, root: str) -> Entry:
         """The entry of `checker` for `root`, started now unless it runs (a dead one is
         started again)."""
         if self._closed:
             raise RuntimeError("the checkers are stopped")
-        key = (checker, root)
-        entry = self._entries.get(key)
+        key = (checker.name, checker.argv, root)
+        entry = self._entries.pop(key, None)
         if entry is not None and entry.started.done() and not _usable(entry):
             entry.process.kill()
             entry = None
         if entry is None:
+            self._make_room()
             process = CheckerProcess(checker.argv, root, checker.options)
-            entry = self._entries[key] = _Entry(process)
+            entry = Entry(process)
             entry.started.add_done_callback(_quiet)
+        self._entries[key] = entry
         return entry
+
+    def _make_room(self) -> None:
+        idle = [key for key, entry in self._entries.items() if not entry.lock.locked()]
+        while len(self._entries) >= MAX_WARM and idle:
+            entry = self._entries.pop(idle.pop(0))
+            task = asyncio.ensure_future(entry.process.stop())
+            self._stopping.add(task)
+            task.add_done_callback(self._stopping.discard)
+
+    def running(self, checker: Checker, root: str) -> Entry | None:
+        """The entry of `checker` for `root` if its process runs (none is started)."""
+        entry = self._entries.get((checker.name, checker.argv, root))
+        return entry if entry is not None and entry.process.alive else None
 
     async def close(self) -> None:
         """Stop every checker (shutdown, exit; killed when slow) and start none afterwards."""
@@ -54,7 +74,14 @@ class CheckerPool:
         entries, self._entries = list(self._entries.values()), {}
         for entry in entries:
             entry.started.cancel()
-        await asyncio.gather(*(entry.process.stop() for entry in entries), return_exceptions=True)
+        stops = [entry.process.stop() for entry in entries]
+        await asyncio.gather(*stops, *self._stopping, return_exceptions=True)
+
+    def kill_now(self) -> None:
+        """Kill every checker at once (a server leaving without its event loop)."""
+        self._closed = True
+        for entry in self._entries.values():
+            entry.process.kill()
 
     def pids(self) -> list[int]:
         """The process ids of the checkers running (tests)."""
@@ -65,7 +92,7 @@ class CheckerPool:
         ]
 
 
-def _usable(entry: _Entry) -> bool:
+def _usable(entry: Entry) -> bool:
     if entry.started.cancelled() or entry.started.exception() is not None:
         return False
     return entry.process.alive

@@ -14,15 +14,21 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from complex_edit.server.check.client import CheckerGone, file_uri
 from complex_edit.server.check.compare import SEVERITY_NAMES, Found, compare
 from complex_edit.server.check.discovery import Checker, language_id
-from complex_edit.server.check.pool import CheckerPool
-from complex_edit.server.outcome import CheckDiagnostic, CheckerStatus, WirePosition, WireRange
+from complex_edit.server.check.pool import CheckerPool, Entry
+from complex_edit.server.outcome import (
+    CheckDiagnostic,
+    CheckerStatus,
+    Diagnostics,
+    WirePosition,
+    WireRange,
+)
 
 log = logging.getLogger("complex_edit.check")
 CLOSE_SECONDS = 1.0
@@ -118,7 +124,9 @@ class SessionCheck:
             uris = self._shown.pop(checker.name, set())
             if not uris:
                 continue
-            entry = self._pool.warm(checker, self._root)
+            entry = self._pool.running(checker, self._root)
+            if entry is None:
+                continue
             with contextlib.suppress(Exception):
                 async with asyncio.timeout(CLOSE_SECONDS), entry.lock:
                     for uri in uris:
@@ -136,8 +144,7 @@ class SessionCheck:
         found: dict[str, tuple[list[Found], list[Found]]] = {}
         try:
             async with asyncio.timeout(self._timeout):
-                await self._befores(checker, mine)
-                entry = self._pool.warm(checker, self._root)
+                entry = await self._befores(checker, mine)
                 async with entry.lock:
                     versions = [
                         (doc, await entry.process.show(doc.uri, doc.language_id or "", doc.after))
@@ -162,15 +169,16 @@ class SessionCheck:
             self._given_up[checker.name] = status
             return status, {}
         status = self._status(checker, "ok", began)
-        status.version = self._pool.warm(checker, self._root).process.version
+        status.version = entry.process.version
         return status, found
 
     def _status(self, checker: Checker, status: Any, began: float) -> CheckerStatus:
         waited = round((time.monotonic() - began) * 1000)
         return CheckerStatus(name=checker.name, status=status, waited_ms=waited)
 
-    async def _befores(self, checker: Checker, documents: Sequence[CheckedDocument]) -> None:
-        """The diagnostics of each document's text before the edit, unless taken already."""
+    async def _befores(self, checker: Checker, documents: Sequence[CheckedDocument]) -> Entry:
+        """The diagnostics of each document's text before the edit, unless taken already;
+        returns the checker's entry in the pool."""
         entry = self._pool.warm(checker, self._root)
         await asyncio.shield(entry.started)
         async with entry.lock:
@@ -181,6 +189,7 @@ class SessionCheck:
                 self._shown.setdefault(checker.name, set()).add(doc.uri)
                 version = await entry.process.show(doc.uri, doc.language_id or "", doc.before)
                 self._before[key] = _founds(await entry.process.diagnostics(doc.uri, version))
+        return entry
 
 
 def _ignored(task: asyncio.Task[Any]) -> None:
@@ -224,3 +233,29 @@ def wire(doc: CheckedDocument, found: Found) -> CheckDiagnostic:
         source=found.source or None,
         code=found.code or None,
     )
+
+
+def answer_lines(diagnostics: Diagnostics, label: Callable[[str], str]) -> list[str]:
+    """What front ends print of an answer's `diagnostics`: one line per error left (`label`
+    names a document by its URI), one per checker that did not check."""
+    severities = {name: number for number, name in SEVERITY_NAMES.items()}
+    lines = [
+        "New error left: "
+        + Found(
+            d.range.start.line,
+            d.range.start.character,
+            d.range.end.line,
+            d.range.end.character,
+            severities.get(d.severity, 1),
+            d.message,
+            d.source or "",
+            d.code or "",
+        ).render(label(d.uri))
+        for d in diagnostics.remaining
+    ]
+    lines.extend(
+        f"Not checked: {status.detail or status.name + ' ' + status.status}"
+        for status in diagnostics.checkers
+        if status.status != "ok"
+    )
+    return lines

@@ -39,6 +39,7 @@ class PerformArgs(_Wire):
     model: str | None = Field(default=None, min_length=1)
     review: bool | None = None
     other_files: Literal["off", "read", "edit"] | None = None
+    checkers: str | list[dict[str, Any]] | None = None
 
     @field_validator("prompt")
     @classmethod
@@ -72,6 +73,7 @@ class PerformArgs(_Wire):
                 "model": self.model,
                 "review": self.review,
                 "otherFiles": self.other_files,
+                "checkers": self.checkers,
             },
             "performComplexEdit argument ",
         )

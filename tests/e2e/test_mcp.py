@@ -87,6 +87,7 @@ def _server_env(base_url: str) -> dict[str, str]:
         "GOOGLE_GEMINI_BASE_URL": base_url,
         "COMPLEX_EDIT_REQUEST_TIMEOUT_SECONDS": "10",
         "COMPLEX_EDIT_MAX_RETRIES": "0",
+        "COMPLEX_EDIT_CHECKERS": "off",  # the tests of Checks turn them on
         "PYTHONUNBUFFERED": "1",
     }
 

@@ -64,6 +64,69 @@ export interface Check {
   advice?: string[];
 }
 /**
+ * One diagnostic of a checker (`range` in UTF-16, as checkers send it).
+ */
+export interface CheckDiagnostic {
+  uri: string;
+  range: WireRange;
+  severity: "error" | "warning" | "information" | "hint";
+  message: string;
+  source?: string;
+  code?: string;
+}
+export interface WireRange {
+  start: WirePosition;
+  end: WirePosition;
+}
+/**
+ * An LSP position: a 0-based line, and characters in the editor's position encoding.
+ */
+export interface WirePosition {
+  line: number;
+  character: number;
+}
+/**
+ * A checker named in the `checkers` setting: a stdio language server the server starts
+ * itself (`command`: its argv, never a shell line) for the documents of `languages`.
+ */
+export interface CheckerSpec {
+  name: string;
+  /**
+   * @minItems 1
+   */
+  languages: [string, ...string[]];
+  /**
+   * @minItems 1
+   */
+  command: [string, ...string[]];
+  initializationOptions?: {
+    [k: string]: unknown | undefined;
+  };
+}
+/**
+ * How one checker did: `ok`, `missing` (not found), `failed` (could not start),
+ * `crashed`, `timeout` (no diagnostics within checkTimeoutSeconds).
+ */
+export interface CheckerStatus {
+  name: string;
+  status: "ok" | "missing" | "failed" | "crashed" | "timeout";
+  waitedMs?: number;
+  version?: string;
+  detail?: string;
+}
+/**
+ * The checkers' diagnostics of an edit: `introduced` (what the first check found new),
+ * `fixed` (errors from before the edit removed), `remaining` (introduced ones still there
+ * when it ended). `checked`: every checker answered.
+ */
+export interface Diagnostics {
+  checked: boolean;
+  checkers?: CheckerStatus[];
+  introduced?: CheckDiagnostic[];
+  fixed?: CheckDiagnostic[];
+  remaining?: CheckDiagnostic[];
+}
+/**
  * `ok`: no check is a problem (`warn` or `error`).
  */
 export interface Doctor {
@@ -140,6 +203,7 @@ export interface EditResult {
   confirmed?: boolean;
   proposalId?: string;
   documents?: ChangedDocument[];
+  diagnostics?: Diagnostics;
 }
 export interface Usage {
   inputTokens?: number;
@@ -186,17 +250,6 @@ export interface ProposedHunk {
   label: string;
   diff: string;
 }
-export interface WireRange {
-  start: WirePosition;
-  end: WirePosition;
-}
-/**
- * An LSP position: a 0-based line, and characters in the editor's position encoding.
- */
-export interface WirePosition {
-  line: number;
-  character: number;
-}
 /**
  * The `data` of a JSON-RPC error answer, when it tells errors apart.
  */
@@ -212,6 +265,12 @@ export interface PerformArgs {
   model?: string | null;
   review?: boolean | null;
   otherFiles?: ("off" | "read" | "edit") | null;
+  checkers?:
+    | string
+    | {
+        [k: string]: unknown | undefined;
+      }[]
+    | null;
 }
 /**
  * The live document the hunks are placed on, at `version`.
@@ -264,6 +323,10 @@ export interface Settings {
   otherFiles?: "off" | "read" | "edit";
   readExclude?: string[];
   maxFiles?: number;
+  checkers?: ("off" | "auto") | CheckerSpec[];
+  checkRounds?: number;
+  checkSeverity?: "error" | "warning";
+  checkTimeoutSeconds?: number;
 }
 
 /** Every reason code, in the server's order. */
@@ -299,7 +362,7 @@ export const REASON_REMEDIES: Readonly<Partial<Record<Reason, Remedy>>> = {
 };
 
 /** The server's settings, by their names in every layer (`initializationOptions`, `complexEdit.*`). */
-export const SETTING_NAMES: readonly (keyof Settings)[] = ["provider", "model", "maxTurns", "thinkingLevel", "thoughtSummaries", "temperature", "requestTimeoutSeconds", "maxDocumentBytes", "baseUrl", "maxRetries", "wallTimeSeconds", "applyTimeoutSeconds", "maxPromptBytes", "validate", "review", "otherFiles", "readExclude", "maxFiles"];
+export const SETTING_NAMES: readonly (keyof Settings)[] = ["provider", "model", "maxTurns", "thinkingLevel", "thoughtSummaries", "temperature", "requestTimeoutSeconds", "maxDocumentBytes", "baseUrl", "maxRetries", "wallTimeSeconds", "applyTimeoutSeconds", "maxPromptBytes", "validate", "review", "otherFiles", "readExclude", "maxFiles", "checkers", "checkRounds", "checkSeverity", "checkTimeoutSeconds"];
 
 /** The `data.code` values of the server's JSON-RPC errors. */
 export const ERROR_CODES: readonly ErrorData["code"][] = ["document_not_open", "unknown_proposal", "invalid_hunk"];
