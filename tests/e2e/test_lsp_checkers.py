@@ -5,7 +5,6 @@ outlives the server."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import shutil
@@ -16,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.editor.checks import assert_success
+from tests.editor.client import wait_until
 from tests.editor.servers import start_session, stop_session
 from tests.editor.session import EditorSession
 from tests.editor.turns import calls, done, replace
@@ -42,6 +42,14 @@ def checkers_in(root: Path) -> list[int]:
 
 
 @pytest.fixture
+def root(tmp_path: Path) -> Path:
+    """A workspace holding main.py."""
+    folder = tmp_path.resolve()
+    (folder / "main.py").write_text(MAIN)
+    return folder
+
+
+@pytest.fixture
 async def editor(emulator: GeminiEmulator) -> AsyncIterator[EditorSession]:
     session = await start_session(
         "vscode", emulator.base_url, env={"COMPLEX_EDIT_CHECKERS": CHECKERS}
@@ -53,10 +61,8 @@ async def editor(emulator: GeminiEmulator) -> AsyncIterator[EditorSession]:
 
 
 async def test_a_rename_is_fixed_in_a_second_round_and_no_checker_outlives_the_server(
-    emulator: GeminiEmulator, tmp_path: Path
+    emulator: GeminiEmulator, root: Path
 ) -> None:
-    root = tmp_path.resolve()
-    (root / "main.py").write_text(MAIN)
     editor = await start_session(
         "vscode", emulator.base_url, env={"COMPLEX_EDIT_CHECKERS": CHECKERS}
     )
@@ -79,16 +85,12 @@ async def test_a_rename_is_fixed_in_a_second_round_and_no_checker_outlives_the_s
         assert checkers_in(root), "the checker is kept warm for the next command"
     finally:
         await stop_session(editor)
-    async with asyncio.timeout(10):
-        while checkers_in(root):
-            await asyncio.sleep(0.05)
+    await wait_until(lambda: not checkers_in(root), 10, "the checkers to exit")
 
 
 async def test_an_error_left_is_in_the_answer_and_its_message(
-    editor: EditorSession, emulator: GeminiEmulator, tmp_path: Path
+    editor: EditorSession, emulator: GeminiEmulator, root: Path
 ) -> None:
-    root = tmp_path.resolve()
-    (root / "main.py").write_text(MAIN)
     editor.add_folder(str(root))
     uri = editor.open_file(str(root / "main.py"))
     emulator.enqueue(
