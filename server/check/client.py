@@ -6,7 +6,8 @@ version of a document, `shutdown`/`exit`, and a crash noticed as the pipe's end.
 "The diagnostics of version N" is pull (`textDocument/diagnostic`, exact) where the checker
 offers it, else the last `publishDiagnostics` for N once the checker has been quiet for
 `QUIET_SECONDS` (a server may publish an empty list first and the real one later). A publish
-without a version counts for the latest version sent.
+without a version counts for the latest version sent once the checker has been quiet for
+`UNVERSIONED_QUIET_SECONDS`.
 
 Requests from the checker are answered: `workspace/configuration` with nulls (its defaults),
 anything else with null.
@@ -26,6 +27,9 @@ from typing import Any
 
 log = logging.getLogger("complex_edit.check")
 QUIET_SECONDS = 0.05
+# A publish without a version may be of an earlier text: typescript-language-server publishes
+# an empty list at once and the real one ~0.4 s later, neither with a version.
+UNVERSIONED_QUIET_SECONDS = 0.6
 STOP_SECONDS = 2.0
 EXIT_CODE_SECONDS = 0.5
 
@@ -143,8 +147,11 @@ class CheckerProcess:
             published = self._published.get(uri)
             if published is not None and published.version in (version, None):
                 published.event.clear()
+                quiet = (
+                    QUIET_SECONDS if published.version is not None else UNVERSIONED_QUIET_SECONDS
+                )
                 with contextlib.suppress(TimeoutError):
-                    async with asyncio.timeout(QUIET_SECONDS):
+                    async with asyncio.timeout(quiet):
                         await self._either(published.event.wait())
                         continue  # published again: wait for quiet once more
                 if self._sent.get(uri) == version and self._published.get(uri) is published:
