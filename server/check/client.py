@@ -203,6 +203,9 @@ class CheckerProcess:
         gone = asyncio.ensure_future(self._gone.wait())
         try:
             await asyncio.wait((task, gone), return_when=asyncio.FIRST_COMPLETED)
+        except BaseException:  # cancelled (a timeout): nothing left waiting
+            task.cancel()
+            raise
         finally:
             gone.cancel()
         if not task.done():

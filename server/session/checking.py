@@ -45,6 +45,7 @@ class Checking:
         self._first: CheckResult | None = None
         self._last: CheckResult | None = None
         self._texts: tuple[tuple[str, str], ...] = ()
+        self._started: set[str] = set()
         settings = request.settings
         root = _root(request)
         if pool is None or settings.checkers == "off" or root is None:
@@ -65,6 +66,13 @@ class Checking:
         if self._check is not None and path:
             text = self._request.text
             self._check.start(self._own(path, text))
+
+    def joined(self, path: str, label: str, original: str) -> None:
+        """Another file changed: take its diagnostics before the edit now, in the background
+        (the check at complete_task then only waits for the after)."""
+        if self._check is not None and path not in self._started:
+            self._started.add(path)
+            self._check.start(CheckedDocument(path, label, None, original, original))
 
     async def judge(self, text: str, others: Sequence[Edited]) -> str | None:
         """On a `complete_task(success=true)`: the errors to send back to the model, or None

@@ -443,6 +443,7 @@ class _Loop:
     def _other_changed(self, other: OtherFile, before: str) -> None:
         """`_working_changed` for another file of the workspace."""
         snapshot = other.opened.text
+        self.checking.joined(other.opened.path, other.label, snapshot)
         so_far = self.others_so_far.setdefault(other.opened.path, ChangesSoFar())
         changes = so_far.add(snapshot, before, other.toolbox.text)
         added, removed = changed_lines(snapshot, changes)
