@@ -5,21 +5,5 @@
 # (TECH_NOTES "Language servers as checkers"). Does nothing when they are there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-CACHE="${CHECKERS_CACHE_DIR:-$PWD/.cache/checkers}"
-PACKAGES=(typescript-language-server@5.3.0 typescript@5.9.3)
-export npm_config_fund=false npm_config_audit=false npm_config_update_notifier=false
-
-installed() {  # name@version → is that version in the cache?
-  local name="${1%@*}" version="${1##*@}"
-  [[ "$(node -p "try { require('$CACHE/node_modules/$name/package.json').version } catch { '' }")" == "$version" ]]
-}
-missing=()
-for package in "${PACKAGES[@]}"; do installed "$package" || missing+=("$package"); done
-if (( ${#missing[@]} == 0 )); then
-  echo "checkers: ${PACKAGES[*]} already in $CACHE"
-  exit 0
-fi
-mkdir -p "$CACHE"
-[[ -f "$CACHE/package.json" ]] || echo '{"name": "complex-edit-checkers", "private": true}' > "$CACHE/package.json"
-(cd "$CACHE" && npm install --no-save --loglevel=error "${PACKAGES[@]}")
-echo "checkers: installed ${PACKAGES[*]} in $CACHE"
+bash .ci/npm-cache.sh checkers "${CHECKERS_CACHE_DIR:-$PWD/.cache/checkers}" \
+  typescript-language-server@5.3.0 typescript@5.9.3

@@ -10,7 +10,7 @@ the setting and the layer it came from (`setting 'maxTurns' (--max-turns): ...`)
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
@@ -137,29 +137,13 @@ class Settings(BaseModel):
     @classmethod
     def _checkers_from_text(cls, value: Any) -> Any:
         """From an environment variable or a flag: `off`, `auto` or a JSON list."""
-        if isinstance(value, str):
-            text = value.strip()
-            if text.startswith("["):
-                try:
-                    return json.loads(text)
-                except ValueError:
-                    return value
-            return text.lower()
-        return value
+        return _from_text(value, str.lower)
 
     @field_validator("read_exclude", mode="before")
     @classmethod
     def _patterns_from_text(cls, value: Any) -> Any:
         """From an environment variable or a flag: a JSON list, else comma-separated."""
-        if isinstance(value, str):
-            text = value.strip()
-            if text.startswith("["):
-                try:
-                    return json.loads(text)
-                except ValueError:
-                    return value
-            return [part.strip() for part in text.split(",") if part.strip()]
-        return value
+        return _from_text(value, lambda text: [p.strip() for p in text.split(",") if p.strip()])
 
     @field_validator("thinking_level", mode="before")
     @classmethod
@@ -245,6 +229,21 @@ def _merge(
                 merged[field] = value
                 origins[field] = named.origin(key)
     return merged, origins
+
+
+def _from_text(value: Any, otherwise: Callable[[str], Any]) -> Any:
+    """A setting given as text (an environment variable, a flag): a JSON list when it looks
+    like one (left as it is when it is not JSON: the validation then says so), else
+    `otherwise(text)`."""
+    if not isinstance(value, str):
+        return value
+    text = value.strip()
+    if not text.startswith("["):
+        return otherwise(text)
+    try:
+        return json.loads(text)
+    except ValueError:
+        return value
 
 
 def _is_http_url(url: str) -> bool:

@@ -52,7 +52,8 @@ async def pool() -> AsyncIterator[CheckerPool]:
 
 @pytest.fixture
 def run(emulator: GeminiEmulator, tmp_path: Path, pool: CheckerPool) -> Run:
-    """`await run(*turns, text=MAIN, checkers=..., **settings)`: main.py holds `text`."""
+    """`await run(*turns, text=MAIN, checkers=..., **settings)`: `filename` (main.py) holds
+    `text`."""
     provider = GeminiProvider({"GEMINI_API_KEY": TEST_KEY})
     root = tmp_path.resolve()
 
@@ -61,9 +62,11 @@ def run(emulator: GeminiEmulator, tmp_path: Path, pool: CheckerPool) -> Run:
         text: str = MAIN,
         checkers: Any = RUFF_ONLY,
         use_pool: bool = True,
+        filename: str = "main.py",
+        language: str = "python",
         **settings: Any,
     ) -> FinishedSession:
-        (root / "main.py").write_text(text)
+        (root / filename).write_text(text)
         emulator.enqueue(*(Reply.function_calls(turn) for turn in turns))
         layer = {
             "baseUrl": emulator.base_url,
@@ -76,11 +79,11 @@ def run(emulator: GeminiEmulator, tmp_path: Path, pool: CheckerPool) -> Run:
             instruction="rename total to grand_total",
             text=text,
             settings=Settings.from_layers({}, layer),
-            path_label="main.py",
-            language="python",
+            path_label=filename,
+            language=language,
             other_files="edit",
             roots=(WorkspaceRoot("proj", str(root)),),
-            document_path=str(root / "main.py"),
+            document_path=str(root / filename),
         )
         return await run_and_diff(request, provider, lambda _: None, pool if use_pool else None)
 

@@ -4,20 +4,15 @@ sent back to the model and fixed in a second round."""
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from complex_edit.server.check.pool import CheckerPool
-from complex_edit.server.providers.gemini import GeminiProvider
-from complex_edit.server.session.request import EditRequest, WorkspaceRoot
-from complex_edit.server.session.result import run_and_diff
-from complex_edit.server.settings import Settings
-from tests.conftest import TEST_KEY
-from tests.fakes.gemini_emulator import GeminiEmulator, Reply
+from tests.fakes.gemini_emulator import GeminiEmulator
+from tests.session.test_checks import Run, done, pool, replace, run
+
+__all__ = ["pool", "run"]  # the fixtures, for pytest
 
 CACHE = Path(
     os.environ.get("CHECKERS_CACHE_DIR") or Path(__file__).resolve().parents[2] / ".cache/checkers"
@@ -36,22 +31,8 @@ MAIN = (
 )
 
 
-def replace(old: str, new: str) -> tuple[str, dict[str, Any]]:
-    return ("replace_text", {"old_text": old, "new_text": new})
-
-
-DONE = ("complete_task", {"success": True, "message": "one size"})
-
-
-@pytest.fixture
-def root(tmp_path: Path) -> Path:
-    folder = tmp_path.resolve()
-    (folder / "main.ts").write_text(MAIN)
-    return folder
-
-
 async def test_a_call_left_with_the_old_argument_count_is_fixed(
-    emulator: GeminiEmulator, root: Path
+    run: Run, emulator: GeminiEmulator
 ) -> None:
     checker = {
         "name": "typescript-language-server",
@@ -59,38 +40,19 @@ async def test_a_call_left_with_the_old_argument_count_is_fixed(
         "command": [str(SERVER), "--stdio"],
         "initializationOptions": {"tsserver": {"path": str(TSSERVER)}},
     }
-    layer = {
-        "baseUrl": emulator.base_url,
-        "requestTimeoutSeconds": 5,
-        "checkers": json.dumps([checker]),
-        "checkTimeoutSeconds": 30,
-    }
-    emulator.enqueue(
-        Reply.function_calls(
-            [
-                replace("area(w: number, h: number)", "area(size: number)"),
-                replace("return w * h;", "return size * size;"),
-                DONE,
-            ]
-        ),
-        Reply.function_calls([replace("area(2, 3)", "area(2)"), DONE]),
-    )
-    request = EditRequest(
-        instruction="area takes one size",
+    finished = await run(
+        [
+            replace("area(w: number, h: number)", "area(size: number)"),
+            replace("return w * h;", "return size * size;"),
+            done(),
+        ],
+        [replace("area(2, 3)", "area(2)"), done()],
         text=MAIN,
-        settings=Settings.from_layers({}, layer),
-        path_label="main.ts",
+        filename="main.ts",
         language="typescript",
-        roots=(WorkspaceRoot("proj", str(root)),),
-        document_path=str(root / "main.ts"),
+        checkers=[checker],
+        checkTimeoutSeconds=30,
     )
-    pool = CheckerPool()
-    try:
-        finished = await run_and_diff(
-            request, GeminiProvider({"GEMINI_API_KEY": TEST_KEY}), lambda _: None, pool
-        )
-    finally:
-        await pool.close()
     asked = emulator.requests[1].function_responses[-1]["response"]["error"]
     assert "main.ts:5:" in asked
     assert "Expected 1 arguments, but got 2." in asked
