@@ -91,7 +91,7 @@ async def one_check(pool: CheckerPool, found: Checker, root: Path, warm_first: b
         began = time.perf_counter()
     result = await check.check(docs)
     elapsed = time.perf_counter() - began
-    await check.close()
+    check.close()
     assert result.checked, result.statuses
     assert not result.introduced, result.introduced
     return elapsed
@@ -137,7 +137,7 @@ async def bench_off(root: Path, runs: int) -> None:
             checking.start()
             await checking.judge(request.text + "# changed\n", ())
             checking.report()
-            await checking.close()
+            checking.close()
             times.append(time.perf_counter() - began)
         p50, worst = statistics.median(times) * 1000, max(times) * 1000
         print(f"{label:13s} p50 {p50:.3f} ms  max {worst:.3f} ms")

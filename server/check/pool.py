@@ -13,6 +13,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Coroutine
+from typing import Any
 
 from complex_edit.server.check.client import CheckerProcess
 from complex_edit.server.check.discovery import Checker
@@ -34,7 +36,7 @@ class CheckerPool:
     def __init__(self) -> None:
         # By (name, argv, root), least recently used first.
         self._entries: dict[tuple[str, tuple[str, ...], str], Entry] = {}
-        self._stopping: set[asyncio.Task[None]] = set()
+        self._background: set[asyncio.Task[None]] = set()
         self._closed = False
 
     def warm(self, checker: Checker, root: str) -> Entry:
@@ -59,9 +61,13 @@ class CheckerPool:
         idle = [key for key, entry in self._entries.items() if not entry.lock.locked()]
         while len(self._entries) >= MAX_WARM and idle:
             entry = self._entries.pop(idle.pop(0))
-            task = asyncio.ensure_future(entry.process.stop())
-            self._stopping.add(task)
-            task.add_done_callback(self._stopping.discard)
+            self.background(entry.process.stop())
+
+    def background(self, work: Coroutine[Any, Any, None]) -> None:
+        """Run `work` on its own; `close` waits for it."""
+        task = asyncio.ensure_future(work)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
 
     def running(self, checker: Checker, root: str) -> Entry | None:
         """The entry of `checker` for `root` if its process runs (none is started)."""
@@ -75,7 +81,7 @@ class CheckerPool:
         for entry in entries:
             entry.started.cancel()
         stops = [entry.process.stop() for entry in entries]
-        await asyncio.gather(*stops, *self._stopping, return_exceptions=True)
+        await asyncio.gather(*stops, *self._background, return_exceptions=True)
 
     def kill_now(self) -> None:
         """Kill every checker at once (a server leaving without its event loop)."""

@@ -116,21 +116,16 @@ class SessionCheck:
                 result.fixed.extend((doc, found) for found in compared.fixed)
         return result
 
-    async def close(self) -> None:
-        """Close the documents given to the checkers (they read the files again)."""
+    def close(self) -> None:
+        """Close the documents given to the checkers (they read the files again), in the
+        background: the answer does not wait for it."""
         for task in self._warming:
             task.cancel()
         for checker in self._checkers:
             uris = self._shown.pop(checker.name, set())
-            if not uris:
-                continue
             entry = self._pool.running(checker, self._root)
-            if entry is None:
-                continue
-            with contextlib.suppress(Exception):
-                async with asyncio.timeout(CLOSE_SECONDS), entry.lock:
-                    for uri in uris:
-                        await entry.process.close_document(uri)
+            if uris and entry is not None:
+                self._pool.background(_close_documents(entry, uris))
 
     async def _run(
         self, checker: Checker, documents: Sequence[CheckedDocument]
@@ -190,6 +185,13 @@ class SessionCheck:
                 version = await entry.process.show(doc.uri, doc.language_id or "", doc.before)
                 self._before[key] = _founds(await entry.process.diagnostics(doc.uri, version))
         return entry
+
+
+async def _close_documents(entry: Entry, uris: set[str]) -> None:
+    with contextlib.suppress(Exception):
+        async with asyncio.timeout(CLOSE_SECONDS), entry.lock:
+            for uri in uris:
+                await entry.process.close_document(uri)
 
 
 def _ignored(task: asyncio.Task[Any]) -> None:

@@ -126,9 +126,10 @@ class Checking:
         unchecked = [status.detail for status in last.statuses if status.status != "ok"]
         return "".join(f" Not checked: {detail}." for detail in unchecked if detail)
 
-    async def close(self) -> None:
+    def close(self) -> None:
+        """Give the checkers their files back (in the background)."""
         if self._check is not None:
-            await self._check.close()
+            self._check.close()
 
     def _lines(self, result: CheckResult) -> list[str]:
         by_label: dict[str, list[Found]] = {}

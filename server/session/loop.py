@@ -209,7 +209,7 @@ class _Loop:
         finally:
             self.validator.close()
             self.documents.close()
-            await self.checking.close()
+            self.checking.close()
 
     def edited(self) -> tuple[EditedFile, ...]:
         """The other files whose text differs from their snapshot now."""
