@@ -29,12 +29,13 @@ F821 = "main.py:5:7: error: Undefined name `total` (Ruff F821)"
 
 
 def checkers_in(root: Path) -> list[int]:
-    """Processes working in `root`: the checkers started for it."""
+    """The `ruff server` processes working in `root`: the checkers started for it."""
     found = []
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             try:
-                if os.readlink(entry / "cwd") == str(root):
+                argv = (entry / "cmdline").read_bytes().split(b"\0")
+                if os.readlink(entry / "cwd") == str(root) and argv[1:2] == [b"server"]:
                     found.append(int(entry.name))
             except OSError:
                 continue
