@@ -96,10 +96,17 @@ class SessionCheck:
                 task.add_done_callback(_ignored)
                 self._warming.append(task)
 
+    def serves(self, documents: Sequence[CheckedDocument]) -> bool:
+        """Whether a checker takes one of `documents`' languages."""
+        return bool(self._chosen(documents))
+
+    def _chosen(self, documents: Sequence[CheckedDocument]) -> list[Checker]:
+        languages = {doc.language_id for doc in documents}
+        return [c for c in self._checkers if languages & set(c.languages)]
+
     async def check(self, documents: Sequence[CheckedDocument]) -> CheckResult:
         result = CheckResult()
-        languages = {doc.language_id for doc in documents}
-        chosen = [c for c in self._checkers if languages & set(c.languages)]
+        chosen = self._chosen(documents)
         runs = await asyncio.gather(*(self._run(checker, documents) for checker in chosen))
         per_doc: dict[str, tuple[list[Found], list[Found]]] = {}
         for status, found in runs:
@@ -133,7 +140,8 @@ class SessionCheck:
         if checker.name in self._given_up:
             return self._given_up[checker.name], {}
         if not checker.found:
-            return CheckerStatus(name=checker.name, status="missing", detail=checker.argv[0]), {}
+            detail = f"{checker.name} was not found ({checker.argv[0]})"
+            return CheckerStatus(name=checker.name, status="missing", detail=detail), {}
         mine = [doc for doc in documents if doc.language_id in checker.languages]
         began = time.monotonic()
         found: dict[str, tuple[list[Found], list[Found]]] = {}

@@ -78,7 +78,7 @@ class Checking:
         """On a `complete_task(success=true)`: the errors to send back to the model, or None
         when the task may end (clean, rounds used up, the same errors again, or unchecked)."""
         documents = self._changed(text, others)
-        if self._check is None or not documents:
+        if self._check is None or not self._check.serves(documents):
             self._last = CheckResult() if self._first is not None else None
             return None
         texts = tuple((doc.path, doc.after) for doc in documents)

@@ -258,3 +258,18 @@ async def test_basedpyright_finds_a_caller_the_rename_missed_in_another_file(
     assert len(diagnostics.introduced) == 1
     assert diagnostics.remaining == []
     assert [other.label for other in finished.others] == ["app.py"]
+
+
+async def test_a_document_no_checker_takes_is_not_checked(
+    run: Run, emulator: GeminiEmulator
+) -> None:
+    finished = await run(
+        [replace("total", "grand total"), done()],
+        text="the total\n",
+        filename="notes.txt",
+        language="plaintext",
+    )
+    assert finished.outcome.success
+    assert finished.outcome.diagnostics is None
+    assert finished.outcome.message == "renamed"
+    assert len(emulator.requests) == 1
