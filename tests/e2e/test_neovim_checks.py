@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.test_lsp_checkers import CHECKERS, F821, MAIN, RUFF, checkers_in
-from tests.e2e.test_neovim import assert_success, run_edit
+from tests.e2e.test_neovim import NvimRun, assert_success, run_edit
 from tests.editor.turns import calls, done, replace
 from tests.fakes.gemini_emulator import GeminiEmulator
 
@@ -20,14 +20,9 @@ pytestmark = [
 RENAME_DEF = replace("def total(", "def grand_total(")
 
 
-def test_neovim_lands_a_break_fixed_in_a_second_round(
-    nvim: str, emulator: GeminiEmulator, tmp_path: Path
-) -> None:
-    emulator.enqueue(
-        calls(RENAME_DEF, done("renamed")),
-        calls(replace("print(total(", "print(grand_total("), done("renamed")),
-    )
-    run = run_edit(
+def rename(nvim: str, emulator: GeminiEmulator, tmp_path: Path) -> NvimRun:
+    """`main.py` (MAIN) renamed in Neovim, the server with ruff as its checker."""
+    return run_edit(
         nvim,
         emulator,
         tmp_path,
@@ -36,6 +31,16 @@ def test_neovim_lands_a_break_fixed_in_a_second_round(
         name="main.py",
         env={"COMPLEX_EDIT_CHECKERS": CHECKERS},
     )
+
+
+def test_neovim_lands_a_break_fixed_in_a_second_round(
+    nvim: str, emulator: GeminiEmulator, tmp_path: Path
+) -> None:
+    emulator.enqueue(
+        calls(RENAME_DEF, done("renamed")),
+        calls(replace("print(total(", "print(grand_total("), done("renamed")),
+    )
+    run = rename(nvim, emulator, tmp_path)
     assert_success(run, MAIN.replace("total", "grand_total").encode())
     assert F821 in emulator.requests[1].function_responses[-1]["response"]["error"]
     assert [d["code"] for d in run.result["diagnostics"]["introduced"]] == ["F821"]
@@ -45,15 +50,7 @@ def test_neovim_lands_a_break_fixed_in_a_second_round(
 
 def test_neovim_reports_an_error_left(nvim: str, emulator: GeminiEmulator, tmp_path: Path) -> None:
     emulator.enqueue(calls(RENAME_DEF, done("renamed")), calls(done("renamed anyway")))
-    run = run_edit(
-        nvim,
-        emulator,
-        tmp_path,
-        MAIN.encode(),
-        "rename total to grand_total",
-        name="main.py",
-        env={"COMPLEX_EDIT_CHECKERS": CHECKERS},
-    )
+    run = rename(nvim, emulator, tmp_path)
     assert_success(run, MAIN.replace("def total(", "def grand_total(").encode())
     assert f"Left with 1 new error: {F821}" in run.result["message"]
     assert [d["code"] for d in run.result["diagnostics"]["remaining"]] == ["F821"]
