@@ -153,8 +153,11 @@ class SessionCheck:
                         (doc, await entry.process.show(doc.uri, doc.language_id or "", doc.after))
                         for doc in mine
                     ]
-                    for doc, version in versions:
-                        items = await entry.process.diagnostics(doc.uri, version)
+                    # One analysis answers them all: waited for together.
+                    answers = await asyncio.gather(
+                        *(entry.process.diagnostics(doc.uri, version) for doc, version in versions)
+                    )
+                    for (doc, _), items in zip(versions, answers, strict=True):
                         found[doc.uri] = (self._before[(checker.name, doc.uri)], _founds(items))
         except TimeoutError:
             status = self._status(checker, "timeout", began)
