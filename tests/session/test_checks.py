@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
@@ -273,3 +274,18 @@ async def test_a_document_no_checker_takes_is_not_checked(
     assert finished.outcome.diagnostics is None
     assert finished.outcome.message == "renamed"
     assert len(emulator.requests) == 1
+
+
+@needs_ruff
+async def test_a_checker_that_died_between_commands_is_started_again(
+    run: Run, pool: CheckerPool, emulator: GeminiEmulator
+) -> None:
+    await run([RENAME_DEF, done()], [done()])
+    [first] = pool.pids()
+    os.kill(first, signal.SIGKILL)
+    finished = await run([RENAME_DEF, done()], [done()])
+    assert finished.outcome.diagnostics is not None
+    assert finished.outcome.diagnostics.checked
+    assert [d.code for d in finished.outcome.diagnostics.remaining] == ["F821"]
+    assert pool.pids() != [first]
+    assert len(pool.pids()) == 1
