@@ -192,9 +192,9 @@ failed one."
                     (gone (equal (plist-get (plist-get err :data) :code) "unknown_proposal")))
                (funcall on-answer
                         `(:success :json-false :applied :json-false :reason "invalid_request"
-                          :error ,(if gone
-                                      "the proposal is gone (the buffer was closed, another \
-edit ran on it, or 15 minutes passed); nothing was applied"
+                          :error ,(if gone ; the server says why, and how long it keeps one
+                                      (format "the proposal is gone: %s"
+                                              (plist-get err :message))
                                     (format "%s (JSON-RPC %s)"
                                             (or (plist-get err :message) "refused")
                                             (plist-get err :code)))))))))

@@ -82,7 +82,7 @@ def run_edit(args: argparse.Namespace, overrides: Mapping[str, Any]) -> int:
             landing = land_review(
                 proposals, result.proposal_id, keep, _ignore, unchanged="the file was not changed"
             )
-            result = from_root(_execute(landing), args.path, path, root)
+            result = from_root(_execute(landing), root)
     except EditRefused as exc:
         return printer.finish(exc.result(), EXIT_USAGE)
     except KeyboardInterrupt:

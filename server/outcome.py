@@ -121,25 +121,33 @@ class Usage(BaseModel):
         )
 
 
-class SessionOutcome(BaseModel):
-    """What a session ended with. `final_text` is set only on success."""
+class RunSummary(BaseModel):
+    """How a run ended and what it cost: the fields the session's outcome and the answer
+    share (the answer takes them from the outcome: `server/edit/answer.py` `build_result`)."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True)
 
     success: bool
     message: str | None = None
     error: str | None = None
     reason: Reason | None = None
-    final_text: str | None = None
     turns: int = 0
     tool_calls: int = 0
     usage: Usage = Usage()
     validation: Validation | None = None
+    diagnostics: Diagnostics | None = None
+    """The checkers' diagnostics of a success (README "Checks"; None: no checker ran)."""
+
+
+class SessionOutcome(RunSummary):
+    """What a session ended with. `final_text` is set only on success."""
+
+    final_text: str | None = None
     integrity: dict[str, int] = {}
     """How often the run was kept from a model's slip, by kind: the tools' adjustments
     ("indentation", "tabs", "trailing_whitespace", "elision_expanded", ...), refusals
     ("elision_refused") and completions refused for new syntax errors ("syntax_refused")
     or for errors the checkers found ("check_refused")."""
-    diagnostics: Diagnostics | None = None
-    """The checkers' verdict on a success (None: no checker ran)."""
 
 
 class WirePosition(BaseModel):
@@ -235,21 +243,11 @@ class ChangedDocument(BaseModel):
     version: int | None = None
 
 
-class EditResult(BaseModel):
+class EditResult(RunSummary):
     """The contract's result object, shared by the LSP command, the CLI and the MCP tool."""
 
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True)
-
-    success: bool
-    message: str | None = None
-    error: str | None = None
-    reason: Reason | None = None
     applied: bool = False
     diff: str = ""
-    turns: int = 0
-    tool_calls: int = 0
-    usage: Usage = Usage()
-    validation: Validation | None = None
     hunks: list[ProposedHunk] | None = None
     declined: int | None = None
     version: int | None = None
@@ -261,8 +259,6 @@ class EditResult(BaseModel):
     """The proposal kept for `complexEdit.applyReview`, with `hunks` (a plain editor)."""
     documents: list[ChangedDocument] | None = None
     """An edit of several documents: each one, the command's own first."""
-    diagnostics: Diagnostics | None = None
-    """The checkers' diagnostics (Checks), when a checker ran."""
 
     @classmethod
     def failure(cls, reason: Reason, error: str) -> EditResult:

@@ -1,10 +1,13 @@
 """The interface's JSON Schemas, generated from the models the server itself validates and
 answers with, and the files made from them: `docs/protocol.schema.json` (one document, every
-definition under `$defs`; the VS Code client's types are generated from it in its build) and
-the schema blocks of `docs/protocol.md`.
+definition under `$defs`; the VS Code client's types are generated from it in its build), the
+schema blocks of `docs/protocol.md`, and the settings VS Code shows (`vscode-client/package.json`
+`contributes.configuration`: each server setting's type, choices, default, limits and texts;
+the client's own settings, `complexEdit.server.*` and the like, are left as they are).
 
-    python -m complex_edit.server.schema           # rewrite both files
-    python -m complex_edit.server.schema --check   # exit 1, naming them, when either differs
+    python -m complex_edit.server.schema           # rewrite the three files (and the VS Code
+                                                   # client's generated types, when npm ci ran)
+    python -m complex_edit.server.schema --check   # exit 1, naming them, when one differs
 
 A definition added to `DEFINITIONS` appears in both; a field added to one of the models appears
 by itself.
@@ -15,6 +18,8 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import shutil
+import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -29,7 +34,7 @@ from complex_edit.server.lsp.arguments import PerformArgs, ReviewArgs
 from complex_edit.server.lsp.command import DOCUMENT_NOT_OPEN
 from complex_edit.server.lsp.notifications import PreviewParams
 from complex_edit.server.outcome import REASON_REMEDIES, REASON_TEXTS, EditResult, Reason
-from complex_edit.server.settings import Settings
+from complex_edit.server.settings import SECTION, Settings
 
 Mode = Literal["validation", "serialization"]
 
@@ -50,6 +55,9 @@ ERROR_CODES: tuple[str, ...] = (DOCUMENT_NOT_OPEN, "unknown_proposal", "invalid_
 REPOSITORY = Path(__file__).resolve().parents[1]
 SCHEMA_FILE = Path("docs/protocol.schema.json")
 MARKDOWN_FILE = Path("docs/protocol.md")
+PACKAGE_FILE = Path("vscode-client/package.json")
+# What VS Code's settings keep of a setting's schema, besides its type, choices and default.
+_VSCODE_LIMITS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength")
 SCHEMA_ID = "complex-edit/protocol.schema.json"
 # A block of docs/protocol.md made from the definition NAME (or `tools`):
 #   <!-- schema NAME -->
@@ -164,11 +172,69 @@ def markdown(current: str, schema: dict[str, Any]) -> str:
     return _BLOCK.sub(block, current)
 
 
+def vscode_settings(schema: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """VS Code's `contributes.configuration` entry of each server setting (`complexEdit.NAME`),
+    from the settings' schema. A choice that may be unset offers "" for it (VS Code has no null
+    choice); another value that may be unset is typed `[type, "null"]`."""
+    entries: dict[str, dict[str, Any]] = {}
+    for name, prop in schema["$defs"]["Settings"]["properties"].items():
+        options = [option for option in prop.get("anyOf", [prop]) if option != {"type": "null"}]
+        nullable = "anyOf" in prop and len(options) < len(prop["anyOf"])
+        base = options[0]
+        entry: dict[str, Any] = {}
+        default = prop.get("default")
+        if "enum" in base:
+            values = ["", *base["enum"]] if nullable else list(base["enum"])
+            entry = {"type": "string", "enum": values}
+            texts = prop.get("x-enumDescriptions", {})
+            if texts:
+                entry["enumDescriptions"] = [texts.get(value, "") for value in values]
+            default = "" if default is None else default
+        elif base.get("type") == "array":
+            entry = {"type": "array", "items": base["items"]}
+        else:
+            entry = {"type": [base["type"], "null"] if nullable else base["type"]}
+        entry["default"] = _whole(default)
+        entry.update({key: _whole(base[key]) for key in _VSCODE_LIMITS if key in base})
+        entry["markdownDescription"] = prop["description"]
+        entries[f"{SECTION}.{name}"] = entry
+    return entries
+
+
+def _whole(value: Any) -> Any:
+    """60.0 → 60, as JSON people write it."""
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
+def package_json(current: str, schema: dict[str, Any]) -> str:
+    """`current` (vscode-client/package.json) with its server settings made anew: the client's
+    own settings before the first server setting stay first, the rest follow."""
+    manifest = json.loads(current)
+    properties: dict[str, Any] = manifest["contributes"]["configuration"]["properties"]
+    ours = vscode_settings(schema)
+    keys = list(properties)
+    first = next((i for i, key in enumerate(keys) if key in ours), len(keys))
+    client = [key for key in keys if key not in ours]
+    before = [key for key in client if keys.index(key) < first]
+    after = [key for key in client if keys.index(key) >= first]
+    manifest["contributes"]["configuration"]["properties"] = {
+        **{key: properties[key] for key in before},
+        **ours,
+        **{key: properties[key] for key in after},
+    }
+    return json.dumps(manifest, indent=2, ensure_ascii=False) + "\n"
+
+
 def expected_files(root: Path = REPOSITORY) -> dict[Path, str]:
-    """Each generated file's path (under `root`) and the text it should hold."""
+    """Each generated file's path (under `root`) and the text it should hold (package.json:
+    when the checkout has the VS Code client)."""
     schema = protocol_schema()
     current = (root / MARKDOWN_FILE).read_text(encoding="utf-8")
-    return {SCHEMA_FILE: schema_text(schema), MARKDOWN_FILE: markdown(current, schema)}
+    files = {SCHEMA_FILE: schema_text(schema), MARKDOWN_FILE: markdown(current, schema)}
+    if (root / PACKAGE_FILE).exists():
+        package = (root / PACKAGE_FILE).read_text(encoding="utf-8")
+        files[PACKAGE_FILE] = package_json(package, schema)
+    return files
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -189,7 +255,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{path}: {verb}", file=sys.stderr)
     if stale and args.check:
         print("run: python -m complex_edit.server.schema", file=sys.stderr)
+    if SCHEMA_FILE in stale and not args.check:
+        _generate_client_types(args.root)
     return 1 if stale and args.check else 0
+
+
+def _generate_client_types(root: Path) -> None:
+    """The VS Code client's types follow the schema (`npm run generate`): made here too when
+    the client's tools are installed, else said."""
+    client = root / PACKAGE_FILE.parent
+    node = shutil.which("node")
+    if node is None or not (client / "node_modules").is_dir():
+        print(f"then: cd {client} && npm ci && npm run generate", file=sys.stderr)
+        return
+    subprocess.run([node, "scripts/generate-protocol.mjs"], cwd=client, check=True)
+    print(f"{PACKAGE_FILE.parent}/src/core/generated/protocol.ts: written", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -19,6 +19,7 @@ from pydantic.alias_generators import to_camel, to_snake
 from pydantic_core import PydanticCustomError
 
 from complex_edit.server import DEFAULT_MODEL as DEFAULT_MODEL
+from complex_edit.server.settings_help import describe_settings
 
 ENV_PREFIX = "COMPLEX_EDIT_"
 SECTION = "complexEdit"
@@ -107,7 +108,11 @@ class CheckerSpec(BaseModel):
 
 class Settings(BaseModel):
     model_config = ConfigDict(
-        alias_generator=to_camel, populate_by_name=True, frozen=True, extra="ignore"
+        alias_generator=to_camel,
+        populate_by_name=True,
+        frozen=True,
+        extra="ignore",
+        json_schema_extra=describe_settings,  # what each setting does (`settings_help.py`)
     )
 
     provider: Provider = "gemini"

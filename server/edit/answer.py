@@ -1,5 +1,6 @@
 """The answer of an edit, built once: each step of the flow ends with a `Verdict`, and
-`build_result` turns the session's outcome and that verdict into the contract's `EditResult`."""
+`build_result` turns the session's outcome and that verdict into the contract's `EditResult`.
+`combine` is the one builder of an answer's combined `diff` and its per-document `documents`."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from complex_edit.server.outcome import (
     LineSpan,
     ProposedHunk,
     Reason,
+    RunSummary,
     SessionOutcome,
 )
 from complex_edit.server.text.changed_lines import LineRegion, changed_lines, pair_regions
@@ -44,6 +46,36 @@ class Diff:
 
 
 @dataclass(frozen=True)
+class Shown:
+    """One document as the answer shows it: its `uri`, its `diff`, whether its change was
+    `applied`, and its `version` (a document open in the editor)."""
+
+    uri: str
+    diff: Diff
+    applied: bool = False
+    version: int | None = None
+
+
+def combine(shown: Sequence[Shown]) -> tuple[Diff, list[ChangedDocument] | None]:
+    """The answer's `diff` of the documents `shown` (the command's first): one section per
+    document, each headed by its own path, its changed lines the command's document's; and,
+    for several documents, the answer's `documents`, one each."""
+    diff = Diff("".join(one.diff.text for one in shown), shown[0].diff.regions)
+    if len(shown) < 2:
+        return diff, None
+    return diff, [
+        ChangedDocument(
+            uri=one.uri,
+            applied=one.applied,
+            diff=one.diff.text,
+            changed_lines=_changed_lines(one.diff) or None,
+            version=one.version,
+        )
+        for one in shown
+    ]
+
+
+@dataclass(frozen=True)
 class Verdict:
     """How a command ended after its session: a failure (`reason`, `error`), or a success;
     either way what was applied and which diff the answer shows. `message` replaces the
@@ -65,20 +97,32 @@ class Verdict:
 
     @classmethod
     def failed(
-        cls, reason: Reason, error: str, *, applied: bool = False, diff: Diff | None = None
+        cls,
+        reason: Reason,
+        error: str,
+        *,
+        applied: bool = False,
+        diff: Diff | None = None,
+        documents: list[ChangedDocument] | None = None,
     ) -> Verdict:
-        return cls(reason=reason, error=error, applied=applied, diff=diff)
+        """Every failure's verdict (a success's is made once per way it ends)."""
+        return cls(reason=reason, error=error, applied=applied, diff=diff, documents=documents)
 
 
 def build_result(outcome: SessionOutcome, verdict: Verdict) -> EditResult:
-    """The answer: the session's counts, and what the verdict says happened."""
+    """The answer: the session's summary (`RunSummary`: its counts; its message, unless the
+    verdict says otherwise), and what the verdict says happened."""
     diff = verdict.diff
     failed = verdict.reason is not None
+    summary = {name: getattr(outcome, name) for name in RunSummary.model_fields}
     return EditResult(
-        success=not failed,
-        message=None if failed else (verdict.message or outcome.message),
-        error=verdict.error if failed else None,
-        reason=verdict.reason,
+        **summary
+        | {
+            "success": not failed,
+            "message": None if failed else (verdict.message or outcome.message),
+            "error": verdict.error if failed else None,
+            "reason": verdict.reason,
+        },
         applied=verdict.applied,
         diff=diff.text if diff is not None else "",
         changed_lines=_changed_lines(diff) if diff is not None and diff.text else None,
@@ -88,22 +132,7 @@ def build_result(outcome: SessionOutcome, verdict: Verdict) -> EditResult:
         proposal_id=verdict.proposal_id,
         documents=verdict.documents,
         confirmed=None if verdict.confirmed else False,
-        turns=outcome.turns,
-        tool_calls=outcome.tool_calls,
-        usage=outcome.usage,
-        validation=outcome.validation,
-        diagnostics=outcome.diagnostics,
     )
-
-
-def changed_lines_of(before: str, changes: Sequence[TextChange]) -> list[ChangedLines] | None:
-    """The answer's `changedLines` for `changes` against `before` (None: no change)."""
-    return _changed_lines(Diff.of("", before, changes)) or None
-
-
-def changed_lines_in(diff: Diff) -> list[ChangedLines] | None:
-    """The answer's `changedLines` of `diff` (None: no change)."""
-    return _changed_lines(diff) or None
 
 
 def _changed_lines(diff: Diff) -> list[ChangedLines]:

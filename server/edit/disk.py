@@ -34,22 +34,18 @@ from complex_edit.server.edit.files import (
     write_all,
 )
 from complex_edit.server.edit.flow import EditOrder, perform
-from complex_edit.server.edit.port import Landing, OtherEdit, Review
+from complex_edit.server.edit.port import DocumentEdit, Landing, Review
 from complex_edit.server.edit.review import Proposals
 from complex_edit.server.outcome import EditRefused, EditResult, SessionOutcome
+from complex_edit.server.session.changed import DocumentResult
 from complex_edit.server.session.events import EventSink, SessionEvent
 from complex_edit.server.session.request import EditRequest, LineRange, OtherFiles, WorkspaceRoot
-from complex_edit.server.session.result import (
-    FinishedSession,
-    OtherDocument,
-    SessionRunner,
-)
+from complex_edit.server.session.result import FinishedSession, SessionRunner
 from complex_edit.server.settings import Settings
-from complex_edit.server.text.diff import TextChange, apply_changes, compute_edits
+from complex_edit.server.text.diff import TextChange, apply_changes
 from complex_edit.server.text.documents import Snapshot
 from complex_edit.server.text.hunks import Hunk
 from complex_edit.server.text.positions import Encoding
-from complex_edit.server.text.unified import diff_headers, unified_diff
 
 
 def _ignore(_: SessionEvent) -> None:
@@ -98,13 +94,13 @@ async def edit_file(
 
     editor = DiskEditor(document, shown, workspace, settings.max_document_bytes)
     result = await perform(order, editor, _FitTheFile(runner, document), report, proposals)
-    return from_root(result, shown, path, workspace)
+    return from_root(result, workspace)
 
 
-def from_root(result: EditResult, shown: str, path: Path, root: Path | None) -> EditResult:
-    """An answer of several files as `git apply` takes it from the root: the file's own diff
-    section under its path from the root, like the others'; each document's `uri` (and each
-    proposed hunk's) a file URI. `shown`: how the order named the file at `path`."""
+def from_root(result: EditResult, root: Path | None) -> EditResult:
+    """An answer of several files with each document's `uri` (and each proposed hunk's) a
+    file URI, as the other front ends name documents. (Every diff section is already headed
+    by its path from the root: the flow's `diff_label`.)"""
     if root is None:
         return result
     update: dict[str, object] = {}
@@ -113,22 +109,12 @@ def from_root(result: EditResult, shown: str, path: Path, root: Path | None) -> 
             hunk.model_copy(update={"uri": Path(hunk.uri).as_uri()}) if hunk.uri else hunk
             for hunk in result.hunks
         ]
-    if result.documents and len(result.documents) > 1:
-        own = result.documents[0]
-        new, old = diff_headers(path.relative_to(root).as_posix()), diff_headers(shown)
-        update["diff"] = _reheaded(result.diff, old, new)
+    if result.documents:
         update["documents"] = [
             document.model_copy(update={"uri": Path(document.uri).as_uri()})
-            for document in [
-                own.model_copy(update={"diff": _reheaded(own.diff, old, new)}),
-                *result.documents[1:],
-            ]
+            for document in result.documents
         ]
     return result.model_copy(update=update) if update else result
-
-
-def _reheaded(diff: str, old: str, new: str) -> str:
-    return new + diff.removeprefix(old) if diff.startswith(old) else diff
 
 
 def _open(path: Path, settings: Settings, shown: str, *, dry_run: bool) -> TextFile:
@@ -205,23 +191,18 @@ class DiskEditor:
 
     async def apply(
         self,
-        base: Snapshot,
-        changes: Sequence[TextChange],
+        edits: Sequence[DocumentEdit],
         label: str,
         limit_seconds: float,
         review: Review | None = None,
-        others: Sequence[OtherEdit] = (),
     ) -> _Written:
-        """The atomic, change-checked write of the result: every file or none."""
-        document = self._document
-        own = FileWrite(
-            document.path,
-            document.encode(apply_changes(base.text, changes)),
-            document.raw,
-            document.mode,
-        )
-        # (the file itself may be unchanged when the edit reached only other files)
-        writes = [*([own] if changes or not others else []), *map(_other_write, others)]
+        """The atomic, change-checked write of the result: every file or none (the file
+        itself may be unchanged when the edit reached only other files)."""
+        writes = [
+            self._write(edit)
+            for number, edit in enumerate(edits)
+            if number > 0 or edit.changes or len(edits) == 1
+        ]
         # Let a cancellation that is already on its way land now; from here on nothing awaits.
         await asyncio.sleep(0)
         task = asyncio.current_task()
@@ -241,6 +222,19 @@ class DiskEditor:
                 "client_rejected", self._failed(exc, len(writes)), keep_diff=True
             ) from None
         return _Written()
+
+    def _write(self, edit: DocumentEdit) -> FileWrite:
+        """A document's write: the file as read (its byte-order mark, its mode), or another
+        file, which must still hold, byte for byte, the text the session read."""
+        document, target = self._document, apply_changes(edit.base.text, edit.changes)
+        if edit.base.uri == self._snapshot.uri:
+            return FileWrite(document.path, document.encode(target), document.raw, document.mode)
+        path = Path(edit.base.uri)
+        try:
+            mode = stat.S_IMODE(os.stat(path).st_mode)
+        except OSError:
+            mode = 0o644  # gone: the write finds it changed and writes nothing
+        return FileWrite(path, target.encode("utf-8"), edit.base.text.encode("utf-8"), mode)
 
     def _name(self, path: Path | None) -> str:
         """How messages call the file at `path`: its label, or its path from the root."""
@@ -266,17 +260,6 @@ class DiskEditor:
         return f"{said}, and these files could not be put back: {lost}."
 
 
-def _other_write(other: OtherEdit) -> FileWrite:
-    """Another file's write: it must still hold, byte for byte, the text the session read."""
-    path = Path(other.base.uri)
-    try:
-        mode = stat.S_IMODE(os.stat(path).st_mode)
-    except OSError:
-        mode = 0o644  # gone: the write finds it changed and writes nothing
-    target = apply_changes(other.base.text, other.changes)
-    return FileWrite(path, target.encode("utf-8"), other.base.text.encode("utf-8"), mode)
-
-
 def _anywhere(writes: Sequence[FileWrite]) -> str:
     return " to any file" if len(writes) > 1 else ""
 
@@ -294,30 +277,28 @@ class _FitTheFile:
         finished = await self._runner.run_session(request, on_event)
         if not finished.outcome.success:
             return finished
-        target = finished.target(request.text)
-        fitted = self._document.conform(target)
-        others = tuple(_fitted(other) for other in finished.others)
+        fitted = tuple(self._fitted(number, one) for number, one in enumerate(finished.documents))
         try:
-            fitted.encode("utf-8")
-            for other in others:
-                other.target().encode("utf-8")
+            for one in fitted:
+                one.target().encode("utf-8")
         except UnicodeEncodeError:
             return FinishedSession(_unwritable(finished.outcome))
-        if fitted == target and others == finished.others:
-            return finished
-        own = FinishedSession.of(request, finished.outcome, fitted)
-        return replace(own, others=others)
+        return replace(finished, documents=fitted) if fitted != finished.documents else finished
 
-
-def _fitted(other: OtherDocument) -> OtherDocument:
-    """Another file's result with a byte-order mark exactly when the file had one."""
-    target = other.target()
-    body = target.removeprefix(BOM)
-    fitted = BOM + body if other.original.startswith(BOM) else body
-    if fitted == target:
-        return other
-    changes = tuple(compute_edits(other.original, fitted))
-    return replace(other, diff=unified_diff(other.original, fitted, other.label), changes=changes)
+    def _fitted(self, number: int, document: DocumentResult) -> DocumentResult:
+        """A document's result as its file will hold it: the command's file as `conform` makes
+        it, another with a byte-order mark exactly when the file had one."""
+        target = document.target()
+        if number == 0:
+            fitted = self._document.conform(target)
+        else:
+            body = target.removeprefix(BOM)
+            fitted = BOM + body if document.original.startswith(BOM) else body
+        if fitted == target:
+            return document
+        return DocumentResult.to(
+            document.original, fitted, document.label, document.path, document.version
+        )
 
 
 def _unwritable(outcome: SessionOutcome) -> SessionOutcome:

@@ -9,23 +9,24 @@ tail is one object (`server/edit/apply.py` `ApplyStep`). Each way ends with a `V
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
+from pathlib import Path
 
 from complex_edit.edit_tools.syntax import grammar_for, language_for_path
-from complex_edit.server.edit.answer import Diff, Verdict, build_result, changed_lines_of
-from complex_edit.server.edit.apply import (
+from complex_edit.server.edit.answer import Shown, Verdict, build_result, combine
+from complex_edit.server.edit.apply import ApplyStep, FlowSink, changes
+from complex_edit.server.edit.checks import check_before_model
+from complex_edit.server.edit.place import (
     DISK_VERSION,
-    ApplyStep,
     DocumentChange,
-    FlowSink,
-    changes,
     proposed_hunks,
     wire_hunks,
 )
-from complex_edit.server.edit.checks import check_before_model
 from complex_edit.server.edit.port import EditorPort
 from complex_edit.server.edit.review import Proposal, Proposals
-from complex_edit.server.outcome import ChangedDocument, EditRefused, EditResult, SessionOutcome
+from complex_edit.server.outcome import EditRefused, EditResult, SessionOutcome
+from complex_edit.server.session.changed import DocumentResult
 from complex_edit.server.session.request import (
     EditRequest,
     LineRange,
@@ -33,7 +34,7 @@ from complex_edit.server.session.request import (
     OtherFiles,
     WorkspaceRoot,
 )
-from complex_edit.server.session.result import OtherDocument, SessionRunner
+from complex_edit.server.session.result import FinishedSession, SessionRunner
 from complex_edit.server.settings import Settings
 from complex_edit.server.text.documents import Snapshot
 from complex_edit.server.text.hunks import make_hunks
@@ -41,8 +42,9 @@ from complex_edit.server.text.hunks import make_hunks
 
 @dataclass(frozen=True)
 class EditOrder:
-    """What a front end asks for: `prompt` on the document `uri` (`label` names it in the
-    diff and in messages), with settings already resolved from every layer."""
+    """What a front end asks for: `prompt` on the document `uri` (`label` names it to the
+    model and in messages, and in the diff where there is no workspace: `diff_label`), with
+    settings already resolved from every layer."""
 
     uri: str
     prompt: str
@@ -99,10 +101,9 @@ async def perform(
             'otherFiles "read" or "off".',
         )
     finished = await runner.run_session(_request(order, snapshot), on_event)
-    own = DocumentChange(snapshot, order.label, finished.changes, finished.diff)
     step = ApplyStep(
         editor,
-        (own, *(_other(editor, other) for other in finished.others)),
+        _document_changes(editor, snapshot, finished),
         title="Complex Edit: " + one_line(order.prompt, 60),
         review=order.settings.review,
         limit_seconds=order.settings.apply_timeout_seconds,
@@ -120,12 +121,11 @@ def _request(order: EditOrder, snapshot: Snapshot) -> EditRequest:
         settings=order.settings,
         selection=order.selection,
         path_label=order.label,
+        diff_label=diff_label(order),
         language=_language(snapshot.language_id, order.uri),
         other_files=order.other_files,
         roots=order.roots if order.other_files != "off" else (),
         open_documents=order.open_documents if order.other_files != "off" else (),
-        read_exclude=order.settings.read_exclude,
-        max_files=order.settings.max_files,
         document_path=order.document_path,
     )
 
@@ -152,38 +152,57 @@ async def _verdict(
     return await step.land()
 
 
-def _other(editor: EditorPort, other: OtherDocument) -> DocumentChange:
-    """A document other than the command's own, as the session started it: from the editor's
-    buffer (its version), or from disk (no version: the file must still hold it)."""
-    uri = editor.uri_for(other.path)
-    on_disk = other.version is None
-    base = Snapshot(uri, DISK_VERSION if on_disk else other.version or 0, other.original, "")
-    return DocumentChange(base, other.label, other.changes, other.diff, on_disk=on_disk)
+def _document_changes(
+    editor: EditorPort, snapshot: Snapshot, finished: FinishedSession
+) -> tuple[DocumentChange, ...]:
+    """The session's documents as the apply step takes them: the command's own on the
+    snapshot the session started from; another from the editor's buffer it was read from
+    (its version), or from disk (no version: the file must still hold it)."""
+    return tuple(
+        _document_change(editor, snapshot if number == 0 else None, document)
+        for number, document in enumerate(finished.documents)
+    )
+
+
+def _document_change(
+    editor: EditorPort, snapshot: Snapshot | None, document: DocumentResult
+) -> DocumentChange:
+    on_disk = snapshot is None and document.version is None
+    if snapshot is None:
+        uri = editor.uri_for(document.path or "")
+        version = DISK_VERSION if document.version is None else document.version
+        snapshot = Snapshot(uri, version, document.original, "")
+    return DocumentChange(snapshot, document.label, document.changes, document.diff, on_disk)
+
+
+def diff_label(order: EditOrder) -> str:
+    """How the answer's diff heads the command's document: its path from the workspace root
+    that holds it (prefixed by the folder's name when there are several), so the diff applies
+    with `git apply` there; else the path as the order gives it."""
+    path = order.document_path
+    if path is not None:
+        real = os.path.realpath(path)
+        for root in order.roots:
+            folder = os.path.realpath(root.path)
+            if real.startswith(folder.rstrip(os.sep) + os.sep):
+                rel = Path(os.path.relpath(real, folder)).as_posix()
+                return rel if len(order.roots) == 1 else f"{root.name}/{rel}"
+    return order.label
 
 
 def _dry_run(order: EditOrder, step: ApplyStep) -> Verdict:
     """The change, applied nowhere; with its hunks (against the snapshot) when asked. Several
     documents: one diff section per file, and each in `documents`."""
-    change = step.document
+    change = step.documents[0]
     hunks = None
     if order.dry_run_hunks:
         made = make_hunks(change.base.text, change.changes, change.label)
         hunks = wire_hunks(change.base.text, made, step.editor.encoding())
     version = change.base.version if hunks is not None else None
-    diff, others = change.computed(), step.documents[1:]
-    if not others:
-        return Verdict(diff=diff, hunks=hunks, version=version)
-    text = "".join([diff.text, *(other.diff for other in others)])
-    documents = [
-        ChangedDocument(
-            uri=document.base.uri,
-            applied=False,
-            diff=document.diff,
-            changed_lines=changed_lines_of(document.base.text, document.changes),
-        )
-        for document in step.documents
-    ]
-    return Verdict(diff=Diff(text, diff.regions), hunks=hunks, version=version, documents=documents)
+    diff, documents = combine(
+        [Shown(document.base.uri, document.computed()) for document in step.documents]
+    )
+    return Verdict(diff=diff, hunks=hunks, version=version, documents=documents)
 
 
 def _proposed(step: ApplyStep, outcome: SessionOutcome, proposals: Proposals | None) -> Verdict:
@@ -191,20 +210,16 @@ def _proposed(step: ApplyStep, outcome: SessionOutcome, proposals: Proposals | N
     proposed against the live documents (each result rebased over the user's typing
     meanwhile; with several documents each hunk names its `uri`), kept in `proposals` for the
     reviewer's answer (`review.land_review`)."""
-    every = step.propose_every()
+    every = step.propose()
     if isinstance(every, Verdict):
         return every
-    own, *others = every
-    proposal = Proposal(step, own, outcome, tuple(others))
+    proposal = Proposal(step, tuple(every), outcome)
     kept = proposals.keep(proposal) if proposals is not None else None
-    if others:
-        diff = Diff("".join(placed.proposed().text for placed in every), own.proposed().regions)
-    else:
-        diff = own.proposed()
+    diff, _ = combine([Shown(placed.live.uri, placed.proposed()) for placed in every])
     return Verdict(
         diff=diff,
         hunks=proposed_hunks(every, step.editor.encoding()),
-        version=own.live.version,
+        version=every[0].live.version,
         message=f"{changes(proposal.count)} proposed for review; nothing was applied.",
         proposal_id=kept,
     )

@@ -21,10 +21,10 @@ from complex_edit.server.text.positions import Encoding
 
 @dataclass(frozen=True)
 class Review:
-    """Send the edit for review: each hunk as its own change that needs confirmation,
-    labelled with the hunk's label and described with `description`."""
+    """Send the edit for review: each hunk of each document (`DocumentEdit.hunks`) as its own
+    change that needs confirmation, labelled with the hunk's label and described with
+    `description`."""
 
-    hunks: Sequence[Hunk]
     description: str
 
 
@@ -43,15 +43,15 @@ class Landing:
 
 
 @dataclass(frozen=True)
-class OtherEdit:
-    """Another document's part of one edit: `changes` against `base`, its live snapshot when
-    it is open in the editor (`versioned`), else the text its file holds on disk."""
+class DocumentEdit:
+    """One document's part of an edit: `changes` against `base`, its live snapshot when it is
+    open in the editor (`versioned`), else the text its file holds on disk."""
 
     base: Snapshot
     changes: Sequence[TextChange]
-    versioned: bool
+    versioned: bool = True
     hunks: Sequence[Hunk] = ()
-    """The same changes grouped (their labels name the file), for a review's annotations."""
+    """The same changes grouped, for a review's annotations."""
 
 
 class StaleEdit(EditRefused):
@@ -73,12 +73,13 @@ class Delivery(Protocol):
     def failure_reason(self) -> str | None: ...
 
     async def others_landed(self, limit_seconds: float) -> bool:
-        """Have the other documents of the edit (`apply`'s `others`) that are open in the
-        editor reported exactly their change, waiting up to `limit_seconds`?"""
+        """Have the documents of the edit after the first (the command's) reported exactly
+        their change, waiting up to `limit_seconds`?"""
         ...
 
     async def landed(self, hunks: Sequence[Hunk], limit_seconds: float, *, settle: bool) -> Landing:
-        """Which of `hunks` (the edit's changes grouped, against the text it was sent for)
+        """Which of `hunks` (the first document's changes grouped, against the text it was sent
+        for)
         the editor's changes since show landing, waiting up to `limit_seconds` for all of
         them (the user's own keystrokes may come before and after). `settle`: once some have
         landed, wait only a short while for the rest (the user declined them)."""
@@ -119,19 +120,17 @@ class EditorPort(Protocol):
 
     async def apply(
         self,
-        base: Snapshot,
-        changes: Sequence[TextChange],
+        edits: Sequence[DocumentEdit],
         label: str,
         limit_seconds: float,
         review: Review | None = None,
-        others: Sequence[OtherEdit] = (),
     ) -> Delivery:
-        """Apply `changes` (offsets into `base.text`) as one edit (for review: `review`'s
-        hunks, the same changes grouped, when `can_review`), with `others` in the same edit
-        (when `can_edit_several`).
+        """Apply `edits` (each document's changes, offsets into its `base.text`; the command's
+        document first) as one edit titled `label` (for review: each document's hunks, when
+        `can_review`; several documents only when `can_edit_several`).
 
-        Must re-check, synchronously right before sending, that the live document is still
-        `base` (and each open other document its `base`); raises `EditRefused`
+        Must re-check, synchronously right before sending, that each live document is still
+        its `base` (a file not open: still not open); raises `EditRefused`
         (`document_changed`) otherwise, and (`client_rejected`) when the editor fails it
         (`StaleEdit` when it refused a version its document had left behind); `TimeoutError`
         when it does not answer in time."""

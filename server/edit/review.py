@@ -33,22 +33,17 @@ class ReviewRefused(Exception):
 
 @dataclass(frozen=True)
 class Proposal:
-    """The apply step of a change proposed for review, `placed` on the text it was proposed
-    against, and the session's `outcome` (its counts go in the answer)."""
+    """The apply step of a change proposed for review, each document's change placed on the
+    text it was proposed against (`every`: the command's document first, the hunks numbered
+    in that order), and the session's `outcome` (its counts go in the answer)."""
 
     step: ApplyStep
-    placed: Placed
+    every: tuple[Placed, ...]
     outcome: SessionOutcome
-    others: tuple[Placed, ...] = ()
-    """The other documents' changes proposed with it (their hunks numbered after its own)."""
 
     @property
     def uri(self) -> str:
-        return self.placed.live.uri
-
-    @property
-    def every(self) -> tuple[Placed, ...]:
-        return (self.placed, *self.others)
+        return self.every[0].live.uri
 
     @property
     def count(self) -> int:
@@ -92,7 +87,8 @@ class Proposals:
             raise ReviewRefused(
                 "unknown_proposal",
                 f"No proposal {proposal_id!r} is waiting for review (it was applied, its "
-                "document was closed or edited by another command, or it expired); run the "
+                "document was closed or edited by another command, or it expired: a proposal "
+                f"is kept {self._keep_seconds / 60:g} minutes); nothing was applied. Run the "
                 "command again.",
             )
         proposal = entry[1]

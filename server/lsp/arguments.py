@@ -40,6 +40,10 @@ class PerformArgs(_Wire):
     review: bool | None = None
     other_files: Literal["off", "read", "edit"] | None = None
     checkers: str | list[dict[str, Any]] | None = None
+    propose: bool = False
+    """Keep the change as a proposal for `complexEdit.applyReview` (its `proposalId` and
+    `hunks` in the answer) instead of applying it, even in an editor that can review: for a
+    client's own preview. Implies `review`."""
 
     @field_validator("prompt")
     @classmethod
@@ -71,7 +75,7 @@ class PerformArgs(_Wire):
             {
                 "maxTurns": self.max_turns,
                 "model": self.model,
-                "review": self.review,
+                "review": True if self.propose else self.review,
                 "otherFiles": self.other_files,
                 "checkers": self.checkers,
             },

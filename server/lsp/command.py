@@ -15,8 +15,9 @@ from typing import Any
 
 from pygls.exceptions import JsonRpcInvalidParams
 
+from complex_edit.server.edit.apply import FlowEvent, FlowSink
 from complex_edit.server.edit.flow import EditOrder, check, one_line, perform
-from complex_edit.server.edit.review import Proposal, Proposals, ReviewRefused, land_review
+from complex_edit.server.edit.review import Proposal, ReviewRefused, land_review
 from complex_edit.server.lsp.arguments import (
     InvalidArguments,
     PerformArgs,
@@ -26,12 +27,13 @@ from complex_edit.server.lsp.arguments import (
 )
 from complex_edit.server.lsp.bridge import label_for_uri, path_of
 from complex_edit.server.lsp.editor import LspEditor
-from complex_edit.server.lsp.folders import open_documents, workspace_roots
+from complex_edit.server.lsp.folders import workspace_roots
 from complex_edit.server.lsp.life import CommandLife, Ending, closed_before_start
 from complex_edit.server.lsp.preview import LivePreview
 from complex_edit.server.lsp.requests import Request
 from complex_edit.server.lsp.server import ComplexEditServer
 from complex_edit.server.outcome import EditRefused, EditResult, scrub
+from complex_edit.server.session.events import SessionFinished
 from complex_edit.server.settings import Settings, SettingsError
 
 log = logging.getLogger("complex_edit")
@@ -49,14 +51,14 @@ class EditCommand:
         self._args = args
         self.uri = args.text_document.uri
         self.label = label_for_uri(self.uri)
-        self._editor = LspEditor(ls)
+        self._editor = _Proposing(ls) if args.propose else LspEditor(ls)
         self._preview = LivePreview(ls, self._editor, self.uri)
         self._life = CommandLife(ls, request, self.uri, self.label, self._preview)
 
     @classmethod
     async def answer(cls, ls: ComplexEditServer, raw: tuple[Any, ...]) -> dict[str, Any]:
         """The answer to `performComplexEdit` with `arguments: raw`."""
-        request = Request.current(ls.protocol)
+        request = Request.current(ls.bookkeeping)
         command = cls(ls, request, _arguments(ls, raw))
         return command._life.end(await command._run())
 
@@ -73,7 +75,7 @@ class EditCommand:
             return refused
         if not self._life.hold():
             return _busy()
-        proposals(self._ls).forget_document(self.uri)  # a new command voids the old proposal
+        self._ls.state.proposals.forget_document(self.uri)  # a new command voids the old one
         await self._life.show_progress(one_line(self._args.prompt, 80))
         return self._life.stopped() or await self._perform(order)
 
@@ -99,7 +101,6 @@ class EditCommand:
             dry_run=self._args.dry_run,
             dry_run_hunks=True,
             other_files=settings.other_files,  # the argument is the settings' last layer
-            roots=workspace_roots(self._ls.workspace),
             document_path=path_of(self.uri),
         )
 
@@ -124,12 +125,18 @@ class EditCommand:
             return self._life.internal_error(exc)
 
     async def _flow(self, order: EditOrder) -> EditResult:
-        # `perform` snapshots the document before its first await: the same text as this, and
-        # the other open documents as they are now.
-        order = replace(order, open_documents=open_documents(self._ls.documents, self.uri))
+        # `perform` snapshots the document before its first await: the same text as the
+        # state's snapshot, and the other open documents as they are now.
+        snapshot = self._ls.state.snapshot(self.uri, workspace_roots(self._ls.workspace))
+        if snapshot is None:  # closed since `stopped`: the flow's own snapshot refuses it
+            return await perform(order, self._editor, self._ls.sessions, self._life.report)
+        order = replace(order, roots=snapshot.roots, open_documents=snapshot.open_documents)
         self._preview.begin(order.open_documents)
         editor, sessions = self._editor, self._ls.sessions
-        return await perform(order, editor, sessions, self._life.report, proposals(self._ls))
+        if not self._args.propose:
+            return await perform(order, editor, sessions, self._life.report, snapshot.proposals)
+        summary = _Summary(self._life.report)
+        return summary.told(await perform(order, editor, sessions, summary, snapshot.proposals))
 
 
 class ReviewCommand:
@@ -151,14 +158,14 @@ class ReviewCommand:
             args = parse_review_arguments(raw)
         except InvalidArguments as exc:
             raise JsonRpcInvalidParams(str(exc)) from None
-        command = cls(ls, Request.current(ls.protocol), args)
+        command = cls(ls, Request.current(ls.bookkeeping), args)
         return command._life.end(await command._run())
 
     async def _run(self) -> Ending:
         if not self._life.hold():
             return _busy()
         args, life = self._args, self._life
-        landing = land_review(proposals(self._ls), args.proposal_id, args.keep, life.report)
+        landing = land_review(self._ls.state.proposals, args.proposal_id, args.keep, life.report)
         try:
             return Ending.of(await life.run(landing), logged=True)
         except asyncio.CancelledError:
@@ -169,21 +176,42 @@ class ReviewCommand:
             return life.internal_error(exc)
 
 
+class _Proposing(LspEditor):
+    """The editor of a command that asks for a proposal (`propose`): one that cannot review,
+    so the flow keeps the change for `complexEdit.applyReview` instead of applying it."""
+
+    def can_review(self) -> bool:
+        return False
+
+
+class _Summary:
+    """What the session said it did, heard on its way to `report`: a proposal asked for
+    (`propose`) answers with it, as a dry run does, rather than "N changes proposed for
+    review" (its `proposalId` and `hunks` say that)."""
+
+    def __init__(self, report: FlowSink) -> None:
+        self._report = report
+        self._text: str | None = None
+
+    def __call__(self, event: FlowEvent) -> None:
+        if isinstance(event, SessionFinished):
+            self._text = event.outcome.message
+        self._report(event)
+
+    def told(self, result: EditResult) -> EditResult:
+        if result.proposal_id is None or not self._text:
+            return result
+        return result.model_copy(update={"message": self._text})
+
+
 def _busy() -> Ending:
     problem = "Another complex edit is already running on this document."
     return Ending.of(EditResult.failure("busy", problem))
 
 
-def proposals(ls: ComplexEditServer) -> Proposals:
-    """The server's proposals waiting for their reviewer (made at the first command)."""
-    if ls.proposals is None:
-        ls.proposals = Proposals()
-    return ls.proposals
-
-
 def _proposal(ls: ComplexEditServer, args: ReviewArgs) -> Proposal:
     try:
-        return proposals(ls).find(args.proposal_id, args.keep)
+        return ls.state.proposals.find(args.proposal_id, args.keep)
     except ReviewRefused as refused:
         raise _review_refused(refused) from None
 

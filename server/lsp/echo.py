@@ -28,8 +28,8 @@ def confirm_later(
     """After the answer, finish `reading` the editor's reports of the edit of `hunks` hunks
     on `uri` (the delivery's own wait for them), and say what they showed."""
     task = asyncio.create_task(_confirm(ls, uri, hunks, reading))
-    ls.late_echoes.add(task)
-    task.add_done_callback(ls.late_echoes.discard)
+    ls.state.late_echoes.add(task)
+    task.add_done_callback(ls.state.late_echoes.discard)
 
 
 async def _confirm(

@@ -12,7 +12,6 @@ from typing import Any
 from lsprotocol import types
 
 from complex_edit.server.lsp.abilities import ClientAbilities
-from complex_edit.server.lsp.requests import pending_count
 from complex_edit.server.lsp.server import ComplexEditServer
 from complex_edit.server.session.process import SessionProcess
 
@@ -42,14 +41,15 @@ def build_server(
 
 def initialize(ls: ComplexEditServer, params: types.InitializeParams) -> None:
     """What the client can do, once (pygls has negotiated the position encoding)."""
-    ls.abilities = ClientAbilities.of(
+    state = ls.state
+    state.abilities = ClientAbilities.of(
         params.capabilities,
         ls.protocol.workspace.position_encoding,
         params.client_info,
         params.initialization_options,
     )
-    ls.documents.encoding = ls.abilities.position_encoding
-    ls.init_options = params.initialization_options
+    state.documents.encoding = state.abilities.position_encoding
+    state.init_options = params.initialization_options
 
 
 def initialized(ls: ComplexEditServer, params: types.InitializedParams) -> None:
@@ -61,7 +61,7 @@ def initialized(ls: ComplexEditServer, params: types.InitializedParams) -> None:
 
 
 def configuration(ls: ComplexEditServer, params: types.DidChangeConfigurationParams) -> None:
-    ls.pushed_settings = params.settings
+    ls.state.pushed_settings = params.settings
 
 
 async def perform_complex_edit(ls: ComplexEditServer, *raw: Any) -> dict[str, Any]:
@@ -106,7 +106,7 @@ def stats(ls: ComplexEditServer, params: Any) -> dict[str, Any]:
         "runningCommands": len(ls.commands.tasks()),
         "openDocuments": len(ls.documents.uris()),
         "changeWaiters": ls.commands.waiter_count(),
-        "pendingRequests": pending_count(ls.protocol),
+        "pendingRequests": ls.bookkeeping.pending_count(),
         "progressTokens": len(ls.work_done_progress.tokens),
         "rssBytes": _rss_bytes(),
         "sessionProcessPid": child,
@@ -129,6 +129,7 @@ def _import_and_check(ls: ComplexEditServer) -> None:
     import complex_edit.server.lsp.command  # noqa: F401  (see `perform_complex_edit`)
     from complex_edit.server.settings import Settings, SettingsError, SettingsLayer
 
+    ls.state.ready()
     try:
         Settings.from_layers(ls.env, SettingsLayer.client("initializationOptions", ls.init_options))
     except SettingsError as exc:

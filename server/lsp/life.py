@@ -74,23 +74,26 @@ class CommandLife:
         """Hold the document, unless another command does (False: busy). From here on a
         cancel of the request frees it at once: the client has its -32800 and may send the
         next command straight away."""
-        if self._ls.commands.busy(self._uri):
+        commands = self._ls.state.commands
+        if commands.busy(self._uri):
             return False
-        self._ls.commands.hold(self._uri, self)
-        self._listen(self._request.future)
+        commands.hold(self._uri, self)
+        self._request.on_cancel(self._cancel)
         return True
 
     async def show_progress(self, title: str) -> None:
         """Create the progress (waiting for the client, the document held meanwhile)."""
         self._progress = await Progress.start(self._ls, title)
-        self._listen(self._progress.cancel_future())
+        cancels = self._progress.cancel_future()
+        if cancels is not None:
+            cancels.add_done_callback(self._progress_cancelled)
 
     def stopped(self) -> Ending | None:
         """How the command ends when it was cancelled or its document closed before it could
         run; None when it may run."""
         if self._request.cancelled():
             return self._cancelled("Cancelled")
-        if not self._ls.documents.is_open(self._uri):
+        if not self._ls.state.documents.is_open(self._uri):
             return closed_before_start()
         return None
 
@@ -114,7 +117,7 @@ class CommandLife:
             self._preview.show(event)
         # The session is under way in its own process: meanwhile, scan the lines that turning
         # its result into edits and reading their echo will need.
-        self._ls.documents.prepare(self._uri)
+        self._ls.state.documents.prepare(self._uri)
 
     def closed(self) -> None:
         """The document was closed: a running command is cancelled (not one sending)."""
@@ -123,7 +126,7 @@ class CommandLife:
 
     def after_cancel(self) -> Ending:
         """How a command whose run was cancelled ends."""
-        closed = not self._ls.documents.is_open(self._uri)
+        closed = not self._ls.state.documents.is_open(self._uri)
         if closed and not self._request.cancelled():
             return _closed("while the edit was running")
         return self._cancelled("Document closed" if closed else "Cancelled")
@@ -134,7 +137,7 @@ class CommandLife:
         self.phase = "done"
         self._preview.end()
         self._request.forget()
-        self._ls.commands.release(self._uri, self)
+        self._ls.state.commands.release(self._uri, self)
         self._progress.end(ending.progress)
         if ending.error is not None:
             raise ending.error from None
@@ -165,32 +168,31 @@ class CommandLife:
             ),
         )
 
-    def _listen(self, cancels: Future[Any] | asyncio.Future[Any] | None) -> None:
-        if cancels is not None:
-            cancels.add_done_callback(self._cancel)
+    def _progress_cancelled(self, future: Future[Any]) -> None:
+        if future.cancelled():
+            self._cancel()
 
-    def _cancel(self, future: Future[Any] | asyncio.Future[Any]) -> None:
+    def _cancel(self) -> None:
         """The request or the progress was cancelled: cancel the run, unless its edit is on
         its way. The client may already have its -32800 and send the next command before the
         task has unwound; it can no longer apply anything, so it no longer holds the
         document."""
-        if not future.cancelled() or self.phase not in ("starting", "running"):
+        if self.phase not in ("starting", "running"):
             return
         if self.task is not None:
             if self.task.done():
                 return
             self.task.cancel()
         self.phase = "cancelled"
-        self._ls.commands.release(self._uri, self)
+        self._ls.state.commands.release(self._uri, self)
 
     def _cancelled(self, progress: str) -> Ending:
         """A request the editor cancelled ($/cancelRequest, or `shutdown`) has had its -32800
         from pygls, which then drops whatever the command returns or raises: an exception
         raised then is never retrieved, and asyncio logs it as an error with its traceback.
         Only a cancel pygls did not answer (the progress was cancelled) is answered here, by
-        raising. (No future: the request was cancelled before the command started.)"""
-        future = self._request.future
-        if future is None or future.cancelled():
+        raising."""
+        if self._request.answered_cancelled:
             return Ending(progress)
         return Ending(progress, error=JsonRpcRequestCancelled("The complex edit was cancelled."))
 

@@ -16,7 +16,7 @@ import os
 import sys
 import threading
 from collections.abc import Generator, Mapping
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import Any, BinaryIO
 
 from lsprotocol import types
 from pygls.exceptions import (
@@ -40,12 +40,10 @@ from complex_edit.server.lsp.framing import (
     watch_hangup,
 )
 from complex_edit.server.lsp.log import STDERR_ONLY
-from complex_edit.server.lsp.requests import RequestBookkeeping, cancel_pending
+from complex_edit.server.lsp.requests import RequestBookkeeping
+from complex_edit.server.lsp.state import ServerState
 from complex_edit.server.session.process import SessionProcess
 from complex_edit.server.text.documents import DocumentStore
-
-if TYPE_CHECKING:  # made at the first command (`command.proposals`): pydantic loads after start
-    from complex_edit.server.edit.review import Proposals
 
 # Once the editor is gone: how long the commands still running get to unwind.
 WIND_DOWN_SECONDS = 2.0
@@ -94,19 +92,18 @@ class ComplexEditProtocol(RequestBookkeeping):
         self, params: types.DidOpenTextDocumentParams
     ) -> Generator[Any, Any, None]:
         doc = params.text_document
-        self._ce.documents.open(doc.uri, doc.text, doc.version, doc.language_id)
-        self._ce.commands.changed(doc.uri)  # an edit of a file not open may be waiting for it
+        self._ce.state.opened(doc.uri, doc.text, doc.version, doc.language_id)
         yield from ()
 
     @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
     def lsp_text_document__did_change(
         self, params: types.DidChangeTextDocumentParams
     ) -> Generator[Any, Any, None]:
-        uri = params.text_document.uri
-        if self._ce.documents.is_open(uri):
+        uri, state = params.text_document.uri, self._ce.state
+        if state.documents.is_open(uri):
             changes = content_changes(params.content_changes)
-            self._ce.documents.change(uri, params.text_document.version, changes)
-            self._ce.commands.changed(uri)
+            state.documents.change(uri, params.text_document.version, changes)
+            state.changed(uri)
         else:
             log.warning("didChange for a document that is not open: %s", uri)
         yield from ()
@@ -122,11 +119,7 @@ class ComplexEditProtocol(RequestBookkeeping):
     def lsp_text_document__did_close(
         self, params: types.DidCloseTextDocumentParams
     ) -> Generator[Any, Any, None]:
-        uri = params.text_document.uri
-        self._ce.documents.close(uri)
-        self._ce.commands.closed(uri)
-        if self._ce.proposals is not None:
-            self._ce.proposals.forget_document(uri)
+        self._ce.state.closed(params.text_document.uri)
         yield from ()
 
 
@@ -139,19 +132,36 @@ class ComplexEditServer(LanguageServer):
             protocol_cls=ComplexEditProtocol,
         )
         self.env = env
-        self.documents = DocumentStore()
+        self.state = ServerState(env)  # every piece of state the commands share
         self.sessions = sessions if sessions is not None else SessionProcess(env)
-        self.commands = Commands()
-        # As the editor sent them; `SettingsLayer.client` reads them at each command.
-        self.init_options: Any = None
-        self.pushed_settings: Any = None
         self.output: EditorOutput | None = None
-        # What the client can do, from its capabilities at `initialize`.
-        self.abilities = ClientAbilities()
-        # Edits answered before their change report, still watched for it (`echo.py`).
-        self.late_echoes: set[asyncio.Task[None]] = set()
-        # Review proposals waiting for `complexEdit.applyReview`.
-        self.proposals: Proposals | None = None
+
+    @property
+    def bookkeeping(self) -> RequestBookkeeping:
+        """The protocol, with its requests in flight (`requests.py`)."""
+        assert isinstance(self.protocol, RequestBookkeeping)
+        return self.protocol
+
+    # The state's parts the LSP modules read, by their usual names.
+    @property
+    def documents(self) -> DocumentStore:
+        return self.state.documents
+
+    @property
+    def commands(self) -> Commands:
+        return self.state.commands
+
+    @property
+    def abilities(self) -> ClientAbilities:
+        return self.state.abilities
+
+    @property
+    def init_options(self) -> Any:
+        return self.state.init_options
+
+    @property
+    def pushed_settings(self) -> Any:
+        return self.state.pushed_settings
 
     def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
         """pygls' stdio server, reading through `FramedInput` and `PrefetchingReader` and
@@ -203,10 +213,10 @@ class ComplexEditServer(LanguageServer):
         is killed)."""
         if self.output is not None:
             self.output.close()
-        for watch in list(self.late_echoes):
+        for watch in list(self.state.late_echoes):
             watch.cancel()
-        tasks: set[asyncio.Future[Any]] = set(self.commands.tasks())
-        tasks |= cancel_pending(self.protocol)
+        tasks: set[asyncio.Future[Any]] = set(self.state.commands.tasks())
+        tasks |= self.bookkeeping.cancel_pending()
         if tasks:
             await asyncio.wait(tasks, timeout=WIND_DOWN_SECONDS)
         await self.sessions.stop()

@@ -3,7 +3,7 @@ SDK and the server load on a thread (then the first call's machinery), then hand
 connection to the server (`server.py`).
 
 Until the server's event loop takes over, SIGINT ends the command as everywhere
-(`cli.py`: status 130) and SIGTERM ends it with 143; neither can find an edit running.
+(`server/cli/entry.py`: status 130) and SIGTERM ends it with 143; neither can find an edit running.
 """
 
 from __future__ import annotations

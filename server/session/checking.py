@@ -11,29 +11,16 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from typing import Protocol
 
 from complex_edit.server.check.compare import Found, report_lines
 from complex_edit.server.check.discovery import configured
 from complex_edit.server.check.pool import CheckerPool
 from complex_edit.server.check.run import CheckedDocument, CheckResult, SessionCheck, wire
 from complex_edit.server.outcome import Diagnostics
+from complex_edit.server.session.documents import OtherFile
 from complex_edit.server.session.request import EditRequest
 
 ASK = "Fix them, or call complete_task again to finish anyway."
-
-
-class Edited(Protocol):
-    """Another file the edit changed (the loop's `EditedFile`)."""
-
-    @property
-    def path(self) -> str: ...
-    @property
-    def label(self) -> str: ...
-    @property
-    def original(self) -> str: ...
-    @property
-    def text(self) -> str: ...
 
 
 class Checking:
@@ -67,14 +54,18 @@ class Checking:
             text = self._request.text
             self._check.start(self._own(path, text))
 
-    def joined(self, path: str, label: str, original: str) -> None:
-        """Another file changed: take its diagnostics before the edit now, in the background
-        (the check at complete_task then only waits for the after)."""
-        if self._check is not None and path not in self._started:
-            self._started.add(path)
-            self._check.start(CheckedDocument(path, label, None, original, original))
+    def warm(self, joined: Sequence[OtherFile]) -> None:
+        """The other files that joined the edit: take the diagnostics of each new one before
+        the edit now, in the background (the check at complete_task then only waits for the
+        after)."""
+        for other in joined:
+            path = other.opened.path
+            if self._check is not None and path not in self._started:
+                self._started.add(path)
+                text = other.opened.text
+                self._check.start(CheckedDocument(path, other.label, None, text, text))
 
-    async def judge(self, text: str, others: Sequence[Edited]) -> str | None:
+    async def judge(self, text: str, others: Sequence[OtherFile]) -> str | None:
         """On a `complete_task(success=true)`: the errors to send back to the model, or None
         when the task may end (clean, rounds used up, the same errors again, or unchecked)."""
         documents = self._changed(text, others)
@@ -142,16 +133,18 @@ class Checking:
         label = request.path_label or os.path.basename(path)
         return CheckedDocument(path, label, request.language, request.text, after)
 
-    def _changed(self, text: str, others: Sequence[Edited]) -> list[CheckedDocument]:
+    def _changed(self, text: str, others: Sequence[OtherFile]) -> list[CheckedDocument]:
         """The documents the edit changed, the command's own first."""
         documents: list[CheckedDocument] = []
         path = self._request.document_path
         if path and text != self._request.text:
             documents.append(self._own(path, text))
         documents.extend(
-            CheckedDocument(other.path, other.label, None, other.original, other.text)
+            CheckedDocument(
+                other.opened.path, other.label, None, other.opened.text, other.toolbox.text
+            )
             for other in others
-            if other.text != other.original
+            if other.toolbox.text != other.opened.text
         )
         return documents
 

@@ -78,7 +78,7 @@ class Documents:
             Workspace(
                 [(root.name, root.path) for root in request.roots],
                 {doc.path: (doc.text, doc.version) for doc in request.open_documents},
-                request.read_exclude,
+                request.settings.read_exclude,
                 request.settings.max_document_bytes,
             )
             if self._mode != "off"
@@ -184,7 +184,7 @@ class Documents:
                 "instruction, and say in complete_task's message what the other files need.",
                 f"{name}: refused, other files are read-only",
             )
-        limit = self._request.max_files
+        limit = self._request.settings.max_files
         if len(self._joined) + 1 >= limit:
             names = ", ".join(["the document of the instruction", *(o.label for o in self._joined)])
             raise ToolError(

@@ -11,15 +11,10 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections import Counter
-from collections.abc import Sequence
-from dataclasses import dataclass
 
 from complex_edit.edit_tools.lines import line_count, line_endings
 from complex_edit.edit_tools.registry import (
-    FIND_IN_FILES,
     Toolbox,
-    ToolOutcome,
     render_document,
 )
 from complex_edit.edit_tools.syntax import Validation, render_problems
@@ -33,35 +28,28 @@ from complex_edit.server.providers.base import (
     ModelTurn,
     Provider,
     Thought,
-    ToolCall,
-    ToolReply,
 )
 from complex_edit.server.providers.streaming import aclose
+from complex_edit.server.session.changed import DocumentResult
 from complex_edit.server.session.checking import ASK, Checking
-from complex_edit.server.session.documents import Documents, OtherFile, Touched
+from complex_edit.server.session.dispatch import ToolDispatch
 from complex_edit.server.session.events import (
     EventSink,
     ModelRetrying,
     ModelThinking,
     ModelWaiting,
-    OtherChanged,
     SessionEvent,
     SessionFinished,
-    ToolFinished,
-    ToolStarted,
     TurnStarted,
-    WorkingChanged,
 )
 from complex_edit.server.session.request import EditRequest
 from complex_edit.server.session.termination import (
-    refusal_line,
     refuse_completion,
     settle_completion,
 )
 from complex_edit.server.session.validation import ResultValidator
-from complex_edit.server.text.diff import TextChange, compute_edits
+from complex_edit.server.text.diff import compute_edits
 from complex_edit.server.text.hunks import changed_lines
-from complex_edit.server.text.rebase import compose_changes
 
 MAX_EMPTY_TURNS_IN_A_ROW = 2
 # While a model request is outstanding, a `ModelWaiting` every requestTimeoutSeconds / 8,
@@ -113,23 +101,12 @@ def _workspace_note(request: EditRequest) -> str:
     )
 
 
-@dataclass(frozen=True)
-class EditedFile:
-    """Another file a successful session changed: `original` is the text it started from
-    (`version` the editor buffer's then, None from disk), `text` the result."""
-
-    label: str
-    path: str
-    original: str
-    version: int | None
-    text: str
-
-
 async def run_tool_loop(
     request: EditRequest, provider: Provider, on_event: EventSink = _ignore
 ) -> SessionOutcome:
     """Run the loop to its end. Cancellation propagates as `asyncio.CancelledError`."""
-    outcome, _ = await run_session(request, provider, on_event)
+    outcome = await _Loop(request, on_event).finish(provider)
+    on_event(SessionFinished(outcome))
     return outcome
 
 
@@ -138,23 +115,18 @@ async def run_session(
     provider: Provider,
     on_event: EventSink = _ignore,
     checks: CheckerPool | None = None,
-) -> tuple[SessionOutcome, tuple[EditedFile, ...]]:
-    """`run_tool_loop`, with the other files a success changed, in the order they joined
-    the edit (none for a failure); with `checks`, the checkers' rounds (`checking.py`)."""
+) -> tuple[SessionOutcome, tuple[DocumentResult, ...]]:
+    """`run_tool_loop` for the edit flow: the outcome without its `final_text`, and the
+    documents a success changed, which carry it: the command's own first (even unchanged),
+    then the other files in the order they joined the edit (none for a failure). A
+    multi-megabyte result so travels once, as the documents' changes. With `checks`, the
+    checkers' rounds (`checking.py`)."""
     loop = _Loop(request, on_event, checks)
-    try:
-        async with asyncio.timeout(request.settings.wall_time_seconds):
-            outcome = await loop.run(provider)
-    except RunError as exc:
-        outcome = loop.failure(exc.reason, exc.message)
-    except TimeoutError:
-        outcome = loop.failure(
-            "model_error",
-            f"The edit did not finish within {request.settings.wall_time_seconds:g} s "
-            "(setting wallTimeSeconds).",
-        )
+    outcome = await loop.finish(provider)
+    edited = loop.edited() if outcome.success else ()
+    outcome = outcome.model_copy(update={"final_text": None})
     on_event(SessionFinished(outcome))
-    return outcome, loop.edited() if outcome.success else ()
+    return outcome, edited
 
 
 class _Loop:
@@ -165,27 +137,17 @@ class _Loop:
         self.checking = Checking(request, checks)
         self.on_event = on_event
         self.max_turns = request.settings.max_turns
-        limit = request.settings.max_document_bytes
-        self.toolbox = Toolbox(
-            request.text,
-            max_argument_bytes=limit,
-            max_text_chars=limit,
-            elide_repeated_views=True,
-        )
-        self.documents = Documents(request, self.toolbox)
+        self.calls = ToolDispatch(request, on_event)
+        self.toolbox = self.calls.toolbox
+        self.documents = self.calls.documents
         self.validator = ResultValidator(
             request.text, request.language, request.settings.validate_result
         )
-        self.integrity: Counter[str] = Counter()
+        self.integrity = self.calls.integrity
         self.validation: Validation | None = None
-        self.completions: list[tuple[ToolCall, ToolOutcome]] = []
-        self.outcomes: list[tuple[ToolCall, ToolOutcome]] = []
-        self.so_far = ChangesSoFar()
-        self.others_so_far: dict[str, ChangesSoFar] = {}
         self.thought = ""
         self.last_calls: tuple[str, ...] = ()
         self.turns = 0
-        self.tool_calls = 0
         self.usage = Usage()
 
     def failure(self, reason: Reason, error: str) -> SessionOutcome:
@@ -194,11 +156,26 @@ class _Loop:
             error=error,
             reason=reason,
             turns=self.turns,
-            tool_calls=self.tool_calls,
+            tool_calls=self.calls.tool_calls,
             usage=self.usage,
             validation=self.validation or _unchecked(self.request),
             integrity=dict(self.integrity),
         )
+
+    async def finish(self, provider: Provider) -> SessionOutcome:
+        """The session's outcome: the loop run within the wall time, a failure the model
+        cannot fix ended with its reason."""
+        try:
+            async with asyncio.timeout(self.request.settings.wall_time_seconds):
+                return await self.run(provider)
+        except RunError as exc:
+            return self.failure(exc.reason, exc.message)
+        except TimeoutError:
+            return self.failure(
+                "model_error",
+                f"The edit did not finish within {self.request.settings.wall_time_seconds:g} s "
+                "(setting wallTimeSeconds).",
+            )
 
     async def run(self, provider: Provider) -> SessionOutcome:
         # The snapshot is parsed while the model works on its first turn.
@@ -211,15 +188,19 @@ class _Loop:
             self.documents.close()
             self.checking.close()
 
-    def edited(self) -> tuple[EditedFile, ...]:
-        """The other files whose text differs from their snapshot now."""
-        return tuple(
-            EditedFile(
+    def edited(self) -> tuple[DocumentResult, ...]:
+        """The command's document, then the other files whose text differs from their
+        snapshot now, each with its diff and its changes."""
+        request = self.request
+        label = request.diff_label or request.path_label or ""
+        own = DocumentResult.to(request.text, self.toolbox.text, label, request.document_path)
+        return own, *(
+            DocumentResult.to(
+                other.opened.text,
+                other.toolbox.text,
                 other.label,
                 other.opened.path,
-                other.opened.text,
                 other.opened.version,
-                other.toolbox.text,
             )
             for other in self.documents.joined
             if other.toolbox.text != other.opened.text
@@ -240,12 +221,14 @@ class _Loop:
         refused_for_syntax = ""
         while self.turns < self.max_turns:
             self.turns += 1
+            self.calls.turn = self.turns
+            self.checking.warm(self.documents.joined)
             started = self._turn_started()
             self.on_event(started)
             turn = await self._ask(conversation, started)
             self.usage = self.usage + turn.usage
-            self.last_calls = tuple(call.name for call, _ in self.outcomes)
-            if not self.outcomes:
+            self.last_calls = tuple(call.name for call, _ in self.calls.outcomes)
+            if not self.calls.outcomes:
                 empty_in_a_row += 1
                 if empty_in_a_row >= MAX_EMPTY_TURNS_IN_A_ROW:
                     raise RunError(
@@ -256,10 +239,10 @@ class _Loop:
                 continue
             empty_in_a_row = 0
             refused_for_syntax = ""
-            results, completion = settle_completion(self.outcomes)
+            results, completion = settle_completion(self.calls.outcomes)
             if completion is not None:
                 if not completion.success:
-                    self._report_completions(results)
+                    self.calls.report_completions(results)
                     return self.failure(
                         "task_failed",
                         completion.error or completion.message or "The model gave up on the task.",
@@ -271,18 +254,18 @@ class _Loop:
                 )
                 syntax_ok = validation.syntax != "errors" and in_others is None
                 to_fix = (
-                    await self.checking.judge(self.toolbox.text, self.edited())
+                    await self.checking.judge(self.toolbox.text, self.documents.joined)
                     if syntax_ok
                     else None
                 )
                 if syntax_ok and to_fix is None:
-                    self._report_completions(results)
+                    self.calls.report_completions(results)
                     return SessionOutcome(
                         success=True,
                         message=(completion.message or "Edit complete.") + self.checking.note(),
                         final_text=self.toolbox.text,
                         turns=self.turns,
-                        tool_calls=self.tool_calls,
+                        tool_calls=self.calls.tool_calls,
                         usage=self.usage,
                         validation=validation,
                         integrity=dict(self.integrity),
@@ -295,7 +278,7 @@ class _Loop:
                     self.integrity["syntax_refused"] += 1
                     refused_for_syntax = in_others or render_problems(validation)
                     results = refuse_completion(results, refused_for_syntax)
-            self._report_completions(results)
+            self.calls.report_completions(results)
             conversation.add_tool_results(results)
         refused = (
             " Its last result had syntax errors the original did not have, so its "
@@ -339,7 +322,7 @@ class _Loop:
     async def _ask(self, conversation: Conversation, started: TurnStarted) -> ModelTurn:
         """Stream the model's next turn, running each call as it arrives; while nothing has
         arrived yet, a `ModelWaiting` every few seconds."""
-        self.outcomes = []
+        self.calls.outcomes = []
         ticker = asyncio.ensure_future(self._tick(started))
         stream = conversation.stream_turn()
         try:
@@ -350,7 +333,7 @@ class _Loop:
                 if isinstance(item, Thought):
                     self._thinking(item.summary)
                 else:
-                    await self._execute(item)
+                    await self.calls.execute(item)
         finally:
             ticker.cancel()
             await aclose(stream)
@@ -369,21 +352,6 @@ class _Loop:
             await asyncio.sleep(interval)
             self.on_event(ModelWaiting(started, time.monotonic() - began))
 
-    def _report_completions(self, results: Sequence[ToolReply]) -> None:
-        """The `ToolFinished` of this turn's complete_task calls, held back until the turn is
-        settled: a completion refused (a failed call beside it, new syntax errors) shows as
-        refused, with why."""
-        for call, outcome in self.completions:
-            result = next((r for r in results if r.call is call), None)
-            ok = result.ok if result is not None else outcome.ok
-            summary = outcome.summary if ok or result is None else refusal_line(result)
-            self.on_event(
-                ToolFinished(
-                    self.turns, self.max_turns, call.name, ok, summary, outcome.adjustments
-                )
-            )
-        self.completions = []
-
     def _retrying(self, notice: RetryNotice) -> None:
         self.on_event(
             ModelRetrying(
@@ -395,110 +363,6 @@ class _Loop:
                 notice.delay,
             )
         )
-
-    async def _execute(self, call: ToolCall) -> None:
-        """Run one call as it arrives; its outcome counts when the turn is settled. A search
-        of the workspace runs in a thread: other sessions of the process go on meanwhile."""
-        self.tool_calls += 1
-        self.on_event(
-            ToolStarted(
-                self.turns, self.max_turns, call.name, Toolbox.summarize_call(call.name, call.args)
-            )
-        )
-        if call.name == FIND_IN_FILES:
-            touched = await asyncio.to_thread(self._run_call, call)
-        else:
-            touched = self._run_call(call)
-        outcome = touched.outcome
-        self.integrity.update(outcome.adjustments)
-        if outcome.refusal is not None:
-            self.integrity[outcome.refusal] += 1
-        self.outcomes.append((call, outcome))
-        if outcome.completion is not None:
-            self.completions.append((call, outcome))
-            return
-        self.on_event(
-            ToolFinished(
-                self.turns,
-                self.max_turns,
-                call.name,
-                outcome.ok,
-                outcome.summary,
-                outcome.adjustments,
-            )
-        )
-        if touched.other is not None:
-            if touched.other.toolbox.text != touched.before:
-                self._other_changed(touched.other, touched.before)
-        elif self.toolbox.text != touched.before:
-            self._working_changed(touched.before)
-
-    def _working_changed(self, before: str) -> None:
-        """The change so far, after a call that changed the working text (live preview)."""
-        snapshot = self.request.text
-        changes = self.so_far.add(snapshot, before, self.toolbox.text)
-        added, removed = changed_lines(snapshot, changes)
-        self.on_event(WorkingChanged(self.turns, self.max_turns, tuple(changes), added, removed))
-
-    def _other_changed(self, other: OtherFile, before: str) -> None:
-        """`_working_changed` for another file of the workspace."""
-        snapshot = other.opened.text
-        self.checking.joined(other.opened.path, other.label, snapshot)
-        so_far = self.others_so_far.setdefault(other.opened.path, ChangesSoFar())
-        changes = so_far.add(snapshot, before, other.toolbox.text)
-        added, removed = changed_lines(snapshot, changes)
-        self.on_event(
-            OtherChanged(
-                self.turns,
-                self.max_turns,
-                other.opened.path,
-                other.label,
-                tuple(changes),
-                added,
-                removed,
-            )
-        )
-
-    def _run_call(self, call: ToolCall) -> Touched:
-        if call.args_error is not None:
-            failed = ToolOutcome(
-                name=call.name,
-                ok=False,
-                response={"error": call.args_error},
-                summary=f"{call.name}: error: unreadable arguments",
-            )
-            return Touched(failed, None, self.toolbox.text)
-        return self.documents.execute(call.name, call.args)
-
-
-class ChangesSoFar:
-    """The working text's change against the snapshot, kept up to date call by call: each
-    call's own change (cheap: one place) is composed with the earlier ones, and each composed
-    region is refined to its minimal changes. Equal to `compute_edits(snapshot, working)` in
-    what it applies, at a cost that does not grow with the number of changes so far."""
-
-    def __init__(self) -> None:
-        self._steps: list[TextChange] = []  # applied one after another, from the snapshot
-        self._refined: dict[TextChange, list[TextChange]] = {}  # by region, last call's
-
-    def add(self, snapshot: str, before: str, after: str) -> list[TextChange]:
-        # Simultaneous changes, applied last first, are sequential ones with the same offsets.
-        self._steps.extend(reversed(compute_edits(before, after)))
-        refined = {
-            region: self._refined.get(region) or _refine(snapshot, region)
-            for region in compose_changes(self._steps)
-        }
-        self._refined = refined
-        return [change for changes in refined.values() for change in changes]
-
-
-def _refine(snapshot: str, region: TextChange) -> list[TextChange]:
-    """`region`'s minimal changes, as offsets into `snapshot`."""
-    start = region.start
-    return [
-        TextChange(start + change.start, start + change.end, change.new_text)
-        for change in compute_edits(snapshot[start : region.end], region.new_text)
-    ]
 
 
 def _unchecked(request: EditRequest) -> Validation:

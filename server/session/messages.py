@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 
 class RunSession(NamedTuple):
-    """Run `request`; its events, then `Finished` or `Failed`, come back under `run_id`."""
+    """Run `request`; its events, then `Returned` or `Failed`, come back under `run_id`."""
 
     run_id: int
     request: EditRequest
@@ -42,8 +42,8 @@ class Event(NamedTuple):
     event: SessionEvent
 
 
-class Finished(NamedTuple):
-    """The run ended: the session's result (a failed edit is a result too)."""
+class Returned(NamedTuple):
+    """The run returned its `FinishedSession` (a failed edit is one too)."""
 
     run_id: int
     result: FinishedSession
@@ -57,5 +57,5 @@ class Failed(NamedTuple):
 
 
 ToWorker = RunSession | CancelSession
-FromWorker = Event | Finished | Failed
+FromWorker = Event | Returned | Failed
 Message = ToWorker | FromWorker

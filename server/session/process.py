@@ -28,8 +28,8 @@ from complex_edit.server.session.messages import (
     CancelSession,
     Event,
     Failed,
-    Finished,
     Message,
+    Returned,
     RunSession,
     ToWorker,
 )
@@ -196,7 +196,7 @@ class _Child:
         match message:
             case Event(run_id, event):
                 self._report(run_id, event)
-            case Finished(run_id, result):
+            case Returned(run_id, result):
                 if (answer := self._unanswered(run_id)) is not None:
                     answer.set_result(result)
             case Failed(run_id, error):

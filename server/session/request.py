@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from complex_edit.server.settings import READ_EXCLUDE, OtherFiles, Settings
+from complex_edit.server.settings import OtherFiles, Settings
 
 __all__ = ["EditRequest", "LineRange", "OpenDocument", "OtherFiles", "WorkspaceRoot"]
 
@@ -46,6 +46,10 @@ class EditRequest:
     settings: Settings
     selection: LineRange | None = None
     path_label: str | None = None
+    """How the model is told the document is called."""
+    diff_label: str | None = None
+    """How the answer's diff heads the document: its path from the workspace root, else its
+    path as given (None: `path_label`)."""
     language: str | None = None
     """The document's language (an LSP languageId, a filetype or a grammar name) for the
     syntax check; None when unknown."""
@@ -54,9 +58,6 @@ class EditRequest:
     they may be changed too."""
     roots: tuple[WorkspaceRoot, ...] = ()
     open_documents: tuple[OpenDocument, ...] = ()
-    read_exclude: tuple[str, ...] = READ_EXCLUDE
-    max_files: int = 10
-    """How many documents one command may change, its own included."""
     document_path: str | None = None
     """The command's document's absolute path, when it is a file: a `path` naming it means
     this document, never a second copy of it."""

@@ -3,7 +3,7 @@ started as `python -P -E -m complex_edit.server.session.worker`.
 
 It keeps the checkers (`server.check`) warm for its sessions and stops them when it ends.
 It reads `ToWorker` messages from stdin (`RunSession`, `CancelSession`) and writes `FromWorker`
-messages to stdout (`Event`, `Finished`, `Failed` for a bug inside the session), each in a frame
+messages to stdout (`Event`, `Returned`, `Failed` for a bug inside the session), each in a frame
 of `wire.py`. It exits when stdin closes (the server went away). Its own log goes to stderr.
 """
 
@@ -18,13 +18,13 @@ from typing import TYPE_CHECKING
 
 from complex_edit.server.check.pool import CheckerPool
 from complex_edit.server.providers.select import ProviderHub
-from complex_edit.server.session.events import SessionEvent, SessionFinished
+from complex_edit.server.session.events import SessionEvent
 from complex_edit.server.session.messages import (
     CancelSession,
     Event,
     Failed,
-    Finished,
     FromWorker,
+    Returned,
     RunSession,
 )
 from complex_edit.server.session.result import run_and_diff
@@ -99,14 +99,12 @@ class Worker:
             log.exception("session %d failed", run_id)
             self._send(Failed(run_id, f"{type(exc).__name__}: {exc}"))
         else:
-            self._send(Finished(run_id, result))
+            self._send(Returned(run_id, result))
         finally:
             self._runs.pop(run_id, None)
 
     def _report(self, run_id: int, event: SessionEvent) -> None:
-        if isinstance(event, SessionFinished) and event.outcome.final_text is not None:
-            # The result goes back in `Finished` as changes, not as a second copy.
-            event = SessionFinished(event.outcome.model_copy(update={"final_text": None}))
+        # (`SessionFinished` has no final text: the result goes back in `Returned` as changes)
         self._send(Event(run_id, event))
 
     def _send(self, message: FromWorker) -> None:

@@ -611,7 +611,8 @@ def test_a_dry_run_diff_applies_with_git_apply_from_a_subfolder(
     emulator: GeminiEmulator, tmp_path: Path
 ) -> None:
     """`a/` and `b/` headers: `git apply` (which strips one leading component) patches the
-    file the diff names, relative to the folder it runs in, not a namesake one level up."""
+    file the diff names, not a namesake one level up. Run from a subfolder, the diff still
+    names the file by its path from the workspace root (the git top level), where it applies."""
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
     folder = tmp_path / "pkg"
     (folder / "sub").mkdir(parents=True)
@@ -628,10 +629,10 @@ def test_a_dry_run_diff_applies_with_git_apply_from_a_subfolder(
         check=False,
     )
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.startswith(b"--- a/sub/mod.py\n+++ b/sub/mod.py\n@@ ")
+    assert proc.stdout.startswith(b"--- a/pkg/sub/mod.py\n+++ b/pkg/sub/mod.py\n@@ ")
     for check in (["--check"], []):
         applied = subprocess.run(
-            ["git", "apply", *check], cwd=folder, input=proc.stdout, capture_output=True
+            ["git", "apply", *check], cwd=tmp_path, input=proc.stdout, capture_output=True
         )
         assert applied.returncode == 0, applied.stderr
     assert target.read_bytes() == RENAMED

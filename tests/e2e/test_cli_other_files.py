@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from tests.e2e.test_cli import RUN_TIMEOUT, _review_on_a_terminal, cli_command, cli_env
+from tests.editor.checks import assert_git_applies
 from tests.fakes.gemini_emulator import GeminiEmulator, Reply
 
 SECRET = "hunter2-never-sent"
@@ -85,10 +86,15 @@ def leftovers(root: Path) -> list[str]:
 
 
 def run_cli(
-    emulator: GeminiEmulator, root: Path, *args: str, env: dict[str, str | None] | None = None
+    emulator: GeminiEmulator,
+    root: Path,
+    *args: str,
+    env: dict[str, str | None] | None = None,
+    name: str = "main.py",
 ) -> subprocess.CompletedProcess[str]:
+    """`complex-edit edit NAME` run in the folder `root`."""
     return subprocess.run(
-        cli_command("main.py", ["--prompt", "rename total to grand_total everywhere", *args]),
+        cli_command(name, ["--prompt", "rename total to grand_total everywhere", *args]),
         cwd=root,
         env=cli_env(emulator.base_url, {"COMPLEX_EDIT_MAX_DOCUMENT_BYTES": "1000", **(env or {})}),
         stdin=subprocess.DEVNULL,
@@ -120,6 +126,45 @@ def test_a_change_to_three_files_writes_all_three(emulator: GeminiEmulator, proj
     found = tool_results(emulator, 1)[0]["result"]
     assert "src/app.py:1: def total(items):" in found
     assert leftovers(project) == []
+
+
+# The command's document is src/use.py: its own change, then the other two files'.
+RENAME_FROM_USE = calls(
+    replace("import total\n\nprint(total(", "import grand_total\n\nprint(grand_total("),
+    replace("def total", "def grand_total", "src/app.py"),
+    replace("app.total(", "app.grand_total(", "main.py"),
+    done(),
+)
+
+
+def test_every_answer_applies_with_git_apply_at_the_root(
+    emulator: GeminiEmulator, project: Path
+) -> None:
+    """Run from a folder below the root on a file there, one document or three, dry run or
+    written: every diff section is headed by the file's path from the root (the workspace),
+    so `git apply` at the root takes the diff and each document's."""
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+
+    def use(*args: str) -> dict[str, Any]:
+        proc = run_cli(emulator, project / "src", "--json", *args, name="use.py")
+        assert proc.returncode == 0, proc.stderr
+        return dict(json.loads(proc.stdout))
+
+    emulator.enqueue(calls(replace("print(total(", "print(grand_total("), done()))
+    one = use("--dry-run")
+    assert one["diff"].startswith("--- a/src/use.py\n+++ b/src/use.py\n@@ "), one
+    assert_git_applies(project, one["diff"])
+    emulator.enqueue(RENAME_FROM_USE)
+    several = use("--other-files", "edit", "--dry-run")
+    headers = [line for line in several["diff"].splitlines() if line.startswith("--- ")]
+    assert headers == ["--- a/src/use.py", "--- a/src/app.py", "--- a/main.py"]
+    assert_git_applies(project, several["diff"])
+    emulator.enqueue(RENAME_FROM_USE)
+    written = use("--other-files", "edit")
+    assert contents(project) == RENAMED
+    assert_git_applies(project, written["diff"], reverse=True)
+    for entry in written["documents"]:
+        assert_git_applies(project, entry["diff"], reverse=True)
 
 
 def test_the_plain_output_lists_every_file_written(emulator: GeminiEmulator, project: Path) -> None:

@@ -327,3 +327,24 @@ async def test_a_dry_run_answers_hunks_with_ids(
     assert result["version"] == vscode.version(uri)
     assert "proposalId" not in result
     assert rebuild(vscode, DOC, result["hunks"]) == EDITED
+
+
+async def test_a_proposal_asked_for_lands_through_apply_review_in_an_editor_that_can_review(
+    vscode: EditorSession, emulator: GeminiEmulator
+) -> None:
+    """`propose` (VS Code's Preview…): the change is kept as a proposal even where the editor
+    could review it itself, and lands through `complexEdit.applyReview` like any edit."""
+    uri = vscode.open(DOC)
+    emulator.enqueue(TWO_HUNKS)
+    result = await vscode.run(uri, propose=True)
+    assert vscode.applies == []
+    assert result["applied"] is False, result
+    assert result["message"] == SUMMARY  # the session's own, as a dry run answers
+    assert [hunk["id"] for hunk in result["hunks"]] == [0, 1]
+    assert rebuild(vscode, DOC, result["hunks"]) == EDITED
+    landed = await apply_review(vscode, {"proposalId": result["proposalId"], "keep": [0, 1]})
+    assert landed["success"] is True, landed
+    assert landed["applied"] is True, landed
+    assert landed["message"] == "Kept 2 of 2 changes."
+    assert vscode.text(uri) == EDITED
+    assert len(vscode.applies) == 1

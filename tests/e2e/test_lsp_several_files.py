@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from lsprotocol import types
 
-from tests.editor.checks import assert_failure, assert_success
+from tests.editor.checks import assert_failure, assert_git_applies, assert_success
 from tests.editor.client import CommandError, wait_until
 from tests.editor.fixtures import SessionFactory
 from tests.editor.previews import previews
@@ -91,6 +91,42 @@ async def test_an_edit_of_three_files_one_not_open_lands_as_one(
     assert "version" not in entries["caller.py"] or entries["caller.py"]["version"] is None
     assert "+++ b/helpers.py" in result["diff"]
     assert "+++ b/caller.py" in result["diff"]
+
+
+async def test_every_answer_applies_with_git_apply_at_the_workspace_root(
+    vscode: EditorSession, emulator: GeminiEmulator, tmp_path: Path
+) -> None:
+    """Every diff section, the command's document's included and single-document answers
+    too, is headed by the document's path from the workspace root: `git apply` there takes
+    the answer's diff and each document's."""
+    (tmp_path / "pkg").mkdir()
+    files = {"pkg/main.py": OWN, "pkg/helpers.py": HELPERS, "caller.py": CALLER}
+    for name, text in files.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    vscode.add_folder(str(tmp_path))
+    own = vscode.open_file(str(tmp_path / "pkg" / "main.py"))
+    vscode.open_file(str(tmp_path / "pkg" / "helpers.py"))
+    emulator.enqueue(calls(rename(None, "total", "sum_of")), calls(done()))
+    one = await vscode.run(own, dryRun=True)
+    assert one["diff"].startswith("--- a/pkg/main.py\n+++ b/pkg/main.py\n@@ "), one
+    assert all(hunk["diff"].startswith("--- a/pkg/main.py\n") for hunk in one["hunks"]), one
+    assert_git_applies(tmp_path, one["diff"])
+    emulator.enqueue(
+        calls(
+            rename(None, "total", "sum_of"),
+            rename("pkg/helpers.py", "total", "sum_of"),
+            rename("caller.py", "total", "sum_of"),
+        ),
+        calls(done()),
+    )
+    several = await vscode.run(own, otherFiles="edit")
+    assert_success(several)
+    headers = [line for line in several["diff"].splitlines() if line.startswith("--- ")]
+    assert headers == ["--- a/pkg/main.py", "--- a/pkg/helpers.py", "--- a/caller.py"]
+    # (the edit landed in the editor's buffers; the files on disk are as they were)
+    assert_git_applies(tmp_path, several["diff"])
+    for entry in several["documents"]:
+        assert_git_applies(tmp_path, entry["diff"])
 
 
 @pytest.mark.parametrize("unopened", ["open-edited", "silent"])

@@ -23,6 +23,7 @@ from tests.e2e.test_cli_other_files import (
     FILES,
     MAIN,
     RENAME_ALL,
+    RENAME_FROM_USE,
     RENAMED,
     SECRET,
     USE,
@@ -32,6 +33,7 @@ from tests.e2e.test_cli_other_files import (
     replace,
 )
 from tests.e2e.test_mcp import CALL_TIMEOUT, TOOL, leftovers, session_with, structured, text_of
+from tests.editor.checks import assert_git_applies
 from tests.fakes.gemini_emulator import GeminiEmulator
 
 
@@ -122,6 +124,27 @@ async def test_a_dry_run_of_three_files_writes_none_and_lists_each(
     data = structured(result)
     assert [d["applied"] for d in data["documents"]] == [False] * 3
     assert "Files the edit changes: " in text_of(result)
+
+
+async def test_every_answer_applies_with_git_apply_at_the_root(
+    project: Server, emulator: GeminiEmulator
+) -> None:
+    """A file below the root, one document or three, dry run or written: every diff section
+    is headed by the file's path from the root, so `git apply` there takes the diff."""
+    emulator.enqueue(calls(replace("print(total(", "print(grand_total("), done()))
+    call = {"path": "src/use.py", "prompt": "rename", "dry_run": True}
+    one = structured(await project.call(call))
+    assert one["diff"].startswith("--- a/src/use.py\n+++ b/src/use.py\n@@ "), one
+    assert_git_applies(project.root, one["diff"])
+    emulator.enqueue(RENAME_FROM_USE)
+    several = structured(await project.call({**call, "other_files": "edit"}))
+    headers = [line for line in several["diff"].splitlines() if line.startswith("--- ")]
+    assert headers == ["--- a/src/use.py", "--- a/src/app.py", "--- a/main.py"]
+    assert_git_applies(project.root, several["diff"])
+    emulator.enqueue(RENAME_FROM_USE)
+    written = structured(await project.call({**call, "other_files": "edit", "dry_run": False}))
+    assert project.contents() == RENAMED
+    assert_git_applies(project.root, written["diff"], reverse=True)
 
 
 async def test_by_default_other_files_are_read_only(

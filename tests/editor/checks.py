@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import bisect
+import subprocess
+from pathlib import Path
 from typing import Any
 
 from tests.editor.session import EditorSession
@@ -19,6 +21,15 @@ def changed_region(old: str, new: str) -> tuple[int, int]:
     while suffix < limit - prefix and old[-1 - suffix] == new[-1 - suffix]:
         suffix += 1
     return prefix, len(old) - suffix
+
+
+def assert_git_applies(root: Path, diff: str, *, reverse: bool = False) -> None:
+    """`git apply --check` run at `root` takes `diff` (`reverse`: the files already hold its
+    result). An answer's diff names each document by its path from the workspace root."""
+    assert diff, "no diff"
+    command = ["git", "apply", "--check", *(["--reverse"] if reverse else [])]
+    proc = subprocess.run(command, cwd=root, input=diff.encode("utf-8"), capture_output=True)
+    assert proc.returncode == 0, (proc.stderr.decode("utf-8", "replace"), diff)
 
 
 def assert_success(result: dict[str, Any], *, turns: int | None = None) -> None:

@@ -130,7 +130,7 @@ async def test_a_rename_leaving_an_undefined_name_is_fixed_in_a_second_round(
     assert [d.code for d in diagnostics.introduced] == ["F821"]
     assert diagnostics.remaining == []
     assert [c.name for c in diagnostics.checkers] == ["ruff"]
-    assert "grand_total([1])" in finished.diff
+    assert "grand_total([1])" in finished.documents[0].diff
 
 
 @needs_ruff
@@ -164,7 +164,7 @@ async def test_errors_the_model_cannot_fix_end_after_check_rounds(
     assert diagnostics is not None
     assert [d.message for d in diagnostics.introduced] == ["Undefined name `total`"]
     assert [d.message for d in diagnostics.remaining] == ["Undefined name `tot`"]
-    assert "print(tot([1]))" in finished.diff
+    assert "print(tot([1]))" in finished.documents[0].diff
 
 
 @needs_ruff
@@ -258,7 +258,7 @@ async def test_basedpyright_finds_a_caller_the_rename_missed_in_another_file(
     assert diagnostics.checked
     assert len(diagnostics.introduced) == 1
     assert diagnostics.remaining == []
-    assert [other.label for other in finished.others] == ["app.py"]
+    assert [doc.label for doc in finished.documents] == ["main.py", "app.py"]
 
 
 async def test_a_document_no_checker_takes_is_not_checked(

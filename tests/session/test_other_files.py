@@ -1,7 +1,8 @@
 """A session that reads and edits other files of the workspace (`otherFiles` "read"/"edit"),
 in-process against the Gemini emulator through the real SDK: `path` on the tools,
 find_in_files, one working buffer per file, maxFiles, the syntax gate per file,
-`FinishedSession.others`, and confinement: nothing of a refused file reaches the model."""
+`FinishedSession.documents` (the command's own first), and confinement: nothing of a refused
+file reaches the model."""
 
 from __future__ import annotations
 
@@ -60,6 +61,7 @@ def run(emulator: GeminiEmulator, root: Path) -> Run:
         *turns: list[tuple[str, dict[str, Any]]],
         other_files: str = "edit",
         max_document_bytes: int = 1000,
+        max_files: int = 10,
         **fields: Any,
     ) -> tuple[FinishedSession, list[SessionEvent]]:
         emulator.enqueue(*(Reply.function_calls(turn) for turn in turns))
@@ -67,6 +69,7 @@ def run(emulator: GeminiEmulator, root: Path) -> Run:
             "baseUrl": emulator.base_url,
             "requestTimeoutSeconds": 5,
             "maxDocumentBytes": max_document_bytes,
+            "maxFiles": max_files,
         }
         settings = Settings.from_layers({}, layer)
         values: dict[str, Any] = {
@@ -152,7 +155,7 @@ async def test_reading_only_refuses_a_change_to_another_file(
         [done()],
         other_files="read",
     )
-    assert finished.others == ()
+    assert finished.documents[1:] == ()
     error = results(emulator, 1)[0]["error"]
     assert "can be read but not changed" in error
     assert 'otherFiles is "read"' in error
@@ -171,8 +174,8 @@ async def test_edits_across_files_come_back_as_others_in_the_order_they_joined(
         [done()],
     )
     assert finished.outcome.success, finished.outcome
-    assert finished.target(DOC) == "import app\n\nx = app.grand_total([3])\n"
-    use, app = finished.others
+    assert finished.documents[0].target() == "import app\n\nx = app.grand_total([3])\n"
+    use, app = finished.documents[1:]
     assert (use.label, use.path, use.version) == ("src/use.py", str(root / "src/use.py"), None)
     assert use.original == USE
     assert use.target() == USE.replace("total", "grand_total")
@@ -204,8 +207,8 @@ async def test_an_open_document_is_edited_from_its_buffer_and_own_paths_mean_thi
         open_documents=(OpenDocument(str(root / "src" / "use.py"), buffer, 12),),
     )
     assert finished.outcome.success
-    assert finished.target(DOC) == "import app  # own\n\nx = app.grand_total([3])\n"
-    (use,) = finished.others
+    assert finished.documents[0].target() == "import app  # own\n\nx = app.grand_total([3])\n"
+    (use,) = finished.documents[1:]
     assert (use.original, use.version) == (buffer, 12)
 
 
@@ -221,8 +224,8 @@ async def test_undo_acts_on_the_named_file_alone_and_an_undone_file_is_not_chang
         [done()],
     )
     assert finished.outcome.success
-    assert finished.others == ()
-    assert finished.target(DOC) == "import app\n\nx = app.grand_total([3])\n"
+    assert finished.documents[1:] == ()
+    assert finished.documents[0].target() == "import app\n\nx = app.grand_total([3])\n"
     assert "Undid the last replace_text change" in results(emulator, 1)[2]["result"]
 
 
@@ -237,7 +240,7 @@ async def test_max_files_caps_the_documents_one_command_changes(
         [done()],
         max_files=2,
     )
-    assert [other.label for other in finished.others] == ["src/app.py"]
+    assert [other.label for other in finished.documents[1:]] == ["src/app.py"]
     error = results(emulator, 1)[1]["error"]
     assert "at most 2 documents (setting maxFiles)" in error
     assert "src/app.py" in error
@@ -252,7 +255,7 @@ async def test_complete_task_judges_every_changed_file(run: Run, emulator: Gemin
     refused = results(emulator, 1)[1]["error"]
     assert "In src/app.py: The text has 1 syntax error" in refused
     assert finished.outcome.integrity["syntax_refused"] == 1
-    assert finished.others[0].target() == APP.replace("total", "grand_total")
+    assert finished.documents[1:][0].target() == APP.replace("total", "grand_total")
 
 
 async def test_without_a_workspace_folder_reading_is_refused_clearly(
@@ -286,7 +289,7 @@ async def test_a_secret_and_a_file_behind_a_link_never_reach_the_model(
     ]
     finished, _ = await run(tries, [done()])
     assert finished.outcome.success
-    assert finished.others == ()
+    assert finished.documents[1:] == ()
     errors = [result.get("error", "") for result in results(emulator, 1)]
     assert "readExclude" in errors[0]
     assert "link that leaves the workspace" in errors[1]

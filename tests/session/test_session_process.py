@@ -72,9 +72,10 @@ async def test_a_session_runs_in_the_child_and_reports_in_order(
     finished = await sessions.run_session(_request(emulator), events.append)
 
     assert finished.outcome.success
-    assert finished.target(DOC) == DOC.replace("beta", "BETA")
-    assert "+BETA" in finished.diff
-    assert [(c.start, c.end, c.new_text) for c in finished.changes] == [(6, 10, "BETA")]
+    (own,) = finished.documents
+    assert own.target() == DOC.replace("beta", "BETA")
+    assert "+BETA" in own.diff
+    assert [(c.start, c.end, c.new_text) for c in own.changes] == [(6, 10, "BETA")]
     assert sessions.pid() not in (None, os.getpid())
     assert isinstance(events[0], TurnStarted)
     assert [e.name for e in events if isinstance(e, ToolFinished)] == [
@@ -179,7 +180,7 @@ async def test_another_file_is_read_and_changed_in_the_child(
     finished = await sessions.run_session(request, events.append)
 
     assert finished.outcome.success
-    (other,) = finished.others
+    (other,) = finished.documents[1:]
     assert (other.label, other.original, other.version, other.target()) == (
         "other.txt",
         "unsaved\n",

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from complex_edit.server.edit.answer import Verdict
 from complex_edit.server.edit.apply import DISK_VERSION, ApplyStep, DocumentChange
-from complex_edit.server.edit.port import Landing, OtherEdit, Review
+from complex_edit.server.edit.port import DocumentEdit, Landing, Review
 from complex_edit.server.text.diff import TextChange, apply_changes, compute_edits
 from complex_edit.server.text.documents import Snapshot
 from complex_edit.server.text.hunks import Hunk
@@ -37,7 +37,7 @@ class _Editor:
 
     buffers: dict[str, str]
     disk: dict[str, str]
-    sent: list[tuple[Snapshot, list[OtherEdit]]] = field(default_factory=list)
+    sent: list[tuple[Snapshot, list[DocumentEdit]]] = field(default_factory=list)
 
     def is_open(self, uri: str) -> bool:
         return uri in self.buffers
@@ -68,14 +68,12 @@ class _Editor:
 
     async def apply(
         self,
-        base: Snapshot,
-        changes: Sequence[TextChange],
+        edits: Sequence[DocumentEdit],
         label: str,
         limit_seconds: float,
         review: Review | None = None,
-        others: Sequence[OtherEdit] = (),
     ) -> _Delivery:
-        self.sent.append((base, list(others)))
+        self.sent.append((edits[0].base, list(edits[1:])))
         return _Delivery()
 
 

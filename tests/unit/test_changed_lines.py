@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from complex_edit.edit_tools.lines import split_lines
-from complex_edit.server.edit.apply import ApplyStep, DocumentChange, Placed
+from complex_edit.server.edit.apply import ApplyStep, DocumentChange
 from complex_edit.server.edit.disk import DiskEditor
 from complex_edit.server.edit.files import read_text_file
 from complex_edit.server.edit.review import Proposal, Proposals, land_review
@@ -91,11 +91,11 @@ async def test_a_review_on_the_terminal_answers_the_lines_it_wrote(tmp_path: Pat
     change = DocumentChange(editor.snapshot(str(path)), "letters.txt", changes, "(both)")
     step = ApplyStep(editor, (change,), "t", False, 5.0, None, lambda _: None)
     placed = step.propose()
-    assert isinstance(placed, Placed)
+    assert isinstance(placed, list)
     proposals = Proposals()
 
     def proposed() -> str:
-        return proposals.keep(Proposal(step, placed, SessionOutcome(success=True)))
+        return proposals.keep(Proposal(step, tuple(placed), SessionOutcome(success=True)))
 
     kept = await land_review(proposals, proposed(), [1], lambda _: None)
     assert kept.applied is True

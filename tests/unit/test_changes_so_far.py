@@ -7,7 +7,7 @@ from __future__ import annotations
 import itertools
 import random
 
-from complex_edit.server.session.loop import ChangesSoFar
+from complex_edit.server.session.dispatch import ChangesSoFar
 from complex_edit.server.text.diff import TextChange, apply_changes, compute_edits
 
 

@@ -33,6 +33,26 @@ def test_the_schema_has_the_settings_the_contract_names() -> None:
 
 
 @pytest.mark.parametrize("name", NAMES)
+def test_every_setting_says_what_it_does(name: str) -> None:
+    """The clients show the server's own texts (server/settings_help.py), every value of a
+    choice included; VS Code's package.json is generated from them."""
+    setting = SETTINGS[name]
+    assert f"`{name}`" in str(setting.get("description", ""))
+    values = setting.get("enum") or next(
+        (option["enum"] for option in setting.get("anyOf", []) if "enum" in option), None
+    )
+    if values is not None:
+        texts = setting.get("x-enumDescriptions", {})
+        assert isinstance(texts, dict)
+        assert set(values) <= set(texts), f"{name}: a value has no text"
+        contributed = _manifest_settings()[f"complexEdit.{name}"]
+        assert contributed["enumDescriptions"] == [
+            texts.get(value, "")
+            for value in contributed["enum"]  # type: ignore[union-attr]
+        ]
+
+
+@pytest.mark.parametrize("name", NAMES)
 def test_vscode_contributes_the_setting_with_the_servers_default(name: str) -> None:
     contributed = _manifest_settings().get(f"complexEdit.{name}")
     assert contributed is not None, f"vscode-client/package.json lacks complexEdit.{name}"

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from complex_edit.server.cli import _parser
+from complex_edit.server.cli.entry import parser
 from complex_edit.server.edit.roots import Roots
 from complex_edit.server.mcp.server import TOOL_NAME, build_server
 from complex_edit.server.settings import Settings
@@ -114,7 +114,7 @@ def _help_options(command: str) -> set[str]:
     """The options `complex-edit COMMAND --help` lists."""
     out = io.StringIO()
     with contextlib.redirect_stdout(out), pytest.raises(SystemExit):
-        _parser().parse_args([command, "--help"])
+        parser().parse_args([command, "--help"])
     return set(re.findall(r"(?<![\w-])(--?[a-z][\w-]*)", out.getvalue())) - {"-h", "--help"}
 
 

@@ -21,7 +21,8 @@ SERVER = Path(__file__).resolve().parents[2] / "server"
 # everything under it; `server` alone allows the package itself (its `__version__`).
 ALLOWED: dict[str, set[str]] = {
     "outcome": {"edit_tools.syntax"},
-    "settings": {"server"},  # its DEFAULT_MODEL
+    "settings": {"server", "server.settings_help"},  # its DEFAULT_MODEL, its texts
+    "settings_help": {"server"},
     "text": {"edit_tools.lines"},
     "providers": {"server.outcome", "server.settings", "edit_tools"},
     "workspace": {"edit_tools.lines"},
@@ -258,3 +259,13 @@ def _own_files(folder: Path) -> Iterator[Path]:
             yield from _own_files(path)
         elif path.suffix == ".py":
             yield path
+
+
+@pytest.mark.parametrize("folder", ["server", "edit_tools", "prompts"])
+def test_the_links_for_the_type_checker_are_links(folder: str) -> None:
+    """A checkout without symbolic links (`core.symlinks=false`) turns them into files, and
+    mypy then checks two files and sees nothing of the code (complex_edit/README.md)."""
+    link = SERVER.parent / "complex_edit" / folder
+    problem = f"complex_edit/{folder} is not a link to ../{folder}: clone with symbolic links"
+    assert link.is_symlink(), problem
+    assert link.resolve() == SERVER.parent / folder, problem

@@ -11,7 +11,7 @@ from typing import Any, cast
 from lsprotocol import types
 
 from complex_edit.server.edit.apply import DISK_VERSION
-from complex_edit.server.edit.port import OtherEdit
+from complex_edit.server.edit.port import DocumentEdit
 from complex_edit.server.lsp.abilities import ClientAbilities
 from complex_edit.server.lsp.commands import Commands
 from complex_edit.server.lsp.editor import LspEditor
@@ -74,11 +74,11 @@ def _server(*, document_changes: bool = True, name: str = "") -> _Server:
     return server
 
 
-def _other(server: _Server, uri: str, before: str, after: str) -> OtherEdit:
+def _other(server: _Server, uri: str, before: str, after: str) -> DocumentEdit:
     """The change of `uri`: against its buffer when it is open, else against its file."""
     live = server.documents.get(uri)
     base = live if live is not None else Snapshot(uri, DISK_VERSION, before, "")
-    return OtherEdit(base, compute_edits(before, after), live is not None)
+    return DocumentEdit(base, compute_edits(before, after), live is not None)
 
 
 async def _send(server: _Server) -> bool:
@@ -88,7 +88,8 @@ async def _send(server: _Server) -> bool:
         _other(server, OPEN, "b = 1\n", "b = 2\n"),
         _other(server, FILE, "c = 1\n", "c = 2\n"),
     ]
-    sent = await editor.apply(base, compute_edits(base.text, "a = 2\n"), "t", 5.0, None, others)
+    own = DocumentEdit(base, compute_edits(base.text, "a = 2\n"))
+    sent = await editor.apply([own, *others], "t", 5.0, None)
     assert sent.applied
     return await sent.others_landed(0.2)
 

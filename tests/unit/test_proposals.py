@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from complex_edit.server.edit.apply import ApplyStep, DocumentChange, Placed
+from complex_edit.server.edit.apply import ApplyStep, DocumentChange
 from complex_edit.server.edit.disk import DiskEditor
 from complex_edit.server.edit.files import read_text_file
 from complex_edit.server.edit.review import Proposal, Proposals, ReviewRefused
@@ -25,9 +25,9 @@ def _proposal(tmp_path: Path, name: str = "a.txt") -> Proposal:
     change = DocumentChange(editor.snapshot(str(path)), name, changes, "")
     step = ApplyStep(editor, (change,), "t", False, 5.0, None, lambda _: None)
     placed = step.propose()
-    assert isinstance(placed, Placed)
-    assert len(placed.hunks) == 2
-    return Proposal(step, placed, SessionOutcome(success=True))
+    assert isinstance(placed, list)
+    assert len(placed[0].hunks) == 2
+    return Proposal(step, tuple(placed), SessionOutcome(success=True))
 
 
 def _code(proposals: Proposals, proposal_id: str, keep: list[int]) -> str:

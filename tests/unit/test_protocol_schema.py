@@ -12,6 +12,7 @@ from complex_edit.server.lsp.arguments import PerformArgs
 from complex_edit.server.outcome import REASON_REMEDIES, REASON_TEXTS, EditResult
 from complex_edit.server.schema import (
     MARKDOWN_FILE,
+    PACKAGE_FILE,
     SCHEMA_FILE,
     expected_files,
     main,
@@ -21,7 +22,7 @@ from complex_edit.server.schema import (
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.mark.parametrize("path", [SCHEMA_FILE, MARKDOWN_FILE], ids=str)
+@pytest.mark.parametrize("path", [SCHEMA_FILE, MARKDOWN_FILE, PACKAGE_FILE], ids=str)
 def test_the_generated_files_are_what_the_models_give(path: Path) -> None:
     expected = expected_files(ROOT)[path]
     assert (ROOT / path).read_text(encoding="utf-8") == expected, (

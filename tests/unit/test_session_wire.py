@@ -13,13 +13,14 @@ from collections.abc import AsyncIterator
 import pytest
 
 from complex_edit.server.outcome import SessionOutcome
+from complex_edit.server.session.changed import DocumentResult
 from complex_edit.server.session.events import SessionFinished, TurnStarted
 from complex_edit.server.session.messages import (
     CancelSession,
     Event,
     Failed,
-    Finished,
     Message,
+    Returned,
     RunSession,
 )
 from complex_edit.server.session.request import EditRequest
@@ -67,8 +68,12 @@ async def _send_and_receive(pipe: Pipe, message: Message) -> Message | None:
         CancelSession(2),
         Event(3, TurnStarted(turn=1, max_turns=8, last_calls=("replace_text",))),
         Event(3, SessionFinished(SessionOutcome(success=True, message="done"))),
-        Finished(
-            3, FinishedSession(SessionOutcome(success=True), "-a\n+b\n", (TextChange(0, 1, "b"),))
+        Returned(
+            3,
+            FinishedSession(
+                SessionOutcome(success=True),
+                (DocumentResult("a.txt", "a", "-a\n+b\n", (TextChange(0, 1, "b"),)),),
+            ),
         ),
         Failed(4, "KeyError: 'x'"),
     ],

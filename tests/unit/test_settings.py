@@ -189,9 +189,10 @@ def test_the_prompt_limit_comes_from_the_settings() -> None:
 
 @pytest.mark.parametrize("command", [["edit", "f.py", "--prompt", "p"], ["mcp"]])
 def test_the_flags_of_edit_and_mcp_are_named_by_their_flag(command: list[str]) -> None:
-    from complex_edit.server.cli import _parser, setting_overrides
+    from complex_edit.server.cli.entry import parser
+    from complex_edit.server.cli.flags import setting_overrides
 
-    args = _parser().parse_args([*command, "--provider", "nobody", "--wall-time-seconds", "0"])
+    args = parser().parse_args([*command, "--provider", "nobody", "--wall-time-seconds", "0"])
     message = error_of({"COMPLEX_EDIT_PROVIDER": "openai"}, setting_overrides(args))
     assert "setting 'provider' (--provider)" in message
     assert "setting 'wallTimeSeconds' (--wall-time-seconds)" in message
@@ -214,7 +215,8 @@ def test_the_default_model_is_current_and_no_thinking_level_is_set() -> None:
 
 @pytest.mark.parametrize("command", [["edit", "f.py", "--prompt", "p"], ["mcp"]])
 def test_the_thinking_level_from_every_layer(command: list[str]) -> None:
-    from complex_edit.server.cli import _parser, setting_overrides
+    from complex_edit.server.cli.entry import parser
+    from complex_edit.server.cli.flags import setting_overrides
 
     assert Settings.env_name("thinking_level") == "COMPLEX_EDIT_THINKING_LEVEL"
     env = {"COMPLEX_EDIT_THINKING_LEVEL": "HIGH"}
@@ -223,10 +225,10 @@ def test_the_thinking_level_from_every_layer(command: list[str]) -> None:
         "initializationOptions", {"complexEdit": {"thinkingLevel": "Low"}}
     )
     assert Settings.from_layers(env, client).thinking_level == "low"
-    args = _parser().parse_args([*command, "--thinking-level", "medium"])
+    args = parser().parse_args([*command, "--thinking-level", "medium"])
     assert Settings.from_layers(env, setting_overrides(args)).thinking_level == "medium"
     assert Settings.from_layers({}, {"thinkingLevel": ""}).thinking_level is None
-    bad = _parser().parse_args([*command, "--thinking-level", "extreme"])
+    bad = parser().parse_args([*command, "--thinking-level", "extreme"])
     assert "setting 'thinkingLevel' (--thinking-level)" in error_of({}, setting_overrides(bad))
     assert "setting 'thinkingLevel' (COMPLEX_EDIT_THINKING_LEVEL)" in error_of(
         {"COMPLEX_EDIT_THINKING_LEVEL": "max"}
@@ -235,14 +237,15 @@ def test_the_thinking_level_from_every_layer(command: list[str]) -> None:
 
 @pytest.mark.parametrize("command", [["edit", "f.py", "--prompt", "p"], ["mcp"]])
 def test_thought_summaries_from_every_layer(command: list[str]) -> None:
-    from complex_edit.server.cli import _parser, setting_overrides
+    from complex_edit.server.cli.entry import parser
+    from complex_edit.server.cli.flags import setting_overrides
 
     assert Settings().thought_summaries is True
     env = {"COMPLEX_EDIT_THOUGHT_SUMMARIES": "false"}
     assert Settings.from_layers(env).thought_summaries is False
-    args = _parser().parse_args([*command, "--thought-summaries", "true"])
+    args = parser().parse_args([*command, "--thought-summaries", "true"])
     assert Settings.from_layers(env, setting_overrides(args)).thought_summaries is True
-    bad = _parser().parse_args([*command, "--thought-summaries", "sometimes"])
+    bad = parser().parse_args([*command, "--thought-summaries", "sometimes"])
     assert "setting 'thoughtSummaries' (--thought-summaries)" in error_of(
         {}, setting_overrides(bad)
     )

@@ -196,7 +196,8 @@ export async function previewEdit(ctx: CommandContext): Promise<void> {
   const version = document.version;
   let result: EditResult;
   try {
-    result = await ctx.server.perform({ document: document.uri, prompt: instruction, selection: editor.selection, dryRun: true });
+    // A proposal the server keeps: Apply lands it through `complexEdit.applyReview`.
+    result = await ctx.server.perform({ document: document.uri, prompt: instruction, selection: editor.selection, propose: true });
   } catch (error) {
     await showNotice(failureNotice(error), ctx);
     return;

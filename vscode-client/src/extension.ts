@@ -32,7 +32,15 @@ export function activate(context: vscode.ExtensionContext): void {
   const output = vscode.window.createOutputChannel("Complex Edit");
   const traceOutput = vscode.window.createOutputChannel("Complex Edit Trace");
   server = new ComplexEditServer(context.secrets, output, traceOutput, context.extensionPath);
-  const preview = new PreviewManager((line) => output.appendLine(line));
+  const preview = new PreviewManager(
+    (proposalId, keep) => {
+      if (server === undefined) {
+        throw new Error("the server is not running");
+      }
+      return server.applyReview(proposalId, keep);
+    },
+    (line) => output.appendLine(line),
+  );
   const diffs = new DiffDocuments();
   const ctx: CommandContext = {
     server,

@@ -1,5 +1,7 @@
 /**
- * "Complex Edit: Preview…": the dry run's change in VS Code's diff view, with Apply / Discard.
+ * "Complex Edit: Preview…": the server's proposal (`propose`) in VS Code's diff view, with
+ * Apply / Discard. Apply lands it through `complexEdit.applyReview` (the server rebases it and
+ * sends the edit, like any edit); any other end drops it on the server (`keep: []`).
  *
  * One proposal, one state (core/proposals): it is open until it is applied, discarded, its diff
  * tab is closed or its document changes; then its toast, its diff tab (with the title buttons)
@@ -17,9 +19,14 @@ const CONTEXT_KEY = "complexEdit.previewOpen";
 export const APPLY_COMMAND = "complexEdit.applyPreview";
 export const DISCARD_COMMAND = "complexEdit.discardPreview";
 
+/** Lands the hunks `keep` of the server's proposal `proposalId` (`complexEdit.applyReview`). */
+export type LandProposal = (proposalId: string, keep: readonly number[]) => Promise<EditResult>;
+
 interface Preview {
   document: vscode.TextDocument;
   version: number;
+  proposalId: string;
+  keep: number[];
   edits: OffsetEdit[];
   proposed: string;
   uri: vscode.Uri;
@@ -36,7 +43,10 @@ export class PreviewManager implements vscode.TextDocumentContentProvider, vscod
   private counter = 0;
   private readonly disposables: vscode.Disposable[];
 
-  constructor(private readonly log: (line: string) => void = () => undefined) {
+  constructor(
+    private readonly land: LandProposal,
+    private readonly log: (line: string) => void = () => undefined,
+  ) {
     this.disposables = [
       vscode.workspace.registerTextDocumentContentProvider(PREVIEW_SCHEME, this),
       vscode.window.tabGroups.onDidChangeTabs((event) => this.tabsClosed(event.closed)),
@@ -60,9 +70,10 @@ export class PreviewManager implements vscode.TextDocumentContentProvider, vscod
       return;
     }
     const hunks = asHunks(result.hunks);
-    if (hunks === undefined) {
+    const proposalId = result.proposalId;
+    if (hunks === undefined || proposalId === undefined) {
       void vscode.window.showErrorMessage(
-        "Complex Edit: cannot show the preview: the server's answer has no hunks (a complex-edit older than this extension?).",
+        "Complex Edit: cannot show the preview: the server's answer has no proposal or no hunks (a complex-edit older than this extension?).",
       );
       return;
     }
@@ -87,7 +98,13 @@ export class PreviewManager implements vscode.TextDocumentContentProvider, vscod
     const name = document.uri.path.split("/").pop() ?? "document";
     const id = String(++this.counter);
     const uri = vscode.Uri.from({ scheme: PREVIEW_SCHEME, path: `/${name}`, query: `id=${id}` });
-    this.proposals.add(id, { document, version, edits, proposed: applyEdits(text, edits), uri, name });
+    const keep = hunks.map((hunk, index) => hunk.id ?? index);
+    this.proposals.add(id, { document, version, proposalId, keep, edits, proposed: applyEdits(text, edits), uri, name });
+    this.proposals.onEnd(id, (why) => {
+      if (why !== "applied") {
+        void this.land(proposalId, []).catch(() => undefined); // drop it on the server too
+      }
+    });
     this.proposals.onEnd(id, (why) => this.ended(uri, name, why));
     await this.updateContext();
     // Not a preview tab: opening another file must not replace (and so discard) the proposal.
@@ -119,22 +136,28 @@ export class PreviewManager implements vscode.TextDocumentContentProvider, vscod
     }
     const { document } = preview;
     if (document.isClosed || document.version !== preview.version) {
+      void this.land(preview.proposalId, []).catch(() => undefined); // drop it on the server too
       this.log(proposalEndLine(preview.name, "stale"));
       void vscode.window.showWarningMessage(
         "Complex Edit: the document changed since the preview; nothing was applied. Run Preview again.",
       );
       return;
     }
-    const edit = new vscode.WorkspaceEdit();
-    for (const change of preview.edits) {
-      edit.replace(document.uri, new vscode.Range(document.positionAt(change.start), document.positionAt(change.end)), change.newText);
+    let landed: EditResult;
+    try {
+      landed = await this.land(preview.proposalId, preview.keep);
+    } catch (error) {
+      const why = error instanceof Error ? error.message : String(error);
+      this.log(`[client] proposal for ${preview.name}: the server did not apply it (${why})`);
+      void vscode.window.showErrorMessage(`Complex Edit: the proposal was not applied: ${why}`);
+      return;
     }
-    const applied = await vscode.workspace.applyEdit(edit, { isRefactoring: false });
-    this.log(applied ? proposalEndLine(preview.name, "applied") : `[client] proposal for ${preview.name}: VS Code did not apply it`);
+    const applied = landed.success && landed.applied === true;
+    this.log(applied ? proposalEndLine(preview.name, "applied") : `[client] proposal for ${preview.name}: not applied (${landed.reason ?? "no reason"})`);
     if (applied) {
       void vscode.window.showInformationMessage("Complex Edit: the proposal was applied.");
     } else {
-      void vscode.window.showErrorMessage("Complex Edit: VS Code did not apply the proposal.");
+      void vscode.window.showErrorMessage(`Complex Edit: the proposal was not applied: ${landed.error ?? landed.message ?? landed.reason ?? "no reason given"}`);
     }
   }
 

@@ -15,7 +15,7 @@ import { LanguageClient, type ServerOptions } from "vscode-languageclient/node";
 import { type ArgumentInput, buildArguments } from "./core/arguments";
 import { DOCTOR_COMMAND } from "./core/doctorReport";
 import { type Launch, LaunchError, findOnPath, resolveLaunch, serverEnvironment } from "./core/launch";
-import { COMMAND, type EditResult, REQUEST_CANCELLED, asEditResult, isDocumentNotOpen } from "./core/protocol";
+import { COMMAND, type EditResult, REQUEST_CANCELLED, REVIEW_COMMAND, asEditResult, isDocumentNotOpen } from "./core/protocol";
 import { errorCode } from "./core/render";
 import { RunLog } from "./core/runLog";
 import { RESTART_SETTINGS } from "./core/settings";
@@ -266,6 +266,20 @@ export class ComplexEditServer implements vscode.Disposable {
     const client = await this.ensureStarted();
     const scope = document === undefined ? [] : [{ textDocument: { uri: client.code2ProtocolConverter.asUri(document) } }];
     return client.sendRequest(ExecuteCommandRequest.type, { command: DOCTOR_COMMAND, arguments: scope });
+  }
+
+  /** Lands the hunks `keep` of the server's proposal `proposalId` (none: drops it); its answer. */
+  async applyReview(proposalId: string, keep: readonly number[]): Promise<EditResult> {
+    const client = await this.ensureStarted();
+    const answer: unknown = await client.sendRequest(ExecuteCommandRequest.type, {
+      command: REVIEW_COMMAND,
+      arguments: [{ proposalId, keep }],
+    });
+    const result = asEditResult(answer);
+    if (result === undefined) {
+      throw new Error(`The server answered ${REVIEW_COMMAND} with something that is not a result: ${JSON.stringify(answer)}`);
+    }
+    return result;
   }
 
   async perform(request: EditRequest, token?: vscode.CancellationToken): Promise<EditResult> {

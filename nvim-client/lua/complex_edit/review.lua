@@ -196,10 +196,8 @@ M.flash = require('complex_edit.flash').lines
 local function landed(n_kept, total, err, answer)
   if err then
     local code = type(err.data) == 'table' and err.data.code or nil
-    if code == 'unknown_proposal' then
-      return 'failed',
-        'the proposal is gone (the buffer was closed, another edit ran on it, or 15 minutes passed); nothing applied.',
-        levels.ERROR
+    if code == 'unknown_proposal' then -- the server says why, and how long it keeps one
+      return 'failed', 'the proposal is gone: ' .. tostring(err.message), levels.ERROR
     end
     return 'failed', 'failed: ' .. tostring(err.message or err), levels.ERROR
   elseif type(answer) ~= 'table' then

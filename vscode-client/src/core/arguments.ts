@@ -14,6 +14,8 @@ export interface ArgumentInput {
   selection?: Selection;
   dryRun?: boolean;
   review?: boolean;
+  /** Keep the change as a proposal for `complexEdit.applyReview` instead of applying it. */
+  propose?: boolean;
   /** Sent only when given; the server's setting applies otherwise. */
   otherFiles?: OtherFiles;
 }
@@ -51,6 +53,9 @@ export function buildArguments(input: ArgumentInput): PerformArgs {
   }
   if (input.review === true) {
     args.review = true;
+  }
+  if (input.propose === true) {
+    args.propose = true;
   }
   if (input.otherFiles !== undefined) {
     args.otherFiles = input.otherFiles;

@@ -5,6 +5,8 @@
  */
 
 export const COMMAND = "performComplexEdit";
+/** Lands the hunks a reviewer kept of a proposal (`propose`'s answer): `{ proposalId, keep }`. */
+export const REVIEW_COMMAND = "complexEdit.applyReview";
 
 import type { ChangedLines, EditResult, ErrorData, LineSpan, PerformArgs, WirePosition, WireRange } from "./generated/protocol";
 

@@ -54,6 +54,11 @@ describe("buildArguments", () => {
     expect(buildArguments({ uri, prompt: "x" })).toEqual({ textDocument: { uri }, prompt: "x" });
   });
 
+  it("asks for a proposal (Preview) only when the command does", () => {
+    expect(buildArguments({ uri, prompt: "x", propose: true })).toEqual({ textDocument: { uri }, prompt: "x", propose: true });
+    expect(buildArguments({ uri, prompt: "x", propose: false })).toEqual({ textDocument: { uri }, prompt: "x" });
+  });
+
   it("refuses a blank instruction before asking the server", () => {
     expect(() => buildArguments({ uri, prompt: " \n\t" })).toThrow(ArgumentError);
   });

@@ -190,12 +190,13 @@ export interface EditResult {
   message?: string;
   error?: string;
   reason?: Reason;
-  applied?: boolean;
-  diff?: string;
   turns?: number;
   toolCalls?: number;
   usage?: Usage;
   validation?: Validation;
+  diagnostics?: Diagnostics;
+  applied?: boolean;
+  diff?: string;
   hunks?: ProposedHunk[];
   declined?: number;
   version?: number;
@@ -203,7 +204,6 @@ export interface EditResult {
   confirmed?: boolean;
   proposalId?: string;
   documents?: ChangedDocument[];
-  diagnostics?: Diagnostics;
 }
 export interface Usage {
   inputTokens?: number;
@@ -271,6 +271,7 @@ export interface PerformArgs {
         [k: string]: unknown | undefined;
       }[]
     | null;
+  propose?: boolean;
 }
 /**
  * The live document the hunks are placed on, at `version`.
@@ -305,27 +306,93 @@ export interface ReviewArgs {
   keep: number[];
 }
 export interface Settings {
+  /**
+   * Model provider (`provider`).
+   */
   provider?: "gemini" | "openai" | "anthropic";
+  /**
+   * Model the sub-agent uses (`model`). Default `gemini-3.8-flash`; `gemini-3.7-flash` costs less per task, `gemini-3.5-flash-lite` is the smallest. See `complex-edit eval` to compare them on your own tasks.
+   */
   model?: string;
+  /**
+   * Model requests per edit (`maxTurns`); reaching it ends the edit with `max_turns` and applies nothing.
+   */
   maxTurns?: number;
+  /**
+   * How much the model thinks before it answers (`thinkingLevel`). Unset: not sent, so the model's own default applies. Sent as Gemini's thinking level (never with a thinking budget), as OpenAI's `reasoning_effort`.
+   */
   thinkingLevel?: ("minimal" | "low" | "medium" | "high") | null;
+  /**
+   * Show a short line of what the model is thinking about in the progress while it works (`thoughtSummaries`). Only for models that summarise their thoughts (Gemini 2.5 and 3.x); thoughts never reach the document or the result.
+   */
   thoughtSummaries?: boolean;
+  /**
+   * Sampling temperature (`temperature`, 0–2). Unset: the model's default. Not sent to Gemini 3.6 and later, where it is deprecated (the server's log says so).
+   */
   temperature?: number | null;
+  /**
+   * Time a model request has to answer, in seconds (`requestTimeoutSeconds`). Each request also gets time to write an answer as long as the document (a whole-file rewrite) at a pace slower than any current model, so slow answers land; a request that outlives its limit ends the edit with one error and is not sent again.
+   */
   requestTimeoutSeconds?: number;
+  /**
+   * Documents larger than this many UTF-8 bytes are refused with `too_large` (`maxDocumentBytes`).
+   */
   maxDocumentBytes?: number;
+  /**
+   * Model API base URL (`baseUrl`). Unset: the SDK's default, or `GOOGLE_GEMINI_BASE_URL` from the environment.
+   */
   baseUrl?: string | null;
+  /**
+   * Retries of a model request after 408/429/5xx answers or connection faults (`maxRetries`).
+   */
   maxRetries?: number;
+  /**
+   * Time budget of one whole edit, every model request, tool call and retry included, in seconds (`wallTimeSeconds`).
+   */
   wallTimeSeconds?: number;
+  /**
+   * How long the server waits for the editor to apply the edit, in seconds (`applyTimeoutSeconds`).
+   */
   applyTimeoutSeconds?: number;
+  /**
+   * Instructions longer than this many UTF-8 bytes are refused before any model call (`maxPromptBytes`).
+   */
   maxPromptBytes?: number;
+  /**
+   * What is checked before a result is accepted (`validate`). Errors the document already had never block.
+   */
   validate?: "syntax" | "off";
+  /**
+   * Review every edit before it lands (`review`): each change is shown with a choice, and only the changes you keep are applied.
+   */
   review?: boolean;
+  /**
+   * What the sub-agent may do with the workspace's other files (`otherFiles`). Never read: files outside the workspace, `.git/`, ignored by `.gitignore`, binary, over `maxDocumentBytes`, or matching `readExclude`.
+   */
   otherFiles?: "off" | "read" | "edit";
+  /**
+   * Files the sub-agent never reads (`readExclude`, gitignore-style patterns).
+   */
   readExclude?: string[];
+  /**
+   * How many documents one command may change (`maxFiles`).
+   */
   maxFiles?: number;
+  /**
+   * Language servers that check an edit before it lands (`checkers`): `auto` (per language, those found on `PATH` or beside the server: ruff, basedpyright or pyright, typescript-language-server, gopls, rust-analyzer, clangd), `off`, or a list of `{name, languages, command, initializationOptions?}`. Errors the edit introduced go back to the sub-agent; those left are named in the result.
+   */
   checkers?: ("off" | "auto") | CheckerSpec[];
+  /**
+   * How many times the sub-agent is asked to fix errors the checkers found new (`checkRounds`); the same errors twice end the rounds.
+   */
   checkRounds?: number;
+  /**
+   * Which new diagnostics count (`checkSeverity`).
+   */
   checkSeverity?: "error" | "warning";
+  /**
+   * How long one check waits for each checker's diagnostics, in seconds (`checkTimeoutSeconds`); a silent checker is reported as not checked, never a failed edit.
+   */
   checkTimeoutSeconds?: number;
 }
 
