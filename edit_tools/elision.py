@@ -20,9 +20,9 @@ the new text (then they were moved, not kept). Otherwise it is refused.
 
 When the diff alone leaves a placeholder unanchored or among changed lines, it is read from its
 neighbours instead (`_span_by_anchors`): followed by a blank line, with the lines before and
-after it (past blank lines) each reading as exactly one original line, it stands for the
-original lines between those two, the same blank lines aside, and is expanded; otherwise
-refused.
+after it (past blank lines, and past the lines the rewrite adds before the next kept line) each
+reading as exactly one original line, it stands for the original lines between those two, the
+same blank lines aside, and is expanded; otherwise refused.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ from complex_edit.edit_tools.lines import (
     split_lines,
     strip_terminator,
 )
-from complex_edit.edit_tools.pinning import edited_from, pinned
+from complex_edit.edit_tools.pinning import edited_from, past_added, pinned
 from complex_edit.edit_tools.placeholders import HINT, is_bare_dots, is_placeholder
 
 _MAX_ANCHOR_LINES = 20
@@ -352,6 +352,8 @@ def _span_by_anchors(
         return None  # no blank line bounds the span: which lines it ends with is a guess
     before = -1 if up < 0 else _reads_as(new[up], old, where)
     after = len(old) if down == len(new) else _reads_as(new[down], old, where)
+    if after is None and (anchor := past_added(new, down, old)) is not None:
+        after = where[new[anchor]][0] if len(where.get(new[anchor], ())) == 1 else None
     if before is None or after is None:
         return None
     start = before + 1 + (index - 1 - up)

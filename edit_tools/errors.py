@@ -175,24 +175,25 @@ def several_matches(count: int, lines: Sequence[int], all_listed: bool) -> ToolE
     )
 
 
-def overlapping_matches(
-    count: int, places: Sequence[tuple[int, int]], replace_all: bool
-) -> ToolError:
+def overlapping_matches(count: int, places: Sequence[tuple[int, int]]) -> ToolError:
     """`places`: (line, column) of each listed place, 1-based; some of them overlap."""
     where = ", ".join(f"line {line} column {column}" for line, column in places)
     listed = "" if len(places) == count else "first "
-    if replace_all:
-        advice = (
-            "replace_all cannot replace places that overlap: replacing one changes the text "
-            "of the other. Add surrounding text to `old_text` so each place is distinct, or "
-            "make one call per place."
-        )
-    else:
-        advice = "Add surrounding text to `old_text` so it matches exactly one place."
     return ToolError(
         f"`old_text` occurs at {count} places, some overlapping others, {listed}at {where}. "
-        f"Nothing was changed. {advice}",
+        "Nothing was changed. Add surrounding text to `old_text` so it matches exactly one "
+        "place, or set `replace_all` to true to replace them from left to right.",
         f"replace_text: error: {count} overlapping matches",
+    )
+
+
+def overlaps_taken_in_turn(count: int, taken: int) -> str:
+    """The note of a replace_all whose `count` places overlap: `taken` were replaced."""
+    return (
+        f"`old_text` occurs at {count} places, some overlapping others: replace_all took them "
+        f"from left to right without overlap, as str.replace does: {plural(taken, 'place')} "
+        f"{'was' if taken == 1 else 'were'} replaced. If you meant other places, undo and make "
+        "one call per place."
     )
 
 

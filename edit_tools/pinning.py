@@ -4,7 +4,8 @@ certain. Beyond those blank lines stands either the start or end of both texts, 
 model edited: when that edited line reads as an edit of exactly one line of the original (most
 of its characters the same, and no other original line as close), and that original line occurs
 only once, the blank lines and the edge of the placeholder's span are fixed by it. Two possible
-readings (the edited line resembles several original lines) pin nothing.
+readings (the edited line resembles several original lines) pin nothing. `past_added` finds,
+for a lazy rewrite's placeholder, the next kept line past the comment lines the rewrite adds.
 """
 
 from __future__ import annotations
@@ -75,3 +76,20 @@ def pinned(
     _, i1, i2, j1, j2 = ops[edge]
     original, edited = (i2 - 1, j2 - 1) if before else (i1, j1)
     return len(where.get(old[original], ())) == 1 and _edit_of(new[edited], original, old)
+
+
+def past_added(new: Sequence[str], down: int, old: Sequence[str]) -> int | None:
+    """The first line of `new` from `down` on that exists in the original, past blank lines
+    and lines the rewrite adds (their text on no original line, nor reading as an edit of
+    one): a lazy rewrite's new comment between its placeholder and the next kept line. None
+    when a line on the way reads as an edit, or none exists in the original."""
+    present = {line.strip() for line in old}
+    for index in range(down, len(new)):
+        wanted = new[index].strip()
+        if not wanted:
+            continue
+        if wanted in present:
+            return index
+        if edited_from(wanted, old):
+            return None
+    return None

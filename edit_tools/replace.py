@@ -73,13 +73,13 @@ def replace_text(buffer: WorkingBuffer, params: ReplaceTextParams, limits: Limit
         raise errors.no_match(line_count(text), nearest_text(text, params.old_text))
     if match.old == match.new:
         raise errors.identical_texts()
-    _refuse_overlaps(text, match, params.replace_all)
+    overlapping = _overlaps(text, match, params.replace_all)
     if match.count > 1 and not params.replace_all:
         listed = match.starts(text, limit=errors.MAX_LISTED_LINES)
         raise errors.several_matches(
             match.count, line_numbers(text, listed), all_listed=len(listed) == match.count
         )
-    return _replace_exactly(buffer, match, limits)
+    return _replace_exactly(buffer, match, limits, note=overlapping)
 
 
 def _reading_line(adjustments: Sequence[str]) -> str:
@@ -92,16 +92,19 @@ def _reading_line(adjustments: Sequence[str]) -> str:
     return f"Reading: {said}."
 
 
-def _refuse_overlaps(text: str, match: Match, replace_all: bool) -> None:
-    """Overlapping occurrences are several places: never one of them picked, never all of
-    them replaced."""
+def _overlaps(text: str, match: Match, replace_all: bool) -> str:
+    """Overlapping occurrences are several places: one call never picks one of them (refused);
+    replace_all takes them from left to right without overlap, as `str.replace` does, and the
+    note returned says so ("" when none overlaps)."""
     places = overlapping_starts(text, match, errors.MAX_LISTED_LINES)
     if places is None:
-        return
+        return ""
     count = count_overlapping(text, match.old, match.first)
+    if replace_all:
+        return errors.overlaps_taken_in_turn(count, match.count)
     lines = line_numbers(text, places)
     columns = [start - line_start(text, start) + 1 for start in places]
-    raise errors.overlapping_matches(count, list(zip(lines, columns, strict=True)), replace_all)
+    raise errors.overlapping_matches(count, list(zip(lines, columns, strict=True)))
 
 
 def _known(text: str) -> Callable[[str], bool]:
@@ -143,7 +146,11 @@ def _replace_as_read(buffer: WorkingBuffer, reading: Reading, limits: Limits) ->
 
 
 def _replace_exactly(
-    buffer: WorkingBuffer, match: Match, limits: Limits, reading: Reading | None = None
+    buffer: WorkingBuffer,
+    match: Match,
+    limits: Limits,
+    reading: Reading | None = None,
+    note: str = "",
 ) -> ToolResult:
     text = buffer.text
     grown = (
@@ -181,6 +188,8 @@ def _replace_exactly(
         first_ones = "" if len(lines) == match.count else "the first ones "
         head = f"Replaced {match.count:,} occurrences, {first_ones}on {where}."
         summary = f"replace_text: {match.count:,} replacements from line {lines[0]}"
+    if note:
+        head += " " + note
     adjustments: tuple[str, ...] = ()
     if reading is not None:
         head += " " + reading.note

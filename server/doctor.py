@@ -32,6 +32,7 @@ from complex_edit.server.providers.access import (
 )
 from complex_edit.server.providers.base import effective_model
 from complex_edit.server.providers.models import family_of, parameters_for, thinks
+from complex_edit.server.providers.probe import probe
 from complex_edit.server.settings import Settings, ThinkingLevel
 
 DEFAULT_SOURCE = "default"
@@ -101,8 +102,18 @@ class BaseUrlReport(_Wire):
     variable: str
 
 
+class ProbeReport(_Wire):
+    """`complex-edit doctor --probe`: the models list of the endpoint in use, reached once
+    (`url`); `answered`: an HTTP answer came back (`status`)."""
+
+    url: str
+    answered: bool
+    status: int | None = None
+    millis: int
+
+
 class Doctor(_Wire):
-    """`ok`: no check is a problem (`warn` or `error`)."""
+    """`ok`: no check is a problem (`warn` or `error`); `probe`: with `--probe` only."""
 
     version: str
     python: str
@@ -116,6 +127,7 @@ class Doctor(_Wire):
     syntax_languages: list[str]
     checks: list[Check]
     ok: bool
+    probe: ProbeReport | None = None
 
     def to_wire(self) -> dict[str, Any]:
         return self.model_dump(mode="json", by_alias=True)
@@ -127,7 +139,10 @@ def examine(env: Mapping[str, str], *layers: Mapping[str, Any] | None) -> Doctor
     # A layer without a name (a plain mapping) is named by the setting itself.
     origins = {field: origin or _ALIASES[field] for field, origin in named.items()}
     provider = settings.provider
-    url = base_url(provider, settings.base_url, env)
+    try:
+        url = base_url(provider, settings.base_url, env)
+    except RunError as refused:  # the provider's variable is not a URL: as the setting
+        url, problem = None, "; ".join(filter(None, (problem, refused.message)))
     url_source = origins.get("base_url") if settings.base_url else None
     url_report = BaseUrlReport(
         url=scrub(url, env) if url else None,
@@ -167,6 +182,27 @@ def examine(env: Mapping[str, str], *layers: Mapping[str, Any] | None) -> Doctor
         syntax_languages=sorted(GRAMMARS),
         checks=[_scrubbed(check, env) for check in checks],
         ok=all(check.level in ("ok", "info") for check in checks),
+    )
+
+
+def probed(doctor: Doctor, env: Mapping[str, str], *layers: Mapping[str, Any] | None) -> Doctor:
+    """`doctor` with the probe of its endpoint (`complex-edit doctor --probe`): one request to
+    its models list, no model call. Not made when the configuration is already refused."""
+    if any(check.level == "error" for check in doctor.checks):
+        skipped = Check(level="info", text="Probe: not made (the configuration is refused above)")
+        return doctor.model_copy(update={"checks": [*doctor.checks, skipped]})
+    settings, _, _ = Settings.traced_leniently(env, *layers)
+    found = probe(doctor.provider, settings.base_url, env, settings.request_timeout_seconds)
+    check = _scrubbed(Check(level=found.level, text=found.text), env)
+    report = ProbeReport(
+        url=scrub(found.url, env), answered=found.answered, status=found.status, millis=found.millis
+    )
+    return doctor.model_copy(
+        update={
+            "checks": [*doctor.checks, check],
+            "probe": report,
+            "ok": doctor.ok and found.level == "ok",
+        }
     )
 
 

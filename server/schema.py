@@ -29,6 +29,7 @@ from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 
 from complex_edit.edit_tools.registry import Toolbox
+from complex_edit.server.cli.flag_table import MEANING, flag_of, module_text
 from complex_edit.server.doctor import Doctor
 from complex_edit.server.lsp.arguments import PerformArgs, ReviewArgs
 from complex_edit.server.lsp.command import DOCUMENT_NOT_OPEN
@@ -55,6 +56,7 @@ ERROR_CODES: tuple[str, ...] = (DOCUMENT_NOT_OPEN, "unknown_proposal", "invalid_
 REPOSITORY = Path(__file__).resolve().parents[1]
 SCHEMA_FILE = Path("docs/protocol.schema.json")
 MARKDOWN_FILE = Path("docs/protocol.md")
+FLAGS_FILE = Path("server/cli/setting_flags.py")  # the CLI's settings flags, as data
 PACKAGE_FILE = Path("vscode-client/package.json")
 # What VS Code's settings keep of a setting's schema, besides its type, choices and default.
 _VSCODE_LIMITS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength")
@@ -66,6 +68,31 @@ SCHEMA_ID = "complex-edit/protocol.schema.json"
 #   ```
 #   <!-- /schema -->
 _BLOCK = re.compile(r"(<!-- schema (?P<name>[\w-]+) -->\n)(.*?)(<!-- /schema -->)", re.DOTALL)
+# A Markdown table of docs/protocol.md made from the definition NAME (`tables`):
+#   <!-- table NAME -->
+#   | ... |
+#   <!-- /table -->
+_TABLE = re.compile(r"(<!-- table (?P<name>[\w-]+) -->\n)(.*?)(<!-- /table -->)", re.DOTALL)
+# What each command argument means, for its table (a new argument without one fails the build).
+ARGUMENT_MEANING: dict[str, str] = {
+    "textDocument": "`{uri}` of a document open in the editor (nothing is read from disk)",
+    "prompt": "the instruction; not blank, at most `maxPromptBytes` UTF-8 bytes",
+    "range": "the selection the instruction is about (context for the model, not a fence); a "
+    "position on the empty line after a final line break means the last line",
+    "dryRun": "compute the change and answer it; apply nothing",
+    "maxTurns": "overrides the setting `maxTurns` for this command",
+    "model": "overrides the setting `model` for this command",
+    "review": "overrides the setting `review` for this command: each change is confirmed "
+    "before it lands",
+    "propose": "keep the change as a proposal for `complexEdit.applyReview` (the answer's "
+    "`proposalId` and `hunks`) instead of applying it, even in an editor that can review (VS "
+    "Code's Preview…); implies `review`",
+    "otherFiles": "overrides the setting `otherFiles` for this command: `off` (the document "
+    'alone), `read` (other files may be read and searched), `edit` (changed too; see "Other '
+    'files" in the README)',
+    "checkers": "overrides the setting `checkers` for this command: `off`, `auto`, or a list "
+    'of `{name, languages, command}` (see "Checks" in the README)',
+}
 
 
 def protocol_schema() -> dict[str, Any]:
@@ -172,6 +199,87 @@ def markdown(current: str, schema: dict[str, Any]) -> str:
     return _BLOCK.sub(block, current)
 
 
+def tables(current: str, schema: dict[str, Any]) -> str:
+    """`current` with each table made anew from `schema`: `PerformArgs` (field, required,
+    type, meaning), `Settings` (setting, environment variable, CLI flag, type, default,
+    meaning) and `tools` (each tool of the model and its parameters, other files' included)."""
+
+    def table(match: re.Match[str]) -> str:
+        name = match["name"]
+        if name == "PerformArgs":
+            rows = _argument_rows(schema["$defs"][name])
+        elif name == "Settings":
+            rows = _setting_rows(schema["$defs"][name])
+        elif name == "tools":
+            rows = _tool_rows()
+        else:
+            raise KeyError(f"docs/protocol.md names an unknown table: {name}")
+        return match[1] + "\n".join(rows) + "\n" + match[4]
+
+    return _TABLE.sub(table, current)
+
+
+def _type_of(prop: dict[str, Any]) -> str:
+    if "$ref" in prop:
+        return str(prop["$ref"]).rsplit("/", 1)[-1]
+    if "enum" in prop:
+        return " \\| ".join(f"`{json.dumps(value)}`" for value in prop["enum"])
+    options = [option for option in prop.get("anyOf", []) if option != {"type": "null"}]
+    if options:
+        return " \\| ".join(_type_of(option) for option in options)
+    if prop.get("type") == "array":
+        return f"array of {_type_of(prop.get('items', {}))}"
+    return str(prop.get("type", "any"))
+
+
+def _argument_rows(definition: dict[str, Any]) -> list[str]:
+    required = set(definition.get("required", ()))
+    rows = ["| field | required | type | meaning |", "|---|---|---|---|"]
+    for name, prop in definition["properties"].items():
+        must = "yes" if name in required else "no"
+        rows.append(f"| `{name}` | {must} | {_type_of(prop)} | {ARGUMENT_MEANING[name]} |")
+    return rows
+
+
+def _setting_rows(definition: dict[str, Any]) -> list[str]:
+    rows = [
+        "| setting | environment variable | CLI flag | type | default | meaning |",
+        "|---|---|---|---|---|---|",
+    ]
+    fields = {info.alias or field: field for field, info in Settings.model_fields.items()}
+    for name, prop in definition["properties"].items():
+        default = prop.get("default")
+        shown = "not set" if default is None else f"`{json.dumps(default)}`"
+        if isinstance(default, list):
+            shown = ", ".join(f"`{item}`" for item in default)
+        variable = Settings.env_name(fields[name])
+        rows.append(
+            f"| `{name}` | `{variable}` | `{flag_of(name)}` | {_type_of(prop)} | {shown} | "
+            f"{MEANING[name]} |"
+        )
+    return rows
+
+
+def _tool_rows() -> list[str]:
+    rows = ["| tool | parameters | with other files |", "|---|---|---|"]
+    alone = {tool.name: tool for tool in Toolbox.declarations("off")}
+    for tool in Toolbox.declarations("edit"):
+        names = list(tool.parameters.get("properties", {}))
+        required = set(tool.parameters.get("required", ()))
+        shown = [f"`{name}`" + ("" if name in required else "?") for name in names]
+        if tool.name not in alone:
+            more = "only then (read-only)"
+        else:
+            added = [
+                name
+                for name in names
+                if name not in alone[tool.name].parameters.get("properties", {})
+            ]
+            more = "adds " + ", ".join(f"`{name}`" for name in added) if added else "the same"
+        rows.append(f"| `{tool.name}` | {', '.join(shown) or '—'} | {more} |")
+    return rows
+
+
 def vscode_settings(schema: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """VS Code's `contributes.configuration` entry of each server setting (`complexEdit.NAME`),
     from the settings' schema. A choice that may be unset offers "" for it (VS Code has no null
@@ -230,7 +338,10 @@ def expected_files(root: Path = REPOSITORY) -> dict[Path, str]:
     when the checkout has the VS Code client)."""
     schema = protocol_schema()
     current = (root / MARKDOWN_FILE).read_text(encoding="utf-8")
-    files = {SCHEMA_FILE: schema_text(schema), MARKDOWN_FILE: markdown(current, schema)}
+    text = tables(markdown(current, schema), schema)
+    files = {SCHEMA_FILE: schema_text(schema), MARKDOWN_FILE: text}
+    if (root / FLAGS_FILE).parent.is_dir():
+        files[FLAGS_FILE] = module_text()
     if (root / PACKAGE_FILE).exists():
         package = (root / PACKAGE_FILE).read_text(encoding="utf-8")
         files[PACKAGE_FILE] = package_json(package, schema)

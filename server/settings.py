@@ -23,6 +23,10 @@ from complex_edit.server.settings_help import describe_settings
 
 ENV_PREFIX = "COMPLEX_EDIT_"
 SECTION = "complexEdit"
+# Why a base URL (the setting, or a provider's variable) is refused; `{url}` is its repr.
+NOT_AN_HTTP_URL = (
+    "{url} is not an http:// or https:// URL with a host (for example http://127.0.0.1:11434/v1)"
+)
 
 Provider = Literal["gemini", "openai", "anthropic"]
 Validate = Literal["syntax", "off"]
@@ -166,13 +170,8 @@ class Settings(BaseModel):
         if not isinstance(value, str):
             return value
         url = value.strip()
-        if url and not _is_http_url(url):
-            raise PydanticCustomError(
-                "base_url",
-                "{url} is not an http:// or https:// URL with a host "
-                "(for example http://127.0.0.1:11434/v1)",
-                {"url": repr(url[:200])},
-            )
+        if url and not is_http_url(url):
+            raise PydanticCustomError("base_url", NOT_AN_HTTP_URL, {"url": repr(url[:200])})
         return url or None
 
     @classmethod
@@ -251,7 +250,7 @@ def _from_text(value: Any, otherwise: Callable[[str], Any]) -> Any:
         return value
 
 
-def _is_http_url(url: str) -> bool:
+def is_http_url(url: str) -> bool:
     try:
         parts = urlsplit(url)
         parts.port  # noqa: B018 (raises ValueError on a port that is not a number)

@@ -27,14 +27,22 @@ vim.api.nvim_create_user_command('ComplexEditReview', function(opts)
 end, {
   nargs = '*',
   range = true,
+  bang = true,
   complete = complete,
-  desc = 'Complex Edit: propose the change as hunks to keep or drop one by one',
+  desc = 'Complex Edit: propose the change as hunks to keep or drop one by one (with ! other '
+    .. 'files of the workspace too, each reviewed in its own buffer)',
 })
 
 -- <Plug> mappings (none is bound to a key by default; see the README for a suggestion).
 -- In visual mode `:` inserts '<,'>, so the selected lines are sent as the range.
 vim.keymap.set('n', '<Plug>(complex-edit)', '<Cmd>ComplexEdit<CR>', { desc = 'Complex Edit' })
 vim.keymap.set('x', '<Plug>(complex-edit)', ':ComplexEdit<CR>', { desc = 'Complex Edit' })
+vim.keymap.set('n', '<Plug>(complex-edit-across)', '<Cmd>ComplexEdit!<CR>', {
+  desc = 'Complex Edit across files',
+})
+vim.keymap.set('x', '<Plug>(complex-edit-across)', ':ComplexEdit!<CR>', {
+  desc = 'Complex Edit across files',
+})
 vim.keymap.set('n', '<Plug>(complex-edit-review)', '<Cmd>ComplexEditReview<CR>', {
   desc = 'Complex Edit with review',
 })

@@ -24,19 +24,27 @@ def add(commands: Subparsers) -> argparse.ArgumentParser:
         "one is (WARN or ERROR: an ERROR makes every edit fail with reason config).",
     )
     doctor.add_argument("--json", action="store_true", help="print the report as JSON")
+    doctor.add_argument(
+        "--probe",
+        action="store_true",
+        help="also reach the endpoint in use once (its models list: no model call) and say "
+        "whether it answered",
+    )
     add_setting_flags(doctor)
     return doctor
 
 
 def load(args: argparse.Namespace) -> Callable[[], int]:
     from complex_edit.server.cli.flags import setting_overrides
-    from complex_edit.server.doctor import examine, render
+    from complex_edit.server.doctor import examine, probed, render
 
     def run() -> int:
         import json
         import os
 
         doctor = examine(os.environ, setting_overrides(args))
+        if args.probe:
+            doctor = probed(doctor, os.environ, setting_overrides(args))
         if args.json:
             sys.stdout.write(json.dumps(doctor.to_wire(), ensure_ascii=False, indent=2) + "\n")
         else:

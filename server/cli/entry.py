@@ -31,7 +31,8 @@ def parser() -> argparse.ArgumentParser:
 
     whole = argparse.ArgumentParser(
         prog="complex-edit",
-        description="An editing sub-agent: one instruction, one document, minimal edits.",
+        description="An editing sub-agent: one instruction, one document (and the workspace's "
+        "other files when asked), minimal edits.",
     )
     whole.add_argument("--version", action="version", version=f"complex-edit {__version__}")
     commands = whole.add_subparsers(dest="command", metavar="COMMAND")

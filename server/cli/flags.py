@@ -1,104 +1,46 @@
-"""The settings flags of `edit`, `mcp` and `doctor`, and the settings layer they give."""
+"""The settings flags of `edit`, `mcp` and `doctor`, one per setting (`setting_flags.py`,
+generated from the settings schema by `flag_table.py`), and the settings layer they give. A
+flag the command defines itself for a setting (`edit --review`, `edit --other-files`) is left
+to it. Standard library only: the parsers stay cheap."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import re
+from typing import TYPE_CHECKING, Any
 
-from complex_edit.server import DEFAULT_MODEL
+from complex_edit.server.cli.setting_flags import SETTING_FLAGS
 
 if TYPE_CHECKING:
     import argparse
 
     from complex_edit.server.settings import SettingsLayer
 
-# Settings flags shared by `edit` and `mcp`: (flag, setting, type, metavar, help).
-_SETTING_FLAGS: tuple[tuple[str, str, type, str, str], ...] = (
-    ("--model", "model", str, "NAME", f"model name (setting model, default {DEFAULT_MODEL})"),
-    (
-        "--thinking-level",
-        "thinkingLevel",
-        str,
-        "minimal|low|medium|high",
-        "how much the model thinks (setting thinkingLevel; default: not sent, the model's own, "
-        "medium on gemini-3.7/3.8-flash; they refuse minimal)",
-    ),
-    ("--max-turns", "maxTurns", int, "N", "model requests per edit (setting maxTurns, default 8)"),
-    (
-        "--temperature",
-        "temperature",
-        float,
-        "T",
-        "sampling temperature (setting temperature; not sent to Gemini 3.6+, where it is "
-        "deprecated)",
-    ),
-    (
-        "--request-timeout-seconds",
-        "requestTimeoutSeconds",
-        float,
-        "SECONDS",
-        "time a model request has to answer, default 60; each request also gets time to "
-        "write an answer as long as the document (setting requestTimeoutSeconds)",
-    ),
-    (
-        "--max-document-bytes",
-        "maxDocumentBytes",
-        int,
-        "BYTES",
-        "larger files are refused (setting maxDocumentBytes)",
-    ),
-    ("--base-url", "baseUrl", str, "URL", "model API base URL (setting baseUrl)"),
-    ("--provider", "provider", str, "NAME", "model provider (setting provider, default gemini)"),
-    ("--max-retries", "maxRetries", int, "N", "retries of transient faults (setting maxRetries)"),
-    (
-        "--wall-time-seconds",
-        "wallTimeSeconds",
-        float,
-        "SECONDS",
-        "budget for one edit, every turn and retry included, default 600 (setting wallTimeSeconds)",
-    ),
-    (
-        "--thought-summaries",
-        "thoughtSummaries",
-        str,
-        "true|false",
-        "show a line of what the model is thinking about in the progress (setting "
-        "thoughtSummaries, default true; models that can summarise their thoughts)",
-    ),
-    (
-        "--validate",
-        "validate",
-        str,
-        "syntax|off",
-        "refuse a result with new syntax errors (setting validate, default syntax)",
-    ),
-    (
-        "--checkers",
-        "checkers",
-        str,
-        "off|auto|JSON",
-        "language servers that check the edit before it lands (setting checkers, default "
-        "auto; JSON: a list of {name, languages, command})",
-    ),
-)
+_PREFIX = "setting_"
 
 
 def add_setting_flags(parser: argparse.ArgumentParser) -> None:
+    """One flag per setting on `parser`, in a group of their own (those it has already left)."""
     group = parser.add_argument_group(
         "settings", "override the COMPLEX_EDIT_* environment variables of the same name"
     )
-    for flag, setting, kind, metavar, text in _SETTING_FLAGS:
-        group.add_argument(flag, dest=f"setting_{setting}", type=kind, metavar=metavar, help=text)
+    taken = set(parser._option_string_actions)
+    for setting, flag, metavar, text in SETTING_FLAGS:
+        if flag not in taken:
+            group.add_argument(flag, dest=_PREFIX + setting, metavar=metavar, help=text)
 
 
 def setting_overrides(args: argparse.Namespace) -> SettingsLayer:
-    """The settings layer given by the flags (camelCase keys; None = not given); a bad value
-    is reported with the flag's name."""
+    """The settings layer the flags give (camelCase keys; None = not given), each value named
+    by its flag in messages; also a command's own flags for a setting (`--review`,
+    `--other-files`). Values are text, read by the schema as an environment variable's are."""
     from complex_edit.server.settings import SettingsLayer
 
-    values = {setting: getattr(args, f"setting_{setting}") for _, setting, *_ in _SETTING_FLAGS}
-    flags = {setting: flag for flag, setting, *_ in _SETTING_FLAGS}
-    if getattr(args, "review", None):
-        values["review"], flags["review"] = True, "--review"
-    if getattr(args, "other_files", None):
-        values["otherFiles"], flags["otherFiles"] = args.other_files, "--other-files"
+    values: dict[str, Any] = {}
+    flags: dict[str, str] = {}
+    for setting, flag, _, _ in SETTING_FLAGS:
+        value = getattr(args, _PREFIX + setting, None)
+        if value is None:  # the command's own flag for it: `--other-files` → other_files
+            value = getattr(args, re.sub(r"(?<!^)(?=[A-Z])", "_", setting).lower(), None)
+        if value is not None and value is not False:
+            values[setting], flags[setting] = value, flag
     return SettingsLayer.flags(values, flags)

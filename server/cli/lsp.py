@@ -15,7 +15,8 @@ if TYPE_CHECKING:
 
 LSP_ON_A_TERMINAL = (
     "complex-edit lsp: this is a language server; it waits for an editor to talk to it over "
-    "stdin/stdout (see the README to set up Neovim or VS Code). Press Ctrl-C or Ctrl-D to stop."
+    "stdin/stdout (see the README to set up VS Code, Neovim or Emacs). Press Ctrl-C or Ctrl-D to "
+    "stop."
 )
 
 

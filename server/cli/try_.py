@@ -19,13 +19,23 @@ def add(commands: Subparsers) -> argparse.ArgumentParser:
         description="Copy a sample module into a new temporary folder and run one real edit "
         "on it: the real tools, checks, validation and write, against model answers replayed "
         "from a recording shipped with complex-edit (no key, no network). Exit status 0 when "
-        "the edit landed.",
+        "the edit landed. The folder is removed on exit unless --keep.",
     )
     tried.add_argument(
         "--editor",
         choices=["nvim", "emacs", "code"],
         help="open the sample in this editor instead, its complex-edit client pointed at the "
         "replay (Neovim and Emacs: the clients of this checkout; VS Code: the extension)",
+    )
+    tried.add_argument(
+        "--other-files",
+        action="store_true",
+        help="the second sample: one instruction that changes three files (combined diff)",
+    )
+    tried.add_argument(
+        "--keep",
+        action="store_true",
+        help="keep the temporary folder with the edited sample (removed on exit otherwise)",
     )
     return tried
 
@@ -36,6 +46,6 @@ def load(args: argparse.Namespace) -> Callable[[], int]:
 
     def run() -> int:
         configure_logging("WARNING", lines=True)
-        return run_try(args.editor)
+        return run_try(args.editor, other_files=args.other_files, keep=args.keep)
 
     return run

@@ -5,8 +5,9 @@ Neovim and Emacs load the clients from the repository's `nvim-client/` and `emac
 (beside `server/` in a checkout; the editable install the README gives runs from one) and
 start the server with this interpreter; the user's own configuration is left out (`--clean`,
 `-q`). VS Code needs the extension installed; the sample's folder gets settings that point
-it at the replay. Each sets `otherFiles` to "off": the recording was made on the sample alone,
-and the replay recognises the session by its first message, which names the workspace otherwise.
+it at the replay. Each sets `otherFiles` to "off" for the single sample (its recording was made
+on it alone, and the replay recognises the session by its first message, which names the
+workspace otherwise), to "edit" for the sample across files (`try --other-files`).
 """
 
 from __future__ import annotations
@@ -105,19 +106,26 @@ def command_line(
     program: str,
     client: Path | None,
     env: Mapping[str, str],
+    other_files: bool = False,
 ) -> EditorLaunch:
-    """How `program` (the editor's executable) opens `path` with its client at the replay."""
+    """How `program` (the editor's executable) opens `path` with its client at the replay
+    (`other_files`: the setting otherFiles "edit", else "off")."""
     served = replay_env(env, base_url)
+    mode = "edit" if other_files else "off"
     if editor == "nvim":
-        return _neovim(path, base_url, instruction, program, _required(editor, client), served)
+        client = _required(editor, client)
+        return _neovim(path, base_url, instruction, program, client, served, mode)
     if editor == "emacs":
-        return _emacs(path, base_url, instruction, program, _required(editor, client), served)
+        client = _required(editor, client)
+        return _emacs(path, base_url, instruction, program, client, served, mode)
     if editor == "code":
-        return _vscode(path, base_url, program, served)
+        return _vscode(path, base_url, program, served, mode)
     raise ValueError(f"not an editor complex-edit try knows: {editor}")
 
 
-def launch(editor: str, path: Path, base_url: str, instruction: str) -> Started:
+def launch(
+    editor: str, path: Path, base_url: str, instruction: str, *, other_files: bool = False
+) -> Started:
     """Start `editor` on `path` (raises EditorMissing when it or its client is not here)."""
     program = find_executable(editor)
     if program is None:
@@ -133,6 +141,7 @@ def launch(editor: str, path: Path, base_url: str, instruction: str) -> Started:
         program=program,
         client=client_folder(editor),
         env=os.environ,
+        other_files=other_files,
     )
     for file, text in planned.files.items():
         file.parent.mkdir(parents=True, exist_ok=True)
@@ -157,14 +166,20 @@ def _lua(value: str) -> str:
 
 
 def _neovim(
-    path: Path, base_url: str, instruction: str, program: str, client: Path, env: dict[str, str]
+    path: Path,
+    base_url: str,
+    instruction: str,
+    program: str,
+    client: Path,
+    env: dict[str, str],
+    mode: str,
 ) -> EditorLaunch:
     cmd = "{" + ", ".join(_lua(word) for word in server_command()) + "}"
     setup = (
         f"vim.opt.runtimepath:prepend({_lua(str(client))}) "
         f"vim.g.complex_edit_cmd = {cmd} "
         "vim.lsp.config('complex_edit', {settings = {complexEdit = "
-        f"{{provider = 'gemini', baseUrl = {_lua(base_url)}, otherFiles = 'off'}}}}}}) "
+        f"{{provider = 'gemini', baseUrl = {_lua(base_url)}, otherFiles = '{mode}'}}}}}}) "
         "vim.lsp.enable('complex_edit')"
     )
     typed = f":ComplexEdit {instruction}"
@@ -188,7 +203,13 @@ def _elisp(value: str) -> str:
 
 
 def _emacs(
-    path: Path, base_url: str, instruction: str, program: str, client: Path, env: dict[str, str]
+    path: Path,
+    base_url: str,
+    instruction: str,
+    program: str,
+    client: Path,
+    env: dict[str, str],
+    mode: str,
 ) -> EditorLaunch:
     python, *args = server_command()
     setup = (
@@ -199,7 +220,7 @@ def _emacs(
         f" (setq complex-edit-executable {_elisp(python)}"
         f" complex-edit-server-args '({' '.join(_elisp(arg) for arg in args)})"
         f' complex-edit-settings \'(:provider "gemini" :baseUrl {_elisp(base_url)}'
-        ' :otherFiles "off"))'
+        f' :otherFiles "{mode}"))'
         " (complex-edit-eglot-register '(python-mode python-ts-mode))"
         " (add-hook 'python-mode-hook #'eglot-ensure)"
         " (add-hook 'python-ts-mode-hook #'eglot-ensure)"
@@ -218,11 +239,13 @@ def _emacs(
     )
 
 
-def _vscode(path: Path, base_url: str, program: str, env: dict[str, str]) -> EditorLaunch:
+def _vscode(
+    path: Path, base_url: str, program: str, env: dict[str, str], mode: str
+) -> EditorLaunch:
     settings: dict[str, str] = {
         "complexEdit.provider": "gemini",
         "complexEdit.baseUrl": base_url,
-        "complexEdit.otherFiles": "off",
+        "complexEdit.otherFiles": mode,
         "complexEdit.checkers": "off",
     }
     executable = find_executable("complex-edit")

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from complex_edit.server.outcome import RunError, redact
+from complex_edit.server.providers.access import nothing_listening
 from complex_edit.server.providers.limits import timed_out
 from complex_edit.server.settings import Settings
 
@@ -157,9 +158,10 @@ def transport_failure(
     if is_timeout(exc):
         return timeout_failure(settings)
     if is_transient(exc):
+        local = nothing_listening(host) if host else ""
+        advice = f". {local}" if local else "; check the network and the 'baseUrl' setting."
         return connection_failure(
-            f"Could not reach the model service{where} ({type(exc).__name__}); check the "
-            "network and the 'baseUrl' setting."
+            f"Could not reach the model service{where} ({type(exc).__name__}){advice}"
         )
     return RunError(
         "model_error",

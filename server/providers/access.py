@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from ipaddress import ip_address
 from types import MappingProxyType
 
-from complex_edit.server.outcome import CREDENTIALS, STORED_KEY
-from complex_edit.server.settings import DEFAULT_MODEL
+from complex_edit.server.outcome import CREDENTIALS, STORED_KEY, RunError
+from complex_edit.server.settings import DEFAULT_MODEL, NOT_AN_HTTP_URL, is_http_url
 
 VERTEX_VARIABLE = "GOOGLE_GENAI_USE_VERTEXAI"
 VERTEX_BASE_URL_VARIABLE = "GOOGLE_VERTEX_BASE_URL"
@@ -82,8 +83,17 @@ def base_url_variable(provider: str, env: Mapping[str, str]) -> str:
 
 
 def base_url(provider: str, setting: str | None, env: Mapping[str, str]) -> str | None:
-    """The base URL in effect: the `baseUrl` setting, else the provider's variable."""
-    return setting or env.get(base_url_variable(provider, env)) or None
+    """The base URL in effect: the `baseUrl` setting, else the provider's variable. Raises
+    `RunError('config')` naming the variable when that is what is in effect and it is not an
+    http(s) URL with a host (as the setting is refused): every request could only fail."""
+    if setting:
+        return setting
+    variable = base_url_variable(provider, env)
+    url = env.get(variable, "").strip()
+    if url and not is_http_url(url):
+        refused = NOT_AN_HTTP_URL.format(url=repr(url[:200]))
+        raise RunError("config", f"Invalid configuration: {variable}: {refused}")
+    return url or None
 
 
 def key_status(provider: str, env: Mapping[str, str], base_url: str | None) -> KeyStatus:
@@ -98,4 +108,22 @@ def key_status(provider: str, env: Mapping[str, str], base_url: str | None) -> K
         ignored=tuple(present[1:]),
         vertex=vertex,
         missing=not present and not keyless_allowed,
+    )
+
+
+def nothing_listening(host: str) -> str:
+    """For a service `host` ("name:port", as `_retry.service_host` writes it) on this machine,
+    the sentence saying that nothing listens there and what to start; "" for any other host."""
+    name, _, port = host.rpartition(":")
+    if not port.isdigit():
+        name = host
+    name = name.strip("[]").lower()
+    try:
+        local = ip_address(name).is_loopback or ip_address(name).is_unspecified
+    except ValueError:
+        local = name == "localhost" or name.endswith(".localhost")
+    if not local:
+        return ""
+    return (
+        f"Nothing is listening at {host}: start your local server (ollama serve, llama-server …)."
     )

@@ -25,6 +25,7 @@ from complex_edit.server.providers._retry import (
     status_retry,
     transport_failure,
 )
+from complex_edit.server.providers.access import nothing_listening
 from complex_edit.server.providers.base import (
     ConversationRequest,
     FullViews,
@@ -169,7 +170,8 @@ class StreamedConversation(Generic[Entry, Block]):
                 return failure
             return status_retry(answer.code, failure, answer.delay)
         if self._is_connection_error(exc):
-            return connection_failure(f"Could not reach the model service at {self._host}.")
+            unreached = f"Could not reach the model service at {self._host}."
+            return connection_failure(f"{unreached} {nothing_listening(self._host)}".rstrip())
         return transport_failure(exc, self._settings, self._env, self.KEY_VARIABLES, self._host)
 
     def _read_status(self, exc: Exception) -> StatusAnswer | None:

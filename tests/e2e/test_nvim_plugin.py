@@ -643,6 +643,8 @@ def test_review_ui_keeps_drops_undoes_and_refuses_stale_hunks(
     assert report["completion"] == ["foo to bar"], explain
     assert report["completion_all"] == ["add type hints", "rename foo to bar"], explain
     assert report["plugs"] == [True, True, True], explain
+    # Issue 38: an edit across files has its <Plug> mapping too (`:ComplexEdit!`).
+    assert report["across_plug"] == ["<Cmd>ComplexEdit!<CR>", ":ComplexEdit!<CR>"], explain
     # The changed lines of a landed edit (its answer's changedLines) flash: a deletion at the
     # end marks the last line.
     assert report["changes_flashed"] == [1, 4, 5, 6], explain
@@ -693,3 +695,55 @@ def test_complex_edit_review_writes_only_the_kept_hunk_as_one_undo_step(
     assert path.read_text(encoding="utf-8") == KEPT_FOO, explain
     # One `u` restores the original.
     assert report["after_undo"] == ORIGINAL, explain
+
+
+# --- issue 38: review across files ---------------------------------------------------------
+
+OTHER = "import doc\n\nA = doc.foo\n" + "\n" * 6 + "B = doc.foo(2)\n"
+
+
+def test_review_across_files_lands_every_files_kept_hunks(
+    nvim: str, emulator: GeminiEmulator, tmp_path: Path
+) -> None:
+    path = write(tmp_path, "doc.py", ORIGINAL, git=True)
+    other = write(tmp_path, "other.py", OTHER)
+    emulator.enqueue(
+        calls(
+            replace("def foo(x):", "def bar(x):"),
+            (
+                "replace_text",
+                {"path": "other.py", "old_text": "foo", "new_text": "bar", "replace_all": True},
+            ),
+            done("renamed foo to bar in both files"),
+        )
+    )
+
+    report = run_script(
+        nvim,
+        "review",
+        tmp_path,
+        emulator,
+        file=str(path),
+        other=str(other),
+        command="ComplexEditReview! rename foo to bar everywhere",
+        keys="yyn<CR>",  # keep doc.py's hunk and other.py's first, drop its second, write
+    )
+
+    explain = report["explain"]
+    assert report["done"]["outcome"] == "done", explain
+    uris = [hunk.get("uri") for hunk in report["done"]["result"]["hunks"]]
+    assert len(uris) == 3, explain
+    # The other file was loaded into a buffer of the same review, nothing written yet.
+    assert report["other_loaded"] is True, explain
+    assert report["other_in_review"] is True, explain
+    assert report["states"] == ["pending", "pending", "pending"], explain
+    assert report["other_text_during"] == OTHER, explain
+    # Every file's kept hunks landed, in one applyReview.
+    assert report["review_done"]["outcome"] == "applied", explain
+    assert report["review_done"]["result"]["declined"] == 1, explain
+    assert report["still_open"] is False, explain
+    expected_other = OTHER.replace("A = doc.foo", "A = doc.bar")
+    assert report["text"] == ORIGINAL.replace("def foo(x):", "def bar(x):"), explain
+    assert report["other_text"] == expected_other, explain
+    assert other.read_text(encoding="utf-8") == expected_other, explain
+    assert path.read_text(encoding="utf-8") == ORIGINAL.replace("def foo(x):", "def bar(x):")

@@ -89,18 +89,21 @@ def test_try_runs_from_the_installed_wheel(wheel: Path, tmp_path: Path) -> None:
         check=True,
     )
     assert where.stdout.startswith(str(site))
-    result = subprocess.run(
-        [sys.executable, "-m", "complex_edit", "try"],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert result.returncode == 0, result.stderr
-    assert "replayed" in result.stdout
+    for extra in ([], ["--other-files"]):  # the second sample ships too (issue 38)
+        result = subprocess.run(
+            [sys.executable, "-m", "complex_edit", "try", "--keep", *extra],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert result.returncode == 0, result.stderr
+        assert "replayed" in result.stdout
     (edited,) = tmp_path.glob("complex-edit-try-*/inventory.py")
     assert "def reorder_list(self, threshold: int = 5)" in edited.read_text(encoding="utf-8")
+    (across,) = tmp_path.glob("complex-edit-try-*/report.py")
+    assert "order_total" in across.read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize("name", ["server", "edit_tools", "prompts"])

@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 
 from complex_edit.server.demo.editors import client_folder, command_line
-from complex_edit.server.demo.recording import load_recording, sample_bytes
+from complex_edit.server.demo.recording import ACROSS, load_recording, sample_bytes
 from complex_edit.server.demo.run import sample_at_replay
 from tests.e2e.emacs_terminal import find_emacs, missing_packages
 from tests.fakes.rawlsp import ambient_free_env
@@ -86,7 +86,7 @@ def _try(
 
 
 def test_try_edits_a_copy_of_the_sample_with_no_key_and_no_network(tmp_path: Path) -> None:
-    proc = _try(tmp_path, _keyless_env(tmp_path), prefix=_offline_prefix())
+    proc = _try(tmp_path, _keyless_env(tmp_path), "--keep", prefix=_offline_prefix())
     out, err = proc.stdout, proc.stderr
     assert proc.returncode == 0, err
     (edited,) = tmp_path.glob("complex-edit-try-*/inventory.py")
@@ -166,7 +166,7 @@ def test_try_in_an_editor_starts_it_at_the_sample_with_the_replay_running(
         STAND_IN_REPORT=str(tmp_path / "report.json"),
         GEMINI_API_KEY="a-key-the-editor-must-not-get",
     )
-    proc = _try(tmp_path, env, "--editor", editor)
+    proc = _try(tmp_path, env, "--editor", editor, "--keep")
     assert proc.returncode == 0, proc.stderr
     (sample,) = tmp_path.glob("complex-edit-try-*/inventory.py")
     report: dict[str, Any] = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
@@ -234,10 +234,9 @@ def test_the_emacs_set_up_loads_the_package_and_points_it_at_the_replay(tmp_path
     assert registered is True
 
 
-@pytest.mark.nvim
-def test_neovim_through_try_s_command_line_lands_the_edit_as_one_undo_step(
-    nvim: str, tmp_path: Path
-) -> None:
+def _neovim_through_try(nvim: str, tmp_path: Path, *, across: bool) -> tuple[Any, Any, str]:
+    """`try --editor nvim`'s own command line for the sample (`across`: the second one, in a
+    project folder), run headless with NVIM_SCRIPT: (what was tried, the report, stderr)."""
     env = ambient_free_env()
     xdg = tmp_path / "xdg"
     env.update(
@@ -246,7 +245,9 @@ def test_neovim_through_try_s_command_line_lands_the_edit_as_one_undo_step(
         XDG_CONFIG_HOME=str(xdg / "config"),
         XDG_CACHE_HOME=str(xdg / "cache"),
     )
-    with sample_at_replay(tmp_path) as tried:
+    with sample_at_replay(tmp_path, across=across) as tried:
+        if across:
+            (tried.folder / ".git").mkdir()  # a project: Neovim announces the folder
         plan = command_line(
             "nvim",
             tried.path,
@@ -255,12 +256,13 @@ def test_neovim_through_try_s_command_line_lands_the_edit_as_one_undo_step(
             program=nvim,
             client=client_folder("nvim"),
             env=env,
+            other_files=across,
         )
         program, *args = plan.argv
         report_path = tmp_path / "report.json"
         run = subprocess.run(
             [program, "--headless", *args[:-1], "-c", f"luafile {NVIM_SCRIPT}", args[-1]],
-            cwd=tried.path.parent,
+            cwd=tried.folder,
             env={**plan.env, "CE_TRY_REPORT": str(report_path)},
             stdin=subprocess.DEVNULL,
             capture_output=True,
@@ -270,7 +272,15 @@ def test_neovim_through_try_s_command_line_lands_the_edit_as_one_undo_step(
         )
         assert report_path.exists(), run.stdout + run.stderr
         report = json.loads(report_path.read_text(encoding="utf-8"))
-    assert report.get("error") is None, (report, run.stderr)
+    return tried, report, run.stderr
+
+
+@pytest.mark.nvim
+def test_neovim_through_try_s_command_line_lands_the_edit_as_one_undo_step(
+    nvim: str, tmp_path: Path
+) -> None:
+    tried, report, stderr = _neovim_through_try(nvim, tmp_path, across=False)
+    assert report.get("error") is None, (report, stderr)
     original = sample_bytes(tried.recording).decode("utf-8")
     assert report["filetype"] == "python"
     assert report["cmdline"] == f"ComplexEdit {tried.recording.instruction}"
@@ -347,7 +357,7 @@ def test_emacs_through_try_lands_the_edit_and_saves_it(tmp_path: Path) -> None:
     env.update(TERM="xterm", HOME=str(tmp_path))
     env.pop("DISPLAY", None)
     terminal = _Terminal(
-        [sys.executable, "-m", "complex_edit", "try", "--editor", "emacs"], env, tmp_path
+        [sys.executable, "-m", "complex_edit", "try", "--editor", "emacs", "--keep"], env, tmp_path
     )
     try:
         terminal.wait_for("[eglot] Connected!")
@@ -365,3 +375,82 @@ def test_emacs_through_try_lands_the_edit_and_saves_it(tmp_path: Path) -> None:
     (sample,) = tmp_path.glob("complex-edit-try-*/inventory.py")
     assert sample.read_text(encoding="utf-8") == _edited_sample()
     assert b"Emacs exited; the sample stays at" in terminal.screen
+
+
+# -- issue 38: try --other-files, the folder removed unless --keep, full paths ---------------
+
+
+def _edited_across() -> dict[str, str]:
+    """The three files of the second sample as its recording leaves them."""
+    recording = load_recording(ACROSS)
+    return {
+        name: sample_bytes(recording, name).decode("utf-8").replace("total_price", "order_total")
+        for name in (recording.file, *recording.others)
+    }
+
+
+def test_try_other_files_edits_three_files_with_no_key(tmp_path: Path) -> None:
+    proc = _try(
+        tmp_path, _keyless_env(tmp_path), "--other-files", "--keep", prefix=_offline_prefix()
+    )
+    out, err = proc.stdout, proc.stderr
+    assert proc.returncode == 0, err
+    (folder,) = tmp_path.glob("complex-edit-try-*")
+    for name, text in _edited_across().items():
+        assert (folder / name).read_text(encoding="utf-8") == text, name
+    assert "one real edit of three files" in out
+    assert "Beside it:   invoice.py, report.py" in out
+    # The combined diff: one section per file, the command's own first.
+    headers = [line for line in out.splitlines() if line.startswith("--- a/")]
+    assert headers == ["--- a/orders.py", "--- a/invoice.py", "--- a/report.py"]
+    assert "+def order_total(lines: list[Line], discount: float = 0.0) -> float:" in out
+    assert "+    return max(orders, key=order_total)" in out
+    assert f"Written to:  orders.py, invoice.py, report.py in {folder}; the sample stays" in out
+    assert "complex-edit: Turn 1/8 · find_in_files 'total_price'" in err
+    assert "in report.py" in err
+    # Next steps name the executable by its full path.
+    program = str(Path(sys.executable).parent / "complex-edit")
+    assert f"{program} edit {folder / 'orders.py'} --prompt" in out
+    assert "--other-files edit" in out
+    assert f"{program} try --editor nvim|emacs|code --other-files" in out
+    assert "Traceback" not in err
+
+
+def test_try_removes_its_folder_on_exit_unless_keep(tmp_path: Path) -> None:
+    proc = _try(tmp_path, _keyless_env(tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    assert list(tmp_path.glob("complex-edit-try-*")) == []
+    assert "the folder is removed as try exits (complex-edit try --keep keeps it)" in proc.stdout
+    assert "edit YOUR_FILE.py --prompt" in proc.stdout  # not a path that is gone
+    assert "An edit of three files: " in proc.stdout
+    assert "complex-edit try --other-files\n" in proc.stdout
+
+
+def test_try_other_files_in_an_editor_allows_other_files(tmp_path: Path) -> None:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    stand_in = bin_dir / "code"
+    stand_in.write_text(STAND_IN.format(python=sys.executable), encoding="utf-8")
+    stand_in.chmod(stand_in.stat().st_mode | stat.S_IXUSR)
+    env = _keyless_env(tmp_path)
+    env.update(
+        PATH=f"{bin_dir}{os.pathsep}{env['PATH']}", STAND_IN_REPORT=str(tmp_path / "report.json")
+    )
+    proc = _try(tmp_path, env, "--editor", "code", "--other-files")
+    assert proc.returncode == 0, proc.stderr
+    report: dict[str, Any] = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
+    assert report["settings"]["complexEdit.otherFiles"] == "edit"
+    assert report["argv"][-1].endswith("/orders.py")
+    assert load_recording(ACROSS).instruction in proc.stdout
+    assert list(tmp_path.glob("complex-edit-try-*")) == []  # removed when the editor exited
+    assert "VS Code exited; the folder is removed as try exits" in proc.stdout
+
+
+@pytest.mark.nvim
+def test_neovim_through_try_other_files_lands_all_three_files(nvim: str, tmp_path: Path) -> None:
+    _, report, stderr = _neovim_through_try(nvim, tmp_path, across=True)
+    assert report.get("error") is None, (report, stderr)
+    edited = _edited_across()
+    assert report["after"] + "\n" == edited["orders.py"]
+    assert report["others"]["invoice.py"] + "\n" == edited["invoice.py"]
+    assert report["others"]["report.py"] + "\n" == edited["report.py"]

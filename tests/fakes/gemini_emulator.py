@@ -671,6 +671,8 @@ class GeminiEmulator(core.HttpEmulator[RecordedRequest, Reply]):
     reply_class: ClassVar[type[exchange.Reply]] = Reply
 
     def route_of(self, method: str, path: str) -> str | None:
+        if method == "GET" and path in ("/v1/models", "/v1beta/models"):
+            return "models.list"  # what `complex-edit doctor --probe` asks for
         match = _PATH_RE.match(path) if method == "POST" else None
         return match["action"] if match else None
 

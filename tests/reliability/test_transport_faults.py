@@ -94,6 +94,9 @@ async def test_connection_refused_is_retried_then_a_model_error(model: Harness) 
     assert_failed_cleanly(outcome, "model_error")
     assert "2 attempts" in (outcome.error or "")
     assert "reach" in (outcome.error or "").lower() or "connect" in (outcome.error or "").lower()
+    # Issue 38: a base URL on this machine says what to start.
+    assert "Nothing is listening at 127.0.0.1:" in (outcome.error or "")
+    assert "start your local server (ollama serve, llama-server" in (outcome.error or "")
     assert time.monotonic() - started < 10
 
 

@@ -11,7 +11,13 @@ from typing import Any
 import pytest
 
 from complex_edit.server.demo.editors import command_line, replay_env, server_command
-from complex_edit.server.demo.recording import load_recording, replay_model, sample_bytes
+from complex_edit.server.demo.recording import (
+    ACROSS,
+    first_message,
+    load_recording,
+    replay_model,
+    sample_bytes,
+)
 from complex_edit.server.demo.run import replay_settings, without_proxy_for_local
 from complex_edit.server.session.loop import build_first_message
 from complex_edit.server.session.request import EditRequest
@@ -185,3 +191,41 @@ def test_vscode_gets_a_window_on_the_folder_and_settings_pointing_at_the_replay(
     assert settings["complexEdit.baseUrl"] == URL
     assert settings["complexEdit.provider"] == "gemini"
     assert plan.env == replay_env(ENV, URL)
+
+
+def test_the_second_sample_s_recording_changes_its_three_files() -> None:
+    recording = load_recording(ACROSS)
+    assert (recording.file, recording.others) == ("orders.py", ["invoice.py", "report.py"])
+    for name in (recording.file, *recording.others):
+        text = sample_bytes(recording, name).decode("utf-8")
+        ast.parse(text.replace("total_price", "order_total"))
+        assert "total_price" in text
+    model = replay_model(load_recording(), recording)  # one replay serves both samples
+    status, answer = model.reply(_request(first=first_message(recording)))
+    assert status == 200
+    (part,) = answer["candidates"][0]["content"]["parts"]
+    assert part["functionCall"]["name"] == "find_in_files"
+    status, answer = model.reply(_request(first=first_message(load_recording())))
+    assert answer["candidates"][0]["content"]["parts"][0]["functionCall"]["name"] == "replace_text"
+
+
+@pytest.mark.parametrize("editor", ["nvim", "emacs", "code"])
+def test_across_files_the_editors_get_other_files_edit(editor: str, tmp_path: Path) -> None:
+    plan = command_line(
+        editor,
+        tmp_path / "orders.py",
+        URL,
+        "do it",
+        program=f"/bin/{editor}",
+        client=tmp_path,
+        env=ENV,
+        other_files=True,
+    )
+    said = " ".join(plan.argv) + "".join(plan.files.values())
+    assert {
+        "nvim": "otherFiles = 'edit'",
+        "emacs": ':otherFiles "edit"',
+        "code": '"complexEdit.otherFiles": "edit"',
+    }[editor] in said
+    assert "otherFiles = 'off'" not in said
+    assert ':otherFiles "off"' not in said

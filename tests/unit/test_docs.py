@@ -142,3 +142,98 @@ def test_the_mcp_tool_table_lists_exactly_the_tools_arguments(tmp_path: Path) ->
     cells = _first_table(_section("docs/cli-and-mcp.md", "### The tool"), "argument")
     documented = {cell.strip("`") for cell in cells}
     assert documented == set(tool.input_schema["properties"])
+
+
+# --- issue 38: shell blocks, counts ------------------------------------------------------
+
+# The pages whose shell blocks a newcomer copies: README.md and docs/*.md.
+SHELL_PAGES = [
+    page for page in DOCUMENTS if page == ROOT / "README.md" or page.parent == ROOT / "docs"
+]
+_SHELL_BLOCK = re.compile(r"^```(?:sh|bash|shell|console)\n", re.MULTILINE)
+_MARKER = re.compile(r"^<!-- sh: (?:run by (?P<paths>[^>]+?)|not run here \(.+\)) -->$")
+
+
+def shell_blocks(page: Path) -> list[tuple[int, str]]:
+    """(line number, the line before it) of each shell code block of `page`."""
+    text = page.read_text(encoding="utf-8")
+    found = []
+    for match in _SHELL_BLOCK.finditer(text):
+        before = text[: match.start()].rstrip("\n").rsplit("\n", 1)[-1]
+        found.append((text.count("\n", 0, match.start()) + 1, before))
+    return found
+
+
+@pytest.mark.parametrize("page", SHELL_PAGES, ids=_relative)
+def test_every_shell_block_runs_in_a_test_or_says_it_is_not_run_here(page: Path) -> None:
+    """Each block is preceded by `<!-- sh: run by PATH[, PATH] -->` (the tests or CI script
+    that run it, which exist) or `<!-- sh: not run here (why) -->`."""
+    for line, before in shell_blocks(page):
+        marker = _MARKER.match(before)
+        assert marker, f"{_relative(page)}:{line}: a shell block without its <!-- sh: ... -->"
+        for path in (marker["paths"] or "").split(", "):
+            assert not path or any(ROOT.glob(path)), f"{_relative(page)}:{line}: no {path}"
+
+
+def test_the_shell_blocks_are_found() -> None:
+    readme = dict(shell_blocks(ROOT / "README.md"))
+    assert len(readme) >= 5
+    assert "<!-- sh: run by tests/e2e/test_try.py -->" in [
+        before for _, before in shell_blocks(ROOT / "docs" / "cli-and-mcp.md")
+    ]
+
+
+def test_the_readme_counts_the_syntax_languages_as_the_server_does() -> None:
+    from complex_edit.edit_tools.syntax.languages import GRAMMARS
+
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert f"tree-sitter, {len(GRAMMARS)} languages" in text
+
+
+def test_every_setting_has_a_cli_flag_in_the_settings_table() -> None:
+    from complex_edit.server.cli.flag_table import flag_of, setting_names
+
+    table = _section("docs/protocol.md", "## Settings")
+    for name in setting_names():
+        assert f"| `{name}` | " in table
+        assert f"`{flag_of(name)}`" in table
+
+
+def test_the_vscode_language_model_tool_offers_the_servers_other_files_modes() -> None:
+    import json
+
+    from complex_edit.server.lsp.arguments import PerformArgs
+
+    manifest = json.loads((ROOT / "vscode-client/package.json").read_text(encoding="utf-8"))
+    (tool,) = [
+        tool
+        for tool in manifest["contributes"]["languageModelTools"]
+        if tool["name"] == "complexEdit_editFile"
+    ]
+    server = PerformArgs.model_json_schema(by_alias=True)["properties"]["otherFiles"]
+    (modes,) = [option["enum"] for option in server["anyOf"] if "enum" in option]
+    assert tool["inputSchema"]["properties"]["otherFiles"]["enum"] == modes
+    keys = {binding["command"] for binding in manifest["contributes"]["keybindings"]}
+    assert "complexEdit.editAcrossFiles" in keys
+
+
+# Flags of other programs the documents name in code spans (Neovim, Claude Code, Codex,
+# llama-server, `nvim --version`).
+OTHER_PROGRAMS_FLAGS = {"--clean", "--scope", "--env", "--jinja", "--version"}
+
+
+def test_every_flag_a_document_names_is_a_complex_edit_option() -> None:
+    """A code span that starts with a flag (`--max-files 2`) names an option some
+    `complex-edit` subcommand offers (or another program's, listed above)."""
+    offered = set().union(
+        *(_help_options(command) for command in ("lsp", "edit", "mcp", "eval", "try", "doctor"))
+    )
+    unknown = []
+    for page in DOCUMENTS:
+        text = re.sub(r"```.*?```", "", page.read_text(encoding="utf-8"), flags=re.DOTALL)
+        for span in re.findall(r"`([^`\n]+)`", text):
+            flag = re.match(r"(--[a-z][\w-]*)", span)
+            if flag and flag[1] not in offered | OTHER_PROGRAMS_FLAGS:
+                unknown.append(f"{_relative(page)}: {flag[1]}")
+    assert unknown == []
+    assert {"--max-files", "--read-exclude", "--probe", "--other-files", "--keep"} <= offered

@@ -168,3 +168,12 @@ def test_the_text_report_names_every_part() -> None:
     assert "INFO  Thinking level: high (from thinkingLevel)" in text
     assert "  maxTurns " in text
     assert text.endswith("no problems found\n")
+
+
+def test_a_local_host_that_does_not_answer_is_told_what_to_start() -> None:
+    from complex_edit.server.providers.access import nothing_listening
+
+    for host in ("localhost:11434", "127.0.0.1:8080", "::1:8080", "0.0.0.0:1", "a.localhost"):
+        assert nothing_listening(host).startswith(f"Nothing is listening at {host}: start your")
+    for host in ("generativelanguage.googleapis.com", "10.0.0.1:11434", "api.openai.com:443"):
+        assert nothing_listening(host) == ""

@@ -90,15 +90,16 @@ def _occurs_at(text: str, old: str, position: int) -> bool:
     return text.startswith(old, position) and not cuts
 
 
-def occurrences(text: str, old: str) -> list[int] | None:
+def occurrences(text: str, old: str, replace_all: bool = False) -> list[int] | None:
     """Non-overlapping occurrences, leftmost first, skipping any that would cut a CRLF; None
-    when two of them overlap (issue 30: overlapping places are several places, refused)."""
+    when two of them overlap (issue 30: overlapping places are several places, refused),
+    unless `replace_all` (issue 38: then taken left to right without overlap)."""
     found: list[int] = []
     position = 0
     while position <= len(text) - len(old):
         end = position + len(old)
         if _occurs_at(text, old, position):
-            if any(_occurs_at(text, old, p) for p in range(position + 1, end)):
+            if not replace_all and any(_occurs_at(text, old, p) for p in range(position + 1, end)):
                 return None
             found.append(position)
             position = end
@@ -114,10 +115,12 @@ def endings_by_frequency(text: str) -> list[str]:
     return sorted((kind for kind in counts if counts[kind]), key=lambda kind: -counts[kind])
 
 
-def expected_match(text: str, old: str, new: str) -> tuple[str, str, list[int]] | None:
+def expected_match(
+    text: str, old: str, new: str, replace_all: bool = False
+) -> tuple[str, str, list[int]] | None:
     """The documented matching rule: the text as sent, else with its line breaks written as
     each ending of the document, most frequent first."""
-    starts = occurrences(text, old)
+    starts = occurrences(text, old, replace_all)
     if starts is None:
         return None
     if starts:
@@ -129,7 +132,7 @@ def expected_match(text: str, old: str, new: str) -> tuple[str, str, list[int]] 
         converted = _BREAK.sub(ending, old)
         if converted == old:
             continue
-        starts = occurrences(text, converted)
+        starts = occurrences(text, converted, replace_all)
         if starts is None:
             return None
         if starts:
@@ -177,7 +180,7 @@ def test_replace_then_undo_restores_the_text(
     assume(old and old != new)
     toolbox = Toolbox(text)
     outcome = replace(toolbox, old, new, replace_all)
-    match = expected_match(text, old, new)
+    match = expected_match(text, old, new, replace_all)
     count = len(match[2]) if match and match[0] != match[1] else 0
     if not tolerated(outcome, match):
         assert outcome.ok == (count == 1 or (replace_all and count > 1)), outcome.response
@@ -191,7 +194,7 @@ def test_replace_then_undo_restores_the_text(
 def test_undo_then_redo_restores_the_edit(text: str, new: str, data: st.DataObject) -> None:
     old = substring(data, text)
     assume(old)
-    match = expected_match(text, old, new)
+    match = expected_match(text, old, new, True)
     assume(match and match[0] != match[1])
     toolbox = Toolbox(text)
     assert replace(toolbox, old, new, True).ok
@@ -344,7 +347,7 @@ class ToolboxAgainstReference(RuleBasedStateMachine):
         assert self.toolbox is not None
         old = substring(data, self.text) if verbatim else data.draw(plain_texts)
         outcome = replace(self.toolbox, old, new, replace_all)
-        match = expected_match(self.text, old, new) if old and old != new else None
+        match = expected_match(self.text, old, new, replace_all) if old and old != new else None
         if tolerated(outcome, match):
             self._commit(self.toolbox.text)
             return

@@ -452,7 +452,7 @@ async def test_unscripted_request_gets_a_clear_500(
 
 def test_unknown_path_is_a_google_style_404(emu: GeminiEmulator) -> None:
     conn = http.client.HTTPConnection("127.0.0.1", int(emu.base_url.rsplit(":", 1)[1]), timeout=5)
-    conn.request("GET", "/v1beta/models")
+    conn.request("GET", "/v1beta/tunedModels")  # /v1beta/models is the models list (issue 38)
     response = conn.getresponse()
     body = json.loads(response.read())
     conn.close()

@@ -105,7 +105,14 @@ ALLOWED: dict[str, set[str]] = {
         "server.providers",
         "edit_tools.syntax",
     },
-    "schema": {"server.outcome", "server.settings", "server.lsp", "server.doctor", "edit_tools"},
+    "schema": {
+        "server.outcome",
+        "server.settings",
+        "server.lsp",
+        "server.doctor",
+        "server.cli",
+        "edit_tools",
+    },
     "__init__": set(),
 }
 # Third-party packages that only one place may import.

@@ -1,5 +1,6 @@
 """Issue 30 item 6: overlapping occurrences of old_text are several places. One call never
-picks one of them, replace_all never replaces them all; the error lists each place."""
+picks one of them; the error lists each place. Issue 38: replace_all takes them from left to
+right without overlap, as str.replace does, and says so."""
 
 from __future__ import annotations
 
@@ -27,13 +28,23 @@ def test_two_overlapping_places_are_ambiguous_and_both_are_listed() -> None:
     assert "line 1 column 1, line 1 column 2" in error
 
 
-def test_replace_all_over_overlapping_places_is_refused_saying_why() -> None:
+def test_replace_all_over_overlapping_places_goes_left_to_right_saying_so() -> None:
+    # Issue 38: as str.replace (and Continue) do, taken left to right without overlap.
     text, outcome = call("x = 1\nababa\n", "aba", "X", replace_all=True)
-    assert not outcome.ok
-    assert text == "x = 1\nababa\n"
-    error = outcome.response["error"]
-    assert "replace_all cannot replace places that overlap" in error
-    assert "line 2 column 1" in error
+    assert outcome.ok, outcome.response
+    assert text == "x = 1\nXba\n"
+    result = outcome.response["result"]
+    assert "occurs at 2 places, some overlapping others" in result
+    assert "from left to right without overlap" in result
+    assert "1 place was replaced" in result
+
+
+def test_replace_all_of_aa_in_aaaa_replaces_two_places() -> None:
+    text, outcome = call("aaaa", "aa", "b", replace_all=True)
+    assert outcome.ok, outcome.response
+    assert text == "bb" == "aaaa".replace("aa", "b")
+    assert "occurs at 3 places" in outcome.response["result"]
+    assert "2 places were replaced" in outcome.response["result"]
 
 
 def test_overlaps_on_several_lines_are_all_listed() -> None:
@@ -69,7 +80,11 @@ def test_refused_exactly_when_two_places_overlap(
     places = [i for i in range(len(text)) if text.startswith(old, i)]
     overlap = any(b < a + len(old) for a, b in pairwise(places))
     after, outcome = call(text, old, "X", replace_all=replace_all)
-    if overlap:
+    if overlap and replace_all:
+        assert outcome.ok, outcome.response
+        assert after == text.replace(old, "X")
+        assert "without overlap" in outcome.response["result"]
+    elif overlap:
         assert not outcome.ok
         assert after == text
         assert "overlap" in outcome.response["error"]

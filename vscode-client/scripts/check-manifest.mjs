@@ -63,6 +63,10 @@ expect(
   (contributes.keybindings ?? []).some((k) => k.command === "complexEdit.editWithInstruction"),
   "Edit with Instruction… has no keybinding",
 );
+expect(
+  (contributes.keybindings ?? []).some((k) => k.command === "complexEdit.editAcrossFiles"),
+  "Edit Across Files… has no keybinding",
+);
 
 const properties = contributes.configuration?.properties ?? {};
 for (const name of ["server.path", "model", "maxTurns", "temperature", "requestTimeoutSeconds", "maxDocumentBytes", "baseUrl"]) {

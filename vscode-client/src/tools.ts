@@ -50,6 +50,9 @@ export class EditFileTool implements vscode.LanguageModelTool<unknown> {
     message.appendText(`${label}${lines(input)}`);
     message.appendMarkdown(`\n\n**Instruction:** `);
     message.appendText(input.instruction);
+    if (input.otherFiles === "edit") {
+      message.appendMarkdown("\n\n_Other files of the workspace may change too, all in one edit._");
+    }
     if (input.dryRun === true) {
       message.appendMarkdown("\n\n_Dry run: the change is computed and returned as a diff, not applied._");
     } else if (vscode.workspace.getConfiguration(SECTION).get<boolean>("review") === true) {
@@ -97,6 +100,7 @@ export class EditFileTool implements vscode.LanguageModelTool<unknown> {
           prompt: input.instruction,
           selection: range,
           dryRun: input.dryRun === true,
+          otherFiles: input.otherFiles,
         },
         token,
       );

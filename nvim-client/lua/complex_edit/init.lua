@@ -4,12 +4,14 @@
 --- Public API (the user commands call it):
 ---   require('complex_edit').edit({ prompt = ..., bufnr = 0, line1 = 2, line2 = 5,
 ---                                   model = nil, max_turns = nil, dry_run = false,
+---                                   other_files = nil, -- 'off' | 'read' | 'edit'
 ---                                   on_done = function(err, result) end })
 ---   require('complex_edit').cancel(bufnr)
 ---   require('complex_edit').is_running(bufnr)
 ---   require('complex_edit').status(bufnr)      -- latest progress message, for a statusline
 ---   require('complex_edit').last()             -- the latest message in full (:ComplexEditLast)
----   require('complex_edit').review({ prompt = ..., bufnr = 0, line1 = ..., line2 = ... })
+---   require('complex_edit').review({ prompt = ..., bufnr = 0, line1 = ..., line2 = ...,
+---                                     other_files = 'edit' }) -- every file's hunks reviewed
 ---   require('complex_edit').setup({ review_keys = { keep = 'y', ... }, flash_ms = 600 })
 ---
 --- Autocommands for statuslines and progress plugins: `User ComplexEditStart` (data: bufnr,

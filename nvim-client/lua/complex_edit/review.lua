@@ -5,6 +5,12 @@
 --- ones go back to the server (`complexEdit.applyReview`), which lands exactly those as one undo
 --- step, rebased over what the user typed meanwhile, or answers `document_changed`.
 ---
+--- An edit across files (`:ComplexEditReview!`) proposes hunks with the `uri` of another file:
+--- that file is loaded into a buffer of its own (listed, not written) and its hunks are reviewed
+--- there, in the same review: ]h and [h go from file to file (the window shows the hunk's
+--- buffer), the review's keys work in every buffer of it, and finishing sends the kept ids of
+--- every file in one `complexEdit.applyReview`, which lands them as one workspace edit.
+---
 ---   require('complex_edit.review').start(bufnr, result, { encoding = 'utf-8', on_end = fn,
 ---                                                         apply = fn })
 ---   require('complex_edit.review').act(action, bufnr)  -- next, prev, keep, drop, keep_all,
@@ -40,6 +46,7 @@ M.actions = { 'next', 'prev', 'keep', 'drop', 'keep_all', 'drop_all', 'finish', 
 
 ---@class complex_edit.Hunk
 ---@field id integer the hunk's id in the proposal
+---@field bufnr integer the buffer it is reviewed in (its file's)
 ---@field range lsp.Range
 ---@field newText string
 ---@field oldText string?
@@ -47,16 +54,17 @@ M.actions = { 'next', 'prev', 'keep', 'drop', 'keep_all', 'drop_all', 'finish', 
 ---@field state 'pending'|'kept'|'dropped'
 
 ---@class complex_edit.Review
----@field bufnr integer
+---@field bufnr integer the command's buffer
+---@field buffers integer[] every buffer with hunks of it, the command's first
 ---@field hunks complex_edit.Hunk[]
 ---@field version integer?
 ---@field encoding string
 ---@field current integer
----@field maps string[]
+---@field maps { [1]: integer, [2]: string }[] the buffer-local keys set: (buffer, lhs)
 ---@field on_end fun(outcome: string, message: string)?
 ---@field apply fun(keep: integer[], callback: fun(err: table?, answer: table?))?
 
---- The open review of each buffer.
+--- The open review of each buffer (one review can span several).
 ---@type table<integer, complex_edit.Review>
 local reviews = {}
 
@@ -73,10 +81,14 @@ local MARKS = { pending = '?', kept = 'keep', dropped = 'drop' }
 local HL = { old = 'DiffDelete', new = 'DiffAdd' }
 
 local function render(review)
-  local bufnr = review.bufnr
-  vim.api.nvim_buf_clear_namespace(bufnr, M.ns, 0, -1)
-  local count = vim.api.nvim_buf_line_count(bufnr)
+  for _, bufnr in ipairs(review.buffers) do
+    if vim.api.nvim_buf_is_valid(bufnr) then
+      vim.api.nvim_buf_clear_namespace(bufnr, M.ns, 0, -1)
+    end
+  end
   for i, hunk in ipairs(review.hunks) do
+    local bufnr = hunk.bufnr
+    local count = vim.api.nvim_buf_line_count(bufnr)
     local shape = view.layout(bufnr, hunk, review.encoding)
     if hunk.state ~= 'dropped' then
       view.draw(bufnr, M.ns, shape, HL)
@@ -93,9 +105,15 @@ end
 
 local function goto_hunk(review, index)
   review.current = index
-  local last_row = vim.api.nvim_buf_line_count(review.bufnr) - 1
+  local bufnr = review.hunks[index].bufnr
+  local shown = vim.fn.win_findbuf(bufnr)
+  if #shown == 0 and vim.tbl_contains(review.buffers, vim.api.nvim_get_current_buf()) then
+    vim.api.nvim_win_set_buf(0, bufnr) -- another file's hunk: show its buffer here
+    shown = { vim.api.nvim_get_current_win() }
+  end
+  local last_row = vim.api.nvim_buf_line_count(bufnr) - 1
   local row = math.min(review.hunks[index].range.start.line, last_row)
-  for _, win in ipairs(vim.fn.win_findbuf(review.bufnr)) do
+  for _, win in ipairs(shown) do
     pcall(vim.api.nvim_win_set_cursor, win, { row + 1, 0 })
   end
   render(review)
@@ -134,28 +152,34 @@ end
 M.plug = plug
 
 local function map_keys(review)
-  for _, action in ipairs(M.actions) do
-    for _, lhs in ipairs(keys_for(action)) do
-      vim.keymap.set('n', lhs, plug(action), {
-        buffer = review.bufnr,
-        remap = true,
-        nowait = true,
-        desc = 'Complex Edit review: ' .. action:gsub('_', ' '),
-      })
-      table.insert(review.maps, lhs)
+  for _, bufnr in ipairs(review.buffers) do
+    for _, action in ipairs(M.actions) do
+      for _, lhs in ipairs(keys_for(action)) do
+        vim.keymap.set('n', lhs, plug(action), {
+          buffer = bufnr,
+          remap = true,
+          nowait = true,
+          desc = 'Complex Edit review: ' .. action:gsub('_', ' '),
+        })
+        table.insert(review.maps, { bufnr, lhs })
+      end
     end
   end
 end
 
---- Takes the review off the buffer: its marks and keys.
+--- Takes the review off its buffers: their marks and keys.
 local function dismiss(review)
-  if reviews[review.bufnr] == review then
-    reviews[review.bufnr] = nil
+  for _, bufnr in ipairs(review.buffers) do
+    if reviews[bufnr] == review then
+      reviews[bufnr] = nil
+    end
+    if vim.api.nvim_buf_is_valid(bufnr) then
+      vim.api.nvim_buf_clear_namespace(bufnr, M.ns, 0, -1)
+    end
   end
-  if vim.api.nvim_buf_is_valid(review.bufnr) then
-    vim.api.nvim_buf_clear_namespace(review.bufnr, M.ns, 0, -1)
-    for _, lhs in ipairs(review.maps) do
-      pcall(vim.keymap.del, 'n', lhs, { buffer = review.bufnr })
+  for _, map in ipairs(review.maps) do
+    if vim.api.nvim_buf_is_valid(map[1]) then
+      pcall(vim.keymap.del, 'n', map[2], { buffer = map[1] })
     end
   end
 end
@@ -233,6 +257,20 @@ local function send(review, keep, callback)
   end
 end
 
+--- Flashes the lines that landed: the command's buffer's, and each other file's (`documents`).
+local function flash_landed(review, answer)
+  local flash = require('complex_edit.flash')
+  if vim.api.nvim_buf_is_valid(review.bufnr) then
+    flash.changes(review.bufnr, answer.changedLines)
+  end
+  for _, doc in ipairs(type(answer.documents) == 'table' and answer.documents or {}) do
+    local bufnr = type(doc.uri) == 'string' and vim.uri_to_bufnr(doc.uri) or nil
+    if bufnr and bufnr ~= review.bufnr and vim.api.nvim_buf_is_loaded(bufnr) then
+      flash.changes(bufnr, doc.changedLines)
+    end
+  end
+end
+
 local function write_kept(review)
   local keep = {}
   for _, hunk in ipairs(review.hunks) do
@@ -249,8 +287,8 @@ local function write_kept(review)
   notify(('applying %d of %d changes…'):format(n_kept, total))
   send(review, keep, function(err, answer)
     local outcome, message, level = landed(n_kept, total, err, answer)
-    if outcome == 'applied' and vim.api.nvim_buf_is_valid(review.bufnr) then
-      require('complex_edit.flash').changes(review.bufnr, answer.changedLines)
+    if outcome == 'applied' then
+      flash_landed(review, answer)
     end
     report(review, outcome, message, level, answer)
   end)
@@ -318,30 +356,31 @@ function M.start(bufnr, result, opts)
   if reviews[bufnr] then
     close(reviews[bufnr], 'cancelled', 'previous review cancelled.', levels.WARN)
   end
-  local hunks, elsewhere = {}, 0
+  local hunks, buffers = {}, { bufnr }
   local own = vim.uri_from_bufnr(bufnr)
   for i, raw in ipairs(result.hunks or {}) do
+    local target = bufnr
     if raw.uri ~= nil and raw.uri ~= own then
-      elsewhere = elsewhere + 1 -- another file's: not shown here, so never kept
-    else
-      table.insert(hunks, {
-        id = raw.id or (i - 1),
-        range = raw.range,
-        newText = raw.newText or '',
-        oldText = raw.oldText,
-        label = raw.label,
-        state = 'pending',
-      })
+      -- Another file's hunk: reviewed in that file's buffer (loaded as on disk, not written).
+      target = vim.uri_to_bufnr(raw.uri)
+      vim.fn.bufload(target)
+      vim.bo[target].buflisted = true
+      if not vim.tbl_contains(buffers, target) then
+        table.insert(buffers, target)
+      end
+      if reviews[target] then
+        close(reviews[target], 'cancelled', 'previous review cancelled.', levels.WARN)
+      end
     end
-  end
-  if elsewhere > 0 then
-    notify(
-      ('%d proposed %s to other files cannot be reviewed here and will not land.'):format(
-        elsewhere,
-        elsewhere == 1 and 'change' or 'changes'
-      ),
-      levels.WARN
-    )
+    table.insert(hunks, {
+      id = raw.id or (i - 1),
+      bufnr = target,
+      range = raw.range,
+      newText = raw.newText or '',
+      oldText = raw.oldText,
+      label = raw.label,
+      state = 'pending',
+    })
   end
   if #hunks == 0 then
     notify('no changes proposed; nothing to review.')
@@ -350,6 +389,7 @@ function M.start(bufnr, result, opts)
   ---@type complex_edit.Review
   local review = {
     bufnr = bufnr,
+    buffers = buffers,
     hunks = hunks,
     version = result.version,
     encoding = opts.encoding or 'utf-8',
@@ -358,22 +398,26 @@ function M.start(bufnr, result, opts)
     on_end = opts.on_end,
     apply = opts.apply,
   }
-  reviews[bufnr] = review
+  for _, each in ipairs(buffers) do
+    reviews[each] = review
+    vim.api.nvim_create_autocmd({ 'BufUnload', 'BufWipeout' }, {
+      buffer = each,
+      once = true,
+      callback = function()
+        if reviews[each] == review then
+          reviews[each] = nil
+        end
+      end,
+    })
+  end
   map_keys(review)
-  vim.api.nvim_create_autocmd({ 'BufUnload', 'BufWipeout' }, {
-    buffer = bufnr,
-    once = true,
-    callback = function()
-      if reviews[bufnr] == review then
-        reviews[bufnr] = nil
-      end
-    end,
-  })
   goto_hunk(review, 1)
+  local files = #buffers > 1 and (' in %d files'):format(#buffers) or ''
   notify(
-    ('%d %s: %s keep, %s drop, %s write'):format(
+    ('%d %s%s: %s keep, %s drop, %s write'):format(
       #hunks,
       #hunks == 1 and 'change' or 'changes',
+      files,
       first_key('keep'),
       first_key('drop'),
       first_key('finish')

@@ -113,4 +113,8 @@ H.run(function()
     vim.fn.maparg('<Plug>(complex-edit-review)', 'x') ~= '',
     vim.fn.maparg('<Plug>(complex-edit-review-keep)', 'n') ~= '',
   }
+  H.report.across_plug = {
+    vim.fn.maparg('<Plug>(complex-edit-across)', 'n'),
+    vim.fn.maparg('<Plug>(complex-edit-across)', 'x'),
+  }
 end)

@@ -55,6 +55,16 @@ end, function()
   end, function()
     report.after = text()
     report.modified = vim.bo[buf].modified
+    -- An edit across files: the other files' buffers, loaded by the edit (not written).
+    report.others = vim.empty_dict()
+    for _, other in ipairs(vim.api.nvim_list_bufs()) do
+      if other ~= buf and vim.api.nvim_buf_is_loaded(other) then
+        local name = vim.fs.basename(vim.api.nvim_buf_get_name(other))
+        if name ~= '' then
+          report.others[name] = table.concat(vim.api.nvim_buf_get_lines(other, 0, -1, false), '\n')
+        end
+      end
+    end
     vim.cmd('undo')
     report.undone = text()
     finish(nil)

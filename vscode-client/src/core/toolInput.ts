@@ -1,11 +1,17 @@
 /** Validation of the language-model tool's input, with messages the outer model can act on. */
 
+import type { OtherFiles } from "./protocol";
+
+/** The values of `otherFiles`, the server's (PerformArgs.otherFiles in docs/protocol.schema.json). */
+export const OTHER_FILES: readonly OtherFiles[] = ["off", "read", "edit"];
+
 export interface ToolInput {
   file: string;
   instruction: string;
   startLine?: number;
   endLine?: number;
   dryRun?: boolean;
+  otherFiles?: OtherFiles;
 }
 
 export type Checked<T> = { ok: true; value: T } | { ok: false; error: string };
@@ -48,6 +54,15 @@ export function validateToolInput(input: unknown): Checked<ToolInput> {
       return { ok: false, error: "'dryRun' must be true or false." };
     }
     value.dryRun = raw.dryRun;
+  }
+  if (raw.otherFiles !== undefined && raw.otherFiles !== null) {
+    if (!OTHER_FILES.includes(raw.otherFiles as OtherFiles)) {
+      return {
+        ok: false,
+        error: `'otherFiles' must be one of ${OTHER_FILES.map((mode) => JSON.stringify(mode)).join(", ")}; got ${JSON.stringify(raw.otherFiles)}.`,
+      };
+    }
+    value.otherFiles = raw.otherFiles as OtherFiles;
   }
   return { ok: true, value };
 }

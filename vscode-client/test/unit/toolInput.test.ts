@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkLines, resolveToolFile, validateToolInput } from "../../src/core/toolInput";
+import { OTHER_FILES, checkLines, resolveToolFile, validateToolInput } from "../../src/core/toolInput";
 import manifest from "../../package.json";
 
 describe("validateToolInput", () => {
@@ -31,7 +31,7 @@ describe("validateToolInput", () => {
 
   it("agrees with the manifest's input schema on the field names", () => {
     const tool = manifest.contributes.languageModelTools[0];
-    expect(Object.keys(tool?.inputSchema.properties ?? {}).sort()).toEqual(["dryRun", "endLine", "file", "instruction", "startLine"]);
+    expect(Object.keys(tool?.inputSchema.properties ?? {}).sort()).toEqual(["dryRun", "endLine", "file", "instruction", "otherFiles", "startLine"]);
     expect(tool?.inputSchema.required).toEqual(["file", "instruction"]);
   });
 });
@@ -61,5 +61,22 @@ describe("resolveToolFile", () => {
   });
   it("refuses a relative path without a workspace", () => {
     expect(resolveToolFile("x.py", []).ok).toBe(false);
+  });
+});
+
+describe("otherFiles", () => {
+  it("takes the server's modes and refuses anything else", () => {
+    expect(validateToolInput({ file: "a", instruction: "x", otherFiles: "edit" })).toEqual({
+      ok: true,
+      value: { file: "a", instruction: "x", otherFiles: "edit" },
+    });
+    expect(validateToolInput({ file: "a", instruction: "x" })).toEqual({ ok: true, value: { file: "a", instruction: "x" } });
+    const refused = validateToolInput({ file: "a", instruction: "x", otherFiles: "all" });
+    expect(refused.ok).toBe(false);
+    expect(refused.ok ? "" : refused.error).toContain(`'otherFiles' must be one of "off", "read", "edit"; got "all"`);
+  });
+  it("declares the same modes in the tool's input schema (the server's: tests/unit/test_docs.py)", () => {
+    const tool = manifest.contributes.languageModelTools.find((t) => t.name === "complexEdit_editFile");
+    expect(tool?.inputSchema.properties.otherFiles.enum).toEqual([...OTHER_FILES]);
   });
 });

@@ -127,7 +127,7 @@ export interface Diagnostics {
   remaining?: CheckDiagnostic[];
 }
 /**
- * `ok`: no check is a problem (`warn` or `error`).
+ * `ok`: no check is a problem (`warn` or `error`); `probe`: with `--probe` only.
  */
 export interface Doctor {
   version: string;
@@ -142,6 +142,7 @@ export interface Doctor {
   syntaxLanguages: string[];
   checks: Check[];
   ok: boolean;
+  probe?: ProbeReport;
 }
 /**
  * `name`: the model a run asks for (the provider's own default when `model` is left at
@@ -178,6 +179,16 @@ export interface SettingReport {
   name: string;
   value: unknown;
   source: string;
+}
+/**
+ * `complex-edit doctor --probe`: the models list of the endpoint in use, reached once
+ * (`url`); `answered`: an HTTP answer came back (`status`).
+ */
+export interface ProbeReport {
+  url: string;
+  answered: boolean;
+  status?: number;
+  millis: number;
 }
 export interface DocumentId {
   uri: string;
