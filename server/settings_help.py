@@ -51,7 +51,10 @@ DESCRIPTIONS: dict[str, str] = {
     "otherFiles": "What the sub-agent may do with the workspace's other files (`otherFiles`). "
     "Never read: files outside the workspace, `.git/`, ignored by `.gitignore`, binary, over "
     "`maxDocumentBytes`, or matching `readExclude`.",
-    "readExclude": "Files the sub-agent never reads (`readExclude`, gitignore-style patterns).",
+    "readExclude": "Files the sub-agent never reads (`readExclude`, gitignore-style patterns). "
+    "Yours add to the defaults (the usual credential files) unless `readExcludeReplace` is on.",
+    "readExcludeReplace": "`readExclude` replaces the credential defaults instead of adding to "
+    "them (`readExcludeReplace`).",
     "maxFiles": "How many documents one command may change (`maxFiles`).",
     "checkers": "Language servers that check an edit before it lands (`checkers`): `auto` "
     "(per language, those found on `PATH` or beside the server: ruff, basedpyright or pyright, "
@@ -64,6 +67,8 @@ DESCRIPTIONS: dict[str, str] = {
     "(`checkTimeoutSeconds`); a silent checker is reported as not checked, never a failed "
     "edit.",
     "checkSeverity": "Which new diagnostics count (`checkSeverity`).",
+    "searchTimeoutSeconds": "How long one `find_in_files` search may take; past it the model "
+    "gets the lines found so far, said to be partial (`searchTimeoutSeconds`).",
 }
 
 # The values of a choice (`""`: the setting unset), by the setting's name on the wire.

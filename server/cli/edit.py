@@ -59,7 +59,8 @@ def add(commands: Subparsers) -> argparse.ArgumentParser:
         "--root",
         metavar="DIR",
         help="the workspace the sub-agent may read (and with --other-files edit, change); it "
-        "must hold PATH (default: PATH's git top level, else its folder)",
+        "must hold PATH and is never the home directory or / (default: PATH's git top "
+        "level; outside any repository, PATH alone)",
     )
     add_setting_flags(edit)
     return edit

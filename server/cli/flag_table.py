@@ -52,6 +52,8 @@ MEANING: Mapping[str, str] = {
     "checkRounds": "times the model is asked to fix errors the checkers found new",
     "checkSeverity": "the new diagnostics that count: errors, or warnings too",
     "checkTimeoutSeconds": "how long a check waits for each checker's diagnostics",
+    "readExcludeReplace": "readExclude replaces the credential defaults instead of adding to them",
+    "searchTimeoutSeconds": "how long one find_in_files search may take (then partial results)",
 }
 _METAVAR_BY_SUFFIX = (("Seconds", "SECONDS"), ("Bytes", "BYTES"), ("Url", "URL"))
 

@@ -100,16 +100,28 @@ SETTING_FLAGS: tuple[tuple[str, str, str, str], ...] = (
         "off: the file alone; read: other files may be read; edit: changed too (setting otherFiles, default read)",
     ),
     (
+        "readExcludeReplace",
+        "--read-exclude-replace",
+        "true|false",
+        "readExclude replaces the credential defaults instead of adding to them (setting readExcludeReplace, default false)",
+    ),
+    (
         "readExclude",
         "--read-exclude",
         "PATTERNS",
-        "more files the sub-agent never reads (JSON list or comma-separated globs) (setting readExclude, default .env, .env.*, *.pem, *.key, id_rsa*, id_ed25519*, *.p12)",
+        "more files the sub-agent never reads (JSON list or comma-separated globs) (setting readExclude, default .env, .env.*, *.pem, *.key, *.p12, *.pfx, *.keystore, *.jks, id_rsa*, id_dsa*, id_ecdsa*, id_ed25519*, .netrc, _netrc, .npmrc, .pypirc, .pgpass, .git-credentials, .terraformrc, terraform.rc, *.tfstate, *.tfstate.*, *.tfvars, credentials*.json, service-account*.json, .vault-token, .htpasswd, .ssh/, .gnupg/, .aws/, .azure/, .kube/, **/.config/gcloud/, **/.config/git/credentials, **/.docker/config.json)",
     ),
     (
         "maxFiles",
         "--max-files",
         "N",
         "documents one edit may change (setting maxFiles, default 10)",
+    ),
+    (
+        "searchTimeoutSeconds",
+        "--search-timeout-seconds",
+        "SECONDS",
+        "how long one find_in_files search may take (then partial results) (setting searchTimeoutSeconds, default 10.0)",
     ),
     (
         "checkers",

@@ -14,6 +14,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
+NO_PROJECT = (
+    "the file is in no git repository (or in one at the home directory), so the sub-agent "
+    "works on it alone; give --root DIR to let it read a project's other files."
+)
+
 
 class PathRefused(ValueError):
     """The path is outside every allowed root (or malformed); the message says which roots."""
@@ -74,17 +79,36 @@ class Roots:
         return ", ".join(str(root) for root in self.paths)
 
 
-def workspace_root(path: Path, given: str | None, cwd: Path | None = None) -> Path:
+def not_a_project(folder: Path, setting: str) -> str | None:
+    """Why `folder` (resolved) can never be a workspace: the home directory itself or `/`
+    (every credential of the user lies below them); None when it can be. `setting` names what
+    to use instead, for the message."""
+    home = Path(os.path.realpath(os.path.expanduser("~")))
+    if folder == home or folder == Path(folder.anchor):
+        which = "the home directory" if folder == home else "the file system's root"
+        return (
+            f"{folder} is {which}, which is never a workspace (other files would include every "
+            f"credential below it); {setting} a project folder instead."
+        )
+    return None
+
+
+def workspace_root(path: Path, given: str | None, cwd: Path | None = None) -> Path | None:
     """The CLI's workspace for the file at `path` (resolved): `given` (`--root`, relative
     ones from `cwd`), else the file's git top level (the nearest folder above it holding
-    `.git`), else its folder. Raises PathRefused when `given` is not a folder or does not
-    hold `path`."""
+    `.git`); None (the document alone) when there is neither, or the top level is the home
+    directory. Raises PathRefused when `given` is not a folder, does not hold `path`, or is
+    the home directory or `/`."""
     if given is None:
         folder = path.parent
-        return next(
-            (above for above in (folder, *folder.parents) if (above / ".git").exists()), folder
+        top = next(
+            (above for above in (folder, *folder.parents) if (above / ".git").exists()), None
         )
+        return top if top is not None and not_a_project(top, "") is None else None
     root = Roots.from_dirs([given], cwd).paths[0]
+    refused = not_a_project(root, "give --root")
+    if refused is not None:
+        raise PathRefused(refused)
     if not path.is_relative_to(root):
         raise PathRefused(
             f"{path} is outside --root {given} ({root}); the workspace must hold the file."

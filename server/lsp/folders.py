@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
+from pathlib import Path
 
 from pygls.workspace import Workspace
 
+from complex_edit.server.edit.roots import not_a_project
 from complex_edit.server.lsp.bridge import path_of
 from complex_edit.server.session.request import OpenDocument, WorkspaceRoot
 from complex_edit.server.text.documents import DocumentStore
@@ -16,7 +18,8 @@ from complex_edit.server.text.documents import DocumentStore
 
 def workspace_roots(workspace: Workspace) -> tuple[WorkspaceRoot, ...]:
     """The client's workspace folders that are local folders, named by their folder names
-    (made unique: `name`, `name-2`, …); none announced: `rootUri`'s folder; neither: none."""
+    (made unique: `name`, `name-2`, …); none announced: `rootUri`'s folder; neither: none.
+    The home directory and `/` are left out (never a workspace): the document alone."""
     folders = [(folder.name, folder.uri) for folder in workspace.folders.values()]
     if not folders and workspace.root_uri:
         folders = [("", workspace.root_uri)]
@@ -31,8 +34,8 @@ def _named(folders: Iterable[tuple[str, str]]) -> tuple[WorkspaceRoot, ...]:
         if path is None or not os.path.isdir(path):
             continue
         path = os.path.realpath(path)
-        if any(root.path == path for root in roots):
-            continue
+        if any(root.path == path for root in roots) or not_a_project(Path(path), "") is not None:
+            continue  # the home directory and `/` are never a workspace
         base = _clean(given) or _clean(os.path.basename(path)) or "root"
         name, number = base, 1
         while name in taken:

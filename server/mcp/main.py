@@ -17,7 +17,7 @@ import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from complex_edit.server.edit.roots import PathRefused, Roots
+from complex_edit.server.edit.roots import PathRefused, Roots, not_a_project
 from complex_edit.server.mcp.early import answer_early, load_listing
 
 SERVER_MODULE = "complex_edit.server.mcp.server"
@@ -27,6 +27,10 @@ CALL_MODULE = "complex_edit.server.mcp.call"
 def serve(root_dirs: Sequence[str], overrides: Mapping[str, Any]) -> int:
     try:
         roots = Roots.from_dirs(root_dirs)
+        for root in roots.paths:
+            refused = not_a_project(root, "give --root")
+            if refused is not None:
+                raise PathRefused(refused)
     except PathRefused as exc:
         print(f"complex-edit mcp: {exc}", file=sys.stderr)
         return 2

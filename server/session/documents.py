@@ -35,7 +35,10 @@ from complex_edit.edit_tools.results import ToolResult
 from complex_edit.edit_tools.syntax import language_for_path
 from complex_edit.server.session.request import EditRequest
 from complex_edit.server.session.validation import ResultValidator
+from complex_edit.server.workspace import ripgrep
 from complex_edit.server.workspace.rules import Refused
+from complex_edit.server.workspace.search import masked_note
+from complex_edit.server.workspace.secrets import Masked
 from complex_edit.server.workspace.workspace import Opened, Workspace
 
 _FIND: Mapping[str, type[Params]] = MappingProxyType({FIND_IN_FILES: FindInFilesParams})
@@ -48,6 +51,7 @@ class OtherFile:
 
     opened: Opened
     toolbox: Toolbox
+    masked: Masked  # its secret values, masked in whatever the model reads of it
     validator: ResultValidator | None = None  # made when the file joins the edit
 
     @property
@@ -80,6 +84,8 @@ class Documents:
                 {doc.path: (doc.text, doc.version) for doc in request.open_documents},
                 request.settings.read_exclude,
                 request.settings.max_document_bytes,
+                ripgrep=ripgrep.program(),
+                search_seconds=request.settings.search_timeout_seconds,
             )
             if self._mode != "off"
             else None
@@ -111,6 +117,9 @@ class Documents:
             return Touched(
                 outcome_of(name, lambda: self._find(workspace, name, args)), None, before
             )
+        refused = _marker_refusal(workspace, name, args)
+        if refused is not None:
+            return Touched(refused, None, before)
         if not isinstance(args, Mapping) or "path" not in args:
             return Touched(self.own.execute(name, args), None, before)
         path = args["path"]
@@ -130,7 +139,10 @@ class Documents:
         # A conversation keeps one full view, of the command's document: another file's must
         # not make that one look out of date. The summary (the progress line) names the file.
         summary = f"{outcome.summary} in {_short(other.label)}"
-        outcome = outcome.model_copy(update={"full_view": False, "summary": summary})
+        response = _hidden(outcome.response, other)
+        outcome = outcome.model_copy(
+            update={"full_view": False, "summary": summary, "response": response}
+        )
         return Touched(outcome, other, before)
 
     def _find(self, workspace: Workspace, name: str, args: Mapping[str, Any] | None) -> ToolResult:
@@ -172,7 +184,8 @@ class Documents:
     def _open(self, opened: Opened) -> OtherFile:
         limit = self._request.settings.max_document_bytes
         toolbox = Toolbox(opened.text, max_argument_bytes=limit, max_text_chars=limit)
-        other = OtherFile(opened, toolbox)
+        assert self._workspace is not None
+        other = OtherFile(opened, toolbox, self._workspace.mask(opened.text, opened.label))
         self._others[opened.path] = other
         return other
 
@@ -210,6 +223,38 @@ class Documents:
 
 def _raise(error: ToolError) -> ToolResult:
     raise error
+
+
+def _marker_refusal(
+    workspace: Workspace, name: str, args: Mapping[str, Any] | None
+) -> ToolOutcome | None:
+    """A call whose text arguments hold a marker shown for a secret value: refused, so that a
+    marker is never written into a file (None: the call may go on)."""
+    if name not in _CHANGING or not isinstance(args, Mapping):
+        return None
+    if not any(isinstance(value, str) and workspace.shown_marker(value) for value in args.values()):
+        return None
+    error = ToolError(
+        "The text holds a «secret: …» marker: it stands for a secret value you cannot see, and "
+        "it must never be written into a file. Leave the lines holding a marker as they are "
+        "(choose old_text around them) and change the others.",
+        f"{name}: refused, holds a secret marker",
+    )
+    return outcome_of(name, functools.partial(_raise, error))
+
+
+def _hidden(response: dict[str, Any], other: OtherFile) -> dict[str, Any]:
+    """What the model reads back of another file, its secret values masked; a get_document
+    says how many were masked and where."""
+    masked = other.masked
+    if not masked.values:
+        return response
+    hidden = {
+        key: masked.hide(value) if isinstance(value, str) else value
+        for key, value in response.items()
+    }
+    note = masked_note([(other.label, spot) for spot in masked.spots])
+    return {**hidden, "masked": note.strip()}
 
 
 def _short(path: str) -> str:

@@ -11,6 +11,7 @@ refusal a `Refused` whose message names the rule and the path, never the content
 from __future__ import annotations
 
 import os
+import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -34,13 +35,21 @@ class Patterns:
     kept by name: a workspace repeats names (`__init__.py`) far more than its patterns."""
 
     def __init__(self, lines: Sequence[str]) -> None:
-        self._spec = GitIgnoreSpec.from_lines(lines)
+        # Without negations, the order of patterns does not matter: the ones that look at a
+        # name alone are decided by name, the others (`**/.docker/config.json`) by path.
+        plain = not any(line.strip().startswith("!") for line in lines)
+        by_path = [line for line in lines if plain and not _name_only(line)]
+        named = [line for line in lines if line not in by_path]
+        self._spec = GitIgnoreSpec.from_lines(named)
+        self._paths = GitIgnoreSpec.from_lines(by_path) if by_path else None
         self._by_name: dict[tuple[str, bool], bool | None] | None = (
-            {} if all(_name_only(line) for line in lines) else None
+            {} if all(_name_only(line) for line in named) else None
         )
 
     def decide(self, rel: str, is_dir: bool = False) -> bool | None:
         """True: matched; False: matched by a negation; None: no pattern matches."""
+        if self._paths is not None and self._paths.match_file(rel + ("/" if is_dir else "")):
+            return True
         by_name = self._by_name
         if by_name is None:
             return self._spec.check_file(rel + ("/" if is_dir else "")).include
@@ -77,10 +86,12 @@ def in_git_folder(rel: str) -> bool:
 @dataclass(frozen=True)
 class Level:
     """One folder's `.gitignore` (`prefix`: the folder relative to the root, "" or ending
-    in "/")."""
+    in "/"), or git's own excludes (`base`: the root relative to the repository's top, whose
+    patterns they are)."""
 
     prefix: str
     spec: Patterns
+    base: str = ""
 
 
 def ignored_by(levels: Sequence[Level], rel: str, is_dir: bool) -> bool:
@@ -89,7 +100,7 @@ def ignored_by(levels: Sequence[Level], rel: str, is_dir: bool) -> bool:
     for level in reversed(levels):
         if not rel.startswith(level.prefix):
             continue
-        below = rel[len(level.prefix) :]
+        below = level.base + rel[len(level.prefix) :]
         decision = level.spec.decide(below, is_dir)
         if decision is not None:
             return decision
@@ -97,11 +108,13 @@ def ignored_by(levels: Sequence[Level], rel: str, is_dir: bool) -> bool:
 
 
 class IgnoreRules:
-    """The `.gitignore` files of one root, read once per modification time."""
+    """The `.gitignore` files of one root, read once per modification time, under git's own
+    excludes (`.git/info/exclude`, then `core.excludesFile`), read once."""
 
     def __init__(self, root: str) -> None:
         self._root = root
         self._specs: dict[str, tuple[int, Patterns | None]] = {}
+        self.base_levels: tuple[Level, ...] = git_excludes(root)
 
     def level(self, prefix: str) -> Level | None:
         """The `.gitignore` of the folder `prefix` ("" for the root), if it has one."""
@@ -125,7 +138,7 @@ class IgnoreRules:
     def ignored(self, rel: str) -> bool:
         """`rel`, a file, or any folder on its way, ignored."""
         parts = rel.split("/")
-        levels: list[Level] = []
+        levels: list[Level] = list(self.base_levels)
         for depth in range(len(parts)):
             prefix = "".join(part + "/" for part in parts[:depth])
             level = self.level(prefix)
@@ -144,3 +157,49 @@ def _read_spec(path: str) -> Patterns | None:
     except OSError:
         return None
     return Patterns(lines)
+
+
+def git_excludes(root: str) -> tuple[Level, ...]:
+    """Git's excludes for the repository holding `root`, lowest precedence first: the global
+    file (`core.excludesFile`, else `$XDG_CONFIG_HOME/git/ignore`), then `.git/info/exclude`."""
+    top, info = _git_paths(root)
+    base = ""
+    if top is not None:
+        rel = os.path.relpath(root, top)
+        base = "" if rel == "." else rel.replace(os.sep, "/") + "/"
+    levels = []
+    for path in (_global_excludes(root), info):
+        spec = _read_spec(path) if path else None
+        if spec is not None:
+            levels.append(Level("", spec, base))
+    return tuple(levels)
+
+
+def _git(root: str, *args: str) -> list[str] | None:
+    try:
+        done = subprocess.run(
+            ["git", "-C", root, *args], capture_output=True, text=True, timeout=5, check=False
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout.splitlines() if done.returncode == 0 else None
+
+
+def _git_paths(root: str) -> tuple[str | None, str | None]:
+    """The repository's top folder and its `info/exclude` file (None, None outside one)."""
+    found = _git(root, "rev-parse", "--show-toplevel", "--git-path", "info/exclude")
+    if found is not None and len(found) == 2:
+        top = os.path.realpath(found[0])
+        return top, os.path.join(root, found[1])
+    folder = os.path.join(root, GIT)
+    if os.path.isdir(folder):  # no git program: the common layout
+        return root, os.path.join(folder, "info", "exclude")
+    return None, None
+
+
+def _global_excludes(root: str) -> str | None:
+    configured = _git(root, "config", "--path", "--get", "core.excludesFile")
+    if configured:
+        return os.path.expanduser(configured[0])
+    config = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    return os.path.join(config, "git", "ignore")

@@ -7,14 +7,15 @@ per line of the file), with line numbers counted between them.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from complex_edit.edit_tools.lines import count_breaks, line_contents
+from complex_edit.server.workspace.secrets import Spot, where
 
 MAX_HITS = 200
-SHOWN_LINE_CHARS = 200
-_LEAD_CHARS = 60  # of a long line, shown before the match
+SHOWN_LINE_CHARS = 300
+_LEAD_CHARS = 100  # of a long line, shown before the match
 
 
 @dataclass(frozen=True)
@@ -96,18 +97,69 @@ def shown(line: str, at: int) -> str:
     return ("…" if begin else "") + line[begin:end] + ("…" if end < len(line) else "")
 
 
-def answer(hits: list[str], total: int, pattern: str, searched: int, skipped: int) -> str:
-    """What find_in_files says: the first MAX_HITS `path:line: text` lines and how many more."""
-    where = f"{searched:,} file{'' if searched == 1 else 's'} searched"
+@dataclass(frozen=True)
+class Stop:
+    """Why a search ended before seeing every match: `counted` (it stopped counting at this
+    many lines) or `seconds` (the deadline, setting searchTimeoutSeconds)."""
+
+    counted: int = 0
+    seconds: float = 0.0
+
+
+def answer(
+    hits: list[str],
+    total: int,
+    pattern: str,
+    searched: int | None,
+    skipped: int,
+    stop: Stop | None = None,
+) -> str:
+    """What find_in_files says: the first MAX_HITS `path:line: text` lines and how many more
+    (`searched` None: ripgrep searched, and counted no files)."""
+    where = "" if searched is None else f"{searched:,} file{'' if searched == 1 else 's'} searched"
     if skipped:
         where += f"; {skipped:,} not readable (binary, not UTF-8 or over maxDocumentBytes)"
+    partial = ""
+    if stop is not None and stop.seconds:
+        partial = (
+            f"Partial: the search stopped after {stop.seconds:g} s (setting "
+            "searchTimeoutSeconds); files it had not reached are not listed. Narrow it with "
+            "glob or a longer pattern."
+        )
     if not hits:
-        return f"No line contains {pattern!r} ({where})."
-    head = f"{total:,} matching line{'' if total == 1 else 's'} ({where}):"
+        found = f"No line contains {pattern!r}" + (f" ({where})." if where else ".")
+        return f"{found}\n{partial}" if partial else found
+    lines = f"{total:,}{'+' if stop is not None else ''} matching line{'' if total == 1 else 's'}"
+    head = f"{lines} ({where}):" if where else f"{lines}:"
     body = "\n".join(hits)
     if total > len(hits):
+        more = f"{total - len(hits):,}"
+        if stop is not None and stop.counted:
+            more = f"at least {more}"
         body += (
-            f"\n… and {total - len(hits):,} more matching lines not shown: narrow the search "
-            "with glob or a longer pattern."
+            f"\n… and {more} more matching lines not shown: narrow the search with glob or a "
+            "longer pattern."
         )
-    return f"{head}\n{body}"
+    return f"{head}\n{body}" + (f"\n{partial}" if partial else "")
+
+
+def masked_line(matcher: Matcher, hidden: str, line: str, at: int) -> str:
+    """The matching `line` as the model may see it (`hidden`: with its secret values masked;
+    the match found again in it), cut around the match."""
+    if hidden != line:
+        again = next(iter(matcher.lines(hidden)), None)
+        line, at = hidden, (again[2] if again is not None else 0)
+    return shown(line, at)
+
+
+def masked_note(masked: Sequence[tuple[str, Spot]]) -> str:
+    """The answer's line saying how many secret values were masked, and where."""
+    if not masked:
+        return ""
+    places = ", ".join(where(label, [spot]) for label, spot in masked[:20])
+    more = f" and {len(masked) - 20} more" if len(masked) > 20 else ""
+    count = len(masked)
+    return (
+        f"\n{count} secret value{'' if count == 1 else 's'} masked as «secret: KIND, N chars» "
+        f"({places}{more}); a line holding a marker cannot be changed."
+    )

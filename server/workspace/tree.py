@@ -54,7 +54,7 @@ class Tree:
             began = time.time_ns()
             self._folders = {}
             found: list[Listed] = []
-            self._walk("", [], found)
+            self._walk("", list(self._ignore.base_levels), found)
             found.sort(key=lambda listed: listed.rel)
             self._files = found
             self._ignores = self._ignore.stamps()

@@ -1,13 +1,8 @@
 """The workspace as the model sees it: which paths it may name, the text of a file it may
-read (the editor's buffer when the file is open there, else the file on disk), and
-find_in_files. The only code that touches the file system for the model's reads.
-
-A path is refused, before any byte of it is read, when it is absolute, climbs out with `..`,
-names no workspace folder (several roots), goes through a link that leaves the roots, lies
-in `.git/`, matches `readExclude`, or is ignored by the `.gitignore` files (checked on the
-path as named and on the file a link leads to). A file is refused when it is not a regular
-file, is over `maxDocumentBytes`, holds NUL bytes or is not UTF-8. Every refusal is a
-`Refused` naming the rule, never the content.
+read (the editor's buffer when the file is open there, else the file on disk), find_in_files
+and the masking of secrets in what it reads. The only code that touches the file system for
+the model's reads. The rules a path must pass before any byte of it is read: see README.md;
+every refusal is a `Refused` naming the rule, never the content.
 """
 
 from __future__ import annotations
@@ -22,18 +17,39 @@ from dataclasses import dataclass
 
 from pathspec import GitIgnoreSpec
 
+from complex_edit.server.workspace.finder import Scope, find_with_ripgrep
+from complex_edit.server.workspace.reading import (
+    binary,
+    decoded,
+    glob_spec,
+    pattern_matcher,
+    read_regular,
+    relative,
+    text_of,
+    too_large,
+)
+from complex_edit.server.workspace.ripgrep import RipgrepFailed
 from complex_edit.server.workspace.rules import (
     IgnoreRules,
     Refused,
     excluded_spec,
     in_git_folder,
 )
-from complex_edit.server.workspace.search import MAX_HITS, Matcher, answer, shown
+from complex_edit.server.workspace.search import (
+    MAX_HITS,
+    Matcher,
+    Stop,
+    answer,
+    masked_line,
+    masked_note,
+)
+from complex_edit.server.workspace.secrets import Masked, Masker, Spot, shared_masker
 from complex_edit.server.workspace.tree import Listed, Tree, racy
 
 NO_WORKSPACE = (
-    "No workspace folder is open, so other files cannot be read or searched: the editor "
-    "announced no workspace folder (CLI: --root; MCP: its roots). Work on this document alone."
+    "No workspace folder is open, so other files cannot be read or searched: only a project is "
+    "a workspace (a folder the editor announced, the CLI's --root or the file's git repository, "
+    "MCP's roots; never the home directory or /). Work on this document alone."
 )
 # Contents kept between find_in_files calls of one command, at most this many bytes.
 CACHED_BYTES = 128_000_000
@@ -71,7 +87,8 @@ class Workspace:
     """One command's view of the workspace. `roots`: (name, folder) pairs; `open_documents`:
     the editor's buffers (text, version) by absolute path; `exclude`: the `readExclude`
     patterns; `max_bytes`: `maxDocumentBytes`. File lists, ignore rules and contents read for
-    find_in_files are kept between calls and checked against modification times."""
+    find_in_files are kept between calls and checked against modification times. `ripgrep`:
+    the `rg` find_in_files runs (None: Python); `search_seconds`: searchTimeoutSeconds."""
 
     def __init__(
         self,
@@ -79,6 +96,9 @@ class Workspace:
         open_documents: Mapping[str, tuple[str, int | None]],
         exclude: Sequence[str],
         max_bytes: int,
+        *,
+        ripgrep: str | None = None,
+        search_seconds: float = 10.0,
     ) -> None:
         self._roots = tuple(
             _Root(name, real, IgnoreRules(real))
@@ -87,6 +107,9 @@ class Workspace:
         )
         self._open = {os.path.realpath(path): document for path, document in open_documents.items()}
         self._exclude = excluded_spec(exclude)
+        self._exclude_lines = tuple(exclude)
+        self._ripgrep = ripgrep
+        self._search_seconds = search_seconds
         self._max_bytes = max_bytes
         self._trees = [
             Tree(root.path, root.ignore, self._exclude, self._target_allowed)
@@ -94,6 +117,41 @@ class Workspace:
         ]
         self._contents: dict[str, tuple[int, int, str | None]] = {}
         self._cached = 0
+        self._masker: Masker | None = None  # made when the first text is masked
+        self._markers: set[str] = set()  # every marker the model was shown
+        self._masks: dict[str, tuple[str, Masked]] = {}  # by label: the text last masked
+
+    def mask(self, text: str, label: str) -> Masked:
+        """`text` (of the file `label`) as the model may see it: secret values masked."""
+        kept = self._masks.get(label)
+        if kept is not None and kept[0] == text:
+            return kept[1]
+        masked = self._masking().mask(text, label)
+        self._masks[label] = (text, masked)
+        self._markers.update(marker for _, marker in masked.values)
+        return masked
+
+    def mask_line(self, text: str, label: str, number: int, line: str) -> tuple[str, list[Spot]]:
+        """Line `number` (`line`) of `text` as the model may see it, and the values masked in
+        it. The line alone is masked, unless the file holds a private key block (whose body
+        lines say nothing by themselves): then the whole file is."""
+        if "PRIVATE KEY" in text or "PuTTY-User-Key" in text:
+            masked = self.mask(text, label)
+            spots = [spot for spot in masked.spots if spot.line == number]
+            if not spots:
+                return line, []
+            return masked.text.split("\n")[number - 1].rstrip("\r"), spots
+        alone = self._masking().mask(line, label)
+        self._markers.update(marker for _, marker in alone.values)
+        return alone.text, [Spot(number, spot.kind, spot.chars) for spot in alone.spots]
+
+    def _masking(self) -> Masker:
+        self._masker = self._masker or shared_masker()
+        return self._masker
+
+    def shown_marker(self, text: str) -> bool:
+        """`text` holds a marker the model was shown in place of a secret value."""
+        return any(marker in text for marker in self._markers)
 
     @property
     def has_roots(self) -> bool:
@@ -103,7 +161,7 @@ class Workspace:
         """How the model names the file at `path`, when it lies in a root."""
         real = os.path.realpath(path)
         for root in self._roots:
-            rel = _relative(real, root.path)
+            rel = relative(real, root.path)
             if rel is not None:
                 return self._label(root, rel)
         return None
@@ -117,7 +175,7 @@ class Workspace:
         self._check(root, rel, label)
         real = os.path.realpath(os.path.join(root.path, rel))
         for owner in self._roots:
-            real_rel = _relative(real, owner.path)
+            real_rel = relative(real, owner.path)
             if real_rel is not None:
                 if real_rel:
                     self._check(owner, real_rel, f"{label} (a link to {real_rel})")
@@ -135,9 +193,9 @@ class Workspace:
         if document is not None:
             text, version = document
             if len(text.encode("utf-8", "surrogatepass")) > self._max_bytes:
-                raise _too_large(label, self._max_bytes)
+                raise too_large(label, self._max_bytes)
             if "\x00" in text:
-                raise _binary(label)
+                raise binary(label)
             return Opened(label, located.path, text, version, True)
         try:
             info = os.stat(located.path)
@@ -150,9 +208,9 @@ class Workspace:
         if not stat.S_ISREG(info.st_mode):
             raise Refused(f"{label} is not a regular file; it is not read.")
         if info.st_size > self._max_bytes:
-            raise _too_large(label, self._max_bytes)
+            raise too_large(label, self._max_bytes)
         try:
-            read = _read_regular(located.path, self._max_bytes)
+            read = read_regular(located.path, self._max_bytes)
         except OSError as exc:
             raise Refused(f"{label} cannot be read: {exc.strerror}.") from None
         if read is None:
@@ -160,7 +218,7 @@ class Workspace:
                 f"{label} changed while it was read (it grew past maxDocumentBytes or is no "
                 "longer a regular file); it is not read."
             )
-        return Opened(label, located.path, _decoded(read[0], label), None, False)
+        return Opened(label, located.path, decoded(read[0], label), None, False)
 
     def find(
         self,
@@ -174,18 +232,48 @@ class Workspace:
         texts that stand for a file's (the session's working texts), by real path."""
         if not self._roots:
             raise Refused(NO_WORKSPACE)
-        matcher = _matcher(pattern, regex)
-        only = _glob(glob)
-        overlay = current or {}
+        matcher = pattern_matcher(pattern, regex)
+        only = glob_spec(glob)
+        overlay = {path: document[0] for path, document in self._open.items()}
+        overlay.update(current or {})
+        deadline = time.monotonic() + self._search_seconds
+        if self._ripgrep is not None:
+            try:
+                text, masked = find_with_ripgrep(
+                    self._ripgrep,
+                    self._scope(),
+                    matcher,
+                    None if only is None else only.match_file,
+                    glob.strip() if glob and glob.strip() else None,
+                    overlay,
+                    deadline,
+                    self._search_seconds,
+                )
+                return text + masked_note(masked)
+            except RipgrepFailed:
+                pass  # a pattern ripgrep's dialect lacks: the Python search below
+        return self._find_here(matcher, pattern, only, overlay, deadline)
+
+    def _find_here(
+        self,
+        matcher: Matcher,
+        pattern: str,
+        only: GitIgnoreSpec | None,
+        overlay: Mapping[str, str],
+        deadline: float,
+    ) -> str:
+        """find_in_files in Python, over the listing, until the deadline."""
         hits: list[str] = []
+        masked: list[tuple[str, Spot]] = []
         total = searched = skipped = 0
+        stop: Stop | None = None
         for label, listed in self._listing():
             if only is not None and not only.match_file(label):
                 continue
+            if (searched + skipped) % 64 == 0 and time.monotonic() > deadline:
+                stop = Stop(seconds=self._search_seconds)
+                break
             text = overlay.get(listed.path)
-            if text is None:
-                document = self._open.get(listed.path)
-                text = document[0] if document is not None else None
             if text is None:
                 text = self._text(listed)
             if text is None:
@@ -195,8 +283,27 @@ class Workspace:
             for number, line, at in matcher.lines(text):
                 total += 1
                 if len(hits) < MAX_HITS:
-                    hits.append(f"{label}:{number}: {shown(line, at)}")
-        return answer(hits, total, pattern, searched, skipped)
+                    hidden, spots = self.mask_line(text, label, number, line)
+                    masked.extend((label, spot) for spot in spots)
+                    hits.append(f"{label}:{number}: {masked_line(matcher, hidden, line, at)}")
+        return answer(hits, total, pattern, searched, skipped, stop) + masked_note(masked)
+
+    def _scope(self) -> Scope:
+        roots = sorted(self._roots, key=lambda root: root.name)
+        return Scope(
+            [(self._label(root, "x")[:-1], root.path) for root in roots],
+            self._readable,
+            lambda path: self._text(Listed("", path)),
+            self.mask_line,
+            self._exclude_lines,
+            self._max_bytes,
+        )
+
+    def _readable(self, label: str) -> str | None:
+        try:
+            return self.locate(label).path
+        except Refused:
+            return None
 
     def _listing(self) -> list[tuple[str, Listed]]:
         listing = [
@@ -223,13 +330,13 @@ class Workspace:
             del self._contents[listed.path]
             self._cached -= cached[1]
         try:
-            read = _read_regular(listed.path, self._max_bytes)
+            read = read_regular(listed.path, self._max_bytes)
         except OSError:
             return None
         if read is None:
             return None
         data, info = read
-        text = _text_of(data)
+        text = text_of(data)
         if self._cached + len(data) <= CACHED_BYTES and not racy(info.st_mtime_ns, time.time_ns()):
             self._contents[listed.path] = (info.st_mtime_ns, info.st_size, text)
             self._cached += info.st_size
@@ -276,7 +383,7 @@ class Workspace:
 
     def _target_allowed(self, real: str) -> bool:
         for root in self._roots:
-            rel = _relative(real, root.path)
+            rel = relative(real, root.path)
             if rel:
                 return not (
                     in_git_folder(rel) or self._exclude.matches(rel) or root.ignore.ignored(rel)
@@ -288,81 +395,3 @@ class Workspace:
 
     def _example(self) -> str:
         return "src/app.py" if len(self._roots) == 1 else f"{self._roots[0].name}/src/app.py"
-
-
-def _relative(real: str, folder: str) -> str | None:
-    """`real` relative to `folder` with forward slashes ("" for the folder itself), or None
-    when it is not inside."""
-    if real == folder:
-        return ""
-    if real.startswith(folder.rstrip(os.sep) + os.sep):
-        return real[len(folder.rstrip(os.sep)) + 1 :].replace(os.sep, "/")
-    return None
-
-
-def _read_regular(path: str, limit: int) -> tuple[bytes, os.stat_result] | None:
-    """The bytes of the regular file at `path` and its stat, None when it is not a regular
-    file (any more) or holds more than `limit` bytes. Opened without blocking: a file replaced
-    by a pipe since it was listed cannot hang the search."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
-            return None
-        chunks: list[bytes] = []
-        total = 0
-        want = info.st_size + 1
-        while chunk := os.read(fd, want):
-            chunks.append(chunk)
-            total += len(chunk)
-            if total > limit:
-                return None
-            want = 1 << 20
-        return b"".join(chunks), info
-    finally:
-        os.close(fd)
-
-
-def _matcher(pattern: str, regex: bool) -> Matcher:
-    if not pattern:
-        raise Refused("pattern is empty; give the text to look for.")
-    if "\n" in pattern or "\r" in pattern:
-        raise Refused("pattern holds a line break; find_in_files matches within one line.")
-    try:
-        return Matcher.of(pattern, regex)
-    except re.error as exc:
-        raise Refused(f"pattern is not a valid regular expression: {exc}.") from None
-
-
-def _glob(glob: str | None) -> GitIgnoreSpec | None:
-    if glob is None or not glob.strip():
-        return None
-    return GitIgnoreSpec.from_lines([glob.strip()])
-
-
-def _text_of(data: bytes) -> str | None:
-    """The UTF-8 text `data` holds, None for binary (NUL bytes) or other encodings."""
-    if b"\x00" in data:
-        return None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
-
-
-def _decoded(data: bytes, label: str) -> str:
-    """`_text_of`, or the refusal that names why there is none."""
-    text = _text_of(data)
-    if text is None:
-        if b"\x00" in data:
-            raise _binary(label)
-        raise Refused(f"{label} is not UTF-8 text; it is not read.")
-    return text
-
-
-def _binary(label: str) -> Refused:
-    return Refused(f"{label} looks binary (it holds NUL bytes); it is not read.")
-
-
-def _too_large(label: str, limit: int) -> Refused:
-    return Refused(f"{label} is over {limit:,} bytes (setting maxDocumentBytes); it is not read.")

@@ -57,10 +57,12 @@ RENAME_ALL = calls(
 
 
 def plant(base: Path) -> Path:
-    """`base/proj` with three Python files, a secret `.env`, a link to a file outside, a
-    binary and an oversized file; `base/outside/notes.txt` beside it. The project's folder."""
+    """`base/proj`, a git repository (a project: the CLI's default workspace) with three Python
+    files, a secret `.env`, a link to a file outside, a binary and an oversized file;
+    `base/outside/notes.txt` beside it. The project's folder."""
     root = base / "proj"
     (root / "src").mkdir(parents=True)
+    (root / ".git").mkdir()
     for name, text in FILES.items():
         (root / name).write_text(text)
     (root / ".env").write_text(f"API_TOKEN={SECRET}\n")

@@ -47,7 +47,9 @@ def test_flags_are_read_by_the_schema() -> None:
     )
     settings = Settings.from_layers({}, setting_overrides(args))
     assert settings.max_files == 2
-    assert settings.read_exclude == ("*.secret", "notes/*")
+    # A value of yours adds to the credential defaults.
+    assert settings.read_exclude[-2:] == ("*.secret", "notes/*")
+    assert ".netrc" in settings.read_exclude
     assert settings.apply_timeout_seconds == 4.5
     assert settings.max_prompt_bytes == 900
     assert settings.review is True

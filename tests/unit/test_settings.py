@@ -8,7 +8,7 @@ import pytest
 from complex_edit.server.edit.checks import check_before_model
 from complex_edit.server.lsp.arguments import PerformArgs
 from complex_edit.server.outcome import EditRefused
-from complex_edit.server.settings import Settings, SettingsError, SettingsLayer
+from complex_edit.server.settings import READ_EXCLUDE, Settings, SettingsError, SettingsLayer
 
 # A valid value of each setting, as text (the rest take "7").
 SAMPLES = {
@@ -24,6 +24,7 @@ SAMPLES = {
     "read_exclude": "*.secret, .env",
     "checkers": "off",
     "check_severity": "warning",
+    "read_exclude_replace": "true",
 }
 
 
@@ -256,7 +257,18 @@ def test_read_exclude_from_text_is_a_json_list_or_comma_separated() -> None:
     from_commas = Settings.from_layers({}, {"readExclude": "*.a, b c"})
     from_list = Settings.from_layers({}, {"readExclude": ["*.a", "b c"]})
     assert from_json.read_exclude == from_commas.read_exclude == from_list.read_exclude
-    assert from_json.read_exclude == ("*.a", "b c")
+    assert from_json.read_exclude[-2:] == ("*.a", "b c")
+
+
+def test_read_exclude_adds_to_the_credential_defaults_unless_replace_is_set() -> None:
+    added = Settings.from_layers({}, {"readExclude": ["*.mine"]})
+    assert added.read_exclude == (*READ_EXCLUDE, "*.mine")
+    for credential in (".netrc", ".aws/", ".ssh/", "*.tfstate", "**/.docker/config.json"):
+        assert credential in added.read_exclude
+    replaced = Settings.from_layers(
+        {"COMPLEX_EDIT_READ_EXCLUDE_REPLACE": "true"}, {"readExclude": ["*.mine"]}
+    )
+    assert replaced.read_exclude == ("*.mine",)
 
 
 def test_other_files_defaults_to_reading_with_secrets_excluded() -> None:

@@ -382,13 +382,21 @@ export interface Settings {
    */
   otherFiles?: "off" | "read" | "edit";
   /**
-   * Files the sub-agent never reads (`readExclude`, gitignore-style patterns).
+   * `readExclude` replaces the credential defaults instead of adding to them (`readExcludeReplace`).
+   */
+  readExcludeReplace?: boolean;
+  /**
+   * Files the sub-agent never reads (`readExclude`, gitignore-style patterns). Yours add to the defaults (the usual credential files) unless `readExcludeReplace` is on.
    */
   readExclude?: string[];
   /**
    * How many documents one command may change (`maxFiles`).
    */
   maxFiles?: number;
+  /**
+   * How long one `find_in_files` search may take; past it the model gets the lines found so far, said to be partial (`searchTimeoutSeconds`).
+   */
+  searchTimeoutSeconds?: number;
   /**
    * Language servers that check an edit before it lands (`checkers`): `auto` (per language, those found on `PATH` or beside the server: ruff, basedpyright or pyright, typescript-language-server, gopls, rust-analyzer, clangd), `off`, or a list of `{name, languages, command, initializationOptions?}`. Errors the edit introduced go back to the sub-agent; those left are named in the result.
    */
@@ -440,7 +448,7 @@ export const REASON_REMEDIES: Readonly<Partial<Record<Reason, Remedy>>> = {
 };
 
 /** The server's settings, by their names in every layer (`initializationOptions`, `complexEdit.*`). */
-export const SETTING_NAMES: readonly (keyof Settings)[] = ["provider", "model", "maxTurns", "thinkingLevel", "thoughtSummaries", "temperature", "requestTimeoutSeconds", "maxDocumentBytes", "baseUrl", "maxRetries", "wallTimeSeconds", "applyTimeoutSeconds", "maxPromptBytes", "validate", "review", "otherFiles", "readExclude", "maxFiles", "checkers", "checkRounds", "checkSeverity", "checkTimeoutSeconds"];
+export const SETTING_NAMES: readonly (keyof Settings)[] = ["provider", "model", "maxTurns", "thinkingLevel", "thoughtSummaries", "temperature", "requestTimeoutSeconds", "maxDocumentBytes", "baseUrl", "maxRetries", "wallTimeSeconds", "applyTimeoutSeconds", "maxPromptBytes", "validate", "review", "otherFiles", "readExcludeReplace", "readExclude", "maxFiles", "searchTimeoutSeconds", "checkers", "checkRounds", "checkSeverity", "checkTimeoutSeconds"];
 
 /** The `data.code` values of the server's JSON-RPC errors. */
 export const ERROR_CODES: readonly ErrorData["code"][] = ["document_not_open", "unknown_proposal", "invalid_hunk"];

@@ -1,0 +1,106 @@
+"""What the model never reads of the workspace: credential files (the default readExclude),
+git's own excludes, and secret values inside readable files, masked with a marker that keeps
+line numbers."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from complex_edit.server.settings import READ_EXCLUDE, Settings
+from complex_edit.server.workspace.rules import Refused
+from complex_edit.server.workspace.secrets import Masker
+from complex_edit.server.workspace.workspace import Workspace
+from tests.fakes.planted import CREDENTIALS, PLANTED, SOURCE, make_home
+
+
+def workspace(root: Path, exclude: tuple[str, ...] = READ_EXCLUDE) -> Workspace:
+    return Workspace([("home", str(root))], {}, exclude, 1_000_000)
+
+
+def test_every_planted_kind_is_masked_and_lines_stay_where_they_were() -> None:
+    masked = Masker().mask(SOURCE, "settings.py")
+    assert [value for value in PLANTED.values() if value in masked.text] == []
+    assert len(masked.text.splitlines()) == len(SOURCE.splitlines())
+    kinds = {spot.kind for spot in masked.spots}
+    assert {"aws-access-key", "github-token", "private-key", "secret-keyword"} <= kinds
+    assert (
+        masked.text.splitlines()[6]
+        == 'AWS_SECRET_ACCESS_KEY = "«secret: aws-access-key, 40 chars»"'
+    )
+    assert "-----BEGIN RSA PRIVATE KEY-----" in masked.text  # the block's frame stays
+
+
+def test_masked_values_are_hidden_wherever_they_show_again() -> None:
+    masked = Masker().mask(SOURCE, "settings.py")
+    quoted = f"old_text not found; closest: GITHUB_TOKEN = {PLANTED['github-token']}"
+    assert PLANTED["github-token"] not in masked.hide(quoted)
+    assert "«secret: github-token, 40 chars»" in masked.hide(quoted)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "token = get_token()",
+        'password = os.environ["DB_PASSWORD"]',
+        "password = ${DB_PASSWORD}",
+        "def check_password(password: str) -> bool:",
+        "x = 1",
+    ],
+)
+def test_code_that_names_a_secret_without_holding_one_is_left_alone(line: str) -> None:
+    assert Masker().mask(line + "\n", "app.py").text == line + "\n"
+
+
+@pytest.mark.parametrize("name", sorted(CREDENTIALS))
+def test_every_credential_file_is_refused_and_never_searched(tmp_path: Path, name: str) -> None:
+    make_home(tmp_path, [name])
+    ws = workspace(tmp_path)
+    with pytest.raises(Refused, match="readExclude"):
+        ws.read(name)
+    found = ws.find("pL4nt3d")
+    assert "pL4nt3d-00" not in found
+    assert "settings.py" in found  # the planted source file is searched (its values masked)
+
+
+def test_read_exclude_of_yours_adds_to_the_credential_defaults(tmp_path: Path) -> None:
+    make_home(tmp_path, [".netrc"])
+    (tmp_path / "project" / "private.txt").write_text("mine\n")
+    settings = Settings.from_layers({}, {"readExclude": ["private.txt"]})
+    ws = workspace(tmp_path, settings.read_exclude)
+    for name in (".netrc", "project/private.txt"):
+        with pytest.raises(Refused, match="readExclude"):
+            ws.read(name)
+    replaced = Settings.from_layers(
+        {}, {"readExclude": ["private.txt"], "readExcludeReplace": True}
+    )
+    assert workspace(tmp_path, replaced.read_exclude).read(".netrc").text.startswith("machine")
+
+
+def test_git_info_exclude_and_the_global_excludes_file_count_like_gitignore(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = tmp_path / "config"
+    (config / "git").mkdir(parents=True)
+    (config / "git" / "ignore").write_text("*.globalignored\n")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(config))
+    monkeypatch.setenv("HOME", str(tmp_path / "nohome"))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    (repo / ".git" / "info").mkdir(exist_ok=True)
+    (repo / ".git" / "info" / "exclude").write_text("scratch/\n")
+    (repo / "scratch").mkdir()
+    (repo / "scratch" / "notes.txt").write_text("needle local\n")
+    (repo / "a.globalignored").write_text("needle global\n")
+    (repo / "kept.txt").write_text("needle kept\n")
+    ws = Workspace([("repo", str(repo))], {}, READ_EXCLUDE, 10_000)
+    assert "kept.txt:1" in ws.find("needle")
+    assert "scratch" not in ws.find("needle")
+    assert "globalignored" not in ws.find("needle")
+    for name in ("scratch/notes.txt", "a.globalignored"):
+        with pytest.raises(Refused, match="ignored"):
+            ws.read(name)
