@@ -18,6 +18,8 @@ from collections.abc import Coroutine, Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
+from complex_edit.server.check.pool import CheckerPool
+from complex_edit.server.check.run import answer_lines
 from complex_edit.server.cli_review import Terminal, choose, terminal_problem
 from complex_edit.server.edit.apply import FlowEvent
 from complex_edit.server.edit.disk import edit_file, from_root
@@ -54,20 +56,24 @@ def run_edit(args: argparse.Namespace, overrides: Mapping[str, Any]) -> int:
     except EditRefused as exc:
         return printer.finish(exc.result(), EXIT_USAGE)
 
+    checks = CheckerPool()  # this run's checkers, stopped when it ends
     try:
         result = _execute(
-            edit_file(
-                path,
-                prompt,
-                settings,
-                InProcess(ProviderHub(env)),
-                printer.progress,
-                dry_run=args.dry_run,
-                selection=selection,
-                label=args.path,
-                proposals=proposals,
-                other_files=settings.other_files,
-                root=root,
+            _stopping(
+                checks,
+                edit_file(
+                    path,
+                    prompt,
+                    settings,
+                    InProcess(ProviderHub(env), checks),
+                    printer.progress,
+                    dry_run=args.dry_run,
+                    selection=selection,
+                    label=args.path,
+                    proposals=proposals,
+                    other_files=settings.other_files,
+                    root=root,
+                ),
             )
         )
         if proposals is not None and result.proposal_id is not None:
@@ -98,6 +104,14 @@ def _execute(run: Coroutine[Any, Any, EditResult]) -> EditResult:
         main.close()  # Ctrl-C before the loop started them: no "never awaited" warnings
         run.close()
         raise
+
+
+async def _stopping(checks: CheckerPool, run: Coroutine[Any, Any, EditResult]) -> EditResult:
+    """`run`, then its checkers stopped."""
+    try:
+        return await run
+    finally:
+        await checks.close()
 
 
 def _ignore(_: FlowEvent) -> None:
@@ -183,6 +197,9 @@ class _Printer:
             self._out.write(scrub(message, self._env) + "\n")
             if result.documents:
                 self._out.write("".join(f"  {_shown(d.uri)}\n" for d in result.documents))
+        if result.diagnostics is not None and not self._json:
+            for line in answer_lines(result.diagnostics, _shown):
+                self._note(line)
         self._out.flush()
         self._err.flush()
         return status

@@ -19,6 +19,7 @@ from pydantic.alias_generators import to_camel
 
 from complex_edit.edit_tools.syntax.languages import GRAMMARS
 from complex_edit.server import __version__
+from complex_edit.server.check.discovery import configured
 from complex_edit.server.outcome import RunError, scrub
 from complex_edit.server.providers.access import (
     ACCESS,
@@ -158,6 +159,7 @@ def examine(env: Mapping[str, str], *layers: Mapping[str, Any] | None) -> Doctor
         *_key_checks(provider, key, env, url_report),
         *model_checks,
         _syntax_check(settings),
+        _checkers_check(settings, env),
         *_layers_check(origins),
     ]
     return Doctor(
@@ -321,6 +323,30 @@ def _syntax_check(settings: Settings) -> Check:
         level="info",
         text=f"Syntax check of results in {len(GRAMMARS)} languages: {', '.join(sorted(GRAMMARS))}",
     )
+
+
+def _checkers_check(settings: Settings, env: Mapping[str, str]) -> Check:
+    """The checkers an edit would use, by language (README "Checks")."""
+    if settings.checkers == "off":
+        return Check(level="info", text="Checkers: off (setting checkers)")
+    found = configured(settings, env)
+    missing = [checker.argv[0] for checker in found if not checker.found]
+    by_languages: dict[tuple[str, ...], list[str]] = {}
+    for checker in found:
+        if checker.found:
+            by_languages.setdefault(checker.languages, []).append(checker.name)
+    used = "; ".join(
+        f"{', '.join(langs)}: {', '.join(names)}" for langs, names in by_languages.items()
+    )
+    text = f"Checkers ({'auto' if settings.checkers == 'auto' else 'setting checkers'}): "
+    text += used or "none found (no language server on PATH or beside the server)"
+    if missing:
+        return Check(
+            level="warn",
+            text=f"{text}; not found: {', '.join(missing)}",
+            advice=["Install them or fix their command in the setting checkers."],
+        )
+    return Check(level="info", text=text)
 
 
 def _layers_check(origins: Mapping[str, str]) -> list[Check]:

@@ -140,6 +140,8 @@ class RunSummary(BaseModel):
     tool_calls: int = 0
     usage: Usage = Usage()
     validation: Validation | None = None
+    diagnostics: Diagnostics | None = None
+    """The checkers' diagnostics of a success (README "Checks"; None: no checker ran)."""
 
 
 class SessionOutcome(RunSummary):
@@ -149,7 +151,8 @@ class SessionOutcome(RunSummary):
     integrity: dict[str, int] = {}
     """How often the run was kept from a model's slip, by kind: the tools' adjustments
     ("indentation", "tabs", "trailing_whitespace", "elision_expanded", ...), refusals
-    ("elision_refused") and completions refused for new syntax errors ("syntax_refused")."""
+    ("elision_refused") and completions refused for new syntax errors ("syntax_refused")
+    or for errors the checkers found ("check_refused")."""
 
 
 class WirePosition(BaseModel):
@@ -162,6 +165,42 @@ class WirePosition(BaseModel):
 class WireRange(BaseModel):
     start: WirePosition
     end: WirePosition
+
+
+class CheckDiagnostic(BaseModel):
+    """One diagnostic of a checker (`range` in UTF-16, as checkers send it)."""
+
+    uri: str
+    range: WireRange
+    severity: Literal["error", "warning", "information", "hint"]
+    message: str
+    source: str | None = None
+    code: str | None = None
+
+
+class CheckerStatus(BaseModel):
+    """How one checker did: `ok`, `missing` (not found), `failed` (could not start),
+    `crashed`, `timeout` (no diagnostics within checkTimeoutSeconds)."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True)
+
+    name: str
+    status: Literal["ok", "missing", "failed", "crashed", "timeout"]
+    waited_ms: int = 0
+    version: str | None = None
+    detail: str | None = None
+
+
+class Diagnostics(BaseModel):
+    """The checkers' diagnostics of an edit: `introduced` (what the first check found new),
+    `fixed` (errors from before the edit removed), `remaining` (introduced ones still there
+    when it ended). `checked`: every checker answered."""
+
+    checked: bool
+    checkers: list[CheckerStatus] = []
+    introduced: list[CheckDiagnostic] = []
+    fixed: list[CheckDiagnostic] = []
+    remaining: list[CheckDiagnostic] = []
 
 
 class LineSpan(BaseModel):

@@ -90,6 +90,8 @@ ARGUMENT_MEANING: dict[str, str] = {
     "otherFiles": "overrides the setting `otherFiles` for this command: `off` (the document "
     'alone), `read` (other files may be read and searched), `edit` (changed too; see "Other '
     'files" in the README)',
+    "checkers": "overrides the setting `checkers` for this command: `off`, `auto`, or a list "
+    'of `{name, languages, command}` (see "Checks" in the README)',
 }
 
 

@@ -10,7 +10,7 @@ the setting and the layer it came from (`setting 'maxTurns' (--max-turns): ...`)
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
@@ -39,6 +39,7 @@ Provider = Literal["gemini", "openai", "anthropic"]
 Validate = Literal["syntax", "off"]
 ThinkingLevel = Literal["minimal", "low", "medium", "high"]
 OtherFiles = Literal["off", "read", "edit"]
+CheckSeverity = Literal["error", "warning"]
 # Never read by the model, whatever the .gitignore files say: the files and folders secrets
 # and credentials live in (the lists of secret scanners and peers). A user's readExclude adds
 # to these unless readExcludeReplace is true.
@@ -142,6 +143,18 @@ class SettingsLayer(Mapping[str, Any]):
         return len(self._values)
 
 
+class CheckerSpec(BaseModel):
+    """A checker named in the `checkers` setting: a stdio language server the server starts
+    itself (`command`: its argv, never a shell line) for the documents of `languages`."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, frozen=True)
+
+    name: str = Field(min_length=1)
+    languages: tuple[str, ...] = Field(min_length=1)
+    command: tuple[str, ...] = Field(min_length=1)
+    initialization_options: Any = None
+
+
 class Settings(BaseModel):
     model_config = ConfigDict(
         alias_generator=to_camel,
@@ -176,20 +189,22 @@ class Settings(BaseModel):
     history_max: int = Field(default=100, ge=0, le=100_000)
     history_days: float = Field(default=30.0, gt=0)
     history_dir: str | None = None
+    checkers: Literal["off", "auto"] | tuple[CheckerSpec, ...] = "auto"
+    check_rounds: int = Field(default=2, ge=0, le=10)
+    check_severity: CheckSeverity = "error"
+    check_timeout_seconds: float = Field(default=3.0, gt=0, le=600)
+
+    @field_validator("checkers", mode="before")
+    @classmethod
+    def _checkers_from_text(cls, value: Any) -> Any:
+        """From an environment variable or a flag: `off`, `auto` or a JSON list."""
+        return _from_text(value, str.lower)
 
     @field_validator("read_exclude", mode="before")
     @classmethod
     def _patterns_from_text(cls, value: Any) -> Any:
         """From an environment variable or a flag: a JSON list, else comma-separated."""
-        if isinstance(value, str):
-            text = value.strip()
-            if text.startswith("["):
-                try:
-                    return json.loads(text)
-                except ValueError:
-                    return value
-            return [part.strip() for part in text.split(",") if part.strip()]
-        return value
+        return _from_text(value, lambda text: [p.strip() for p in text.split(",") if p.strip()])
 
     @field_validator("read_exclude", mode="after")
     @classmethod
@@ -279,6 +294,21 @@ def _merge(
                 merged[field] = value
                 origins[field] = named.origin(key)
     return merged, origins
+
+
+def _from_text(value: Any, otherwise: Callable[[str], Any]) -> Any:
+    """A setting given as text (an environment variable, a flag): a JSON list when it looks
+    like one (left as it is when it is not JSON: the validation then says so), else
+    `otherwise(text)`."""
+    if not isinstance(value, str):
+        return value
+    text = value.strip()
+    if not text.startswith("["):
+        return otherwise(text)
+    try:
+        return json.loads(text)
+    except ValueError:
+        return value
 
 
 def is_http_url(url: str) -> bool:

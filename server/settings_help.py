@@ -56,6 +56,17 @@ DESCRIPTIONS: dict[str, str] = {
     "readExcludeReplace": "`readExclude` replaces the credential defaults instead of adding to "
     "them (`readExcludeReplace`).",
     "maxFiles": "How many documents one command may change (`maxFiles`).",
+    "checkers": "Language servers that check an edit before it lands (`checkers`): `auto` "
+    "(per language, those found on `PATH` or beside the server: ruff, basedpyright or pyright, "
+    "typescript-language-server, gopls, rust-analyzer, clangd), `off`, or a list of "
+    "`{name, languages, command, initializationOptions?}`. Errors the edit introduced go back "
+    "to the sub-agent; those left are named in the result.",
+    "checkRounds": "How many times the sub-agent is asked to fix errors the checkers found new "
+    "(`checkRounds`); the same errors twice end the rounds.",
+    "checkTimeoutSeconds": "How long one check waits for each checker's diagnostics, in seconds "
+    "(`checkTimeoutSeconds`); a silent checker is reported as not checked, never a failed "
+    "edit.",
+    "checkSeverity": "Which new diagnostics count (`checkSeverity`).",
     "searchTimeoutSeconds": "How long one `find_in_files` search may take; past it the model "
     "gets the lines found so far, said to be partial (`searchTimeoutSeconds`).",
     "historyMax": "Landed edits kept per workspace for taking back (`historyMax`; `0` records "
@@ -88,6 +99,14 @@ CHOICES: dict[str, dict[str, str]] = {
         "model, with the errors' lines (tree-sitter; a language without a grammar is not "
         "checked, and the answer says so).",
         "off": "Results are not checked.",
+    },
+    "checkers": {
+        "off": "No checks: the edit lands as the sub-agent left it.",
+        "auto": "The language servers found for the document's language.",
+    },
+    "checkSeverity": {
+        "error": "Errors only.",
+        "warning": "Errors and warnings.",
     },
     "otherFiles": {
         "off": "The command's document alone.",

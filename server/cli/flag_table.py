@@ -47,6 +47,11 @@ MEANING: Mapping[str, str] = {
     "otherFiles": "off: the file alone; read: other files may be read; edit: changed too",
     "readExclude": "more files the sub-agent never reads (JSON list or comma-separated globs)",
     "maxFiles": "documents one edit may change",
+    "checkers": "language servers that check the edit before it lands: off, auto, or a JSON "
+    "list of {name, languages, command}",
+    "checkRounds": "times the model is asked to fix errors the checkers found new",
+    "checkSeverity": "the new diagnostics that count: errors, or warnings too",
+    "checkTimeoutSeconds": "how long a check waits for each checker's diagnostics",
     "readExcludeReplace": "readExclude replaces the credential defaults instead of adding to them",
     "searchTimeoutSeconds": "how long one find_in_files search may take (then partial results)",
     "historyMax": "landed edits kept per workspace root for taking back (0: none recorded)",

@@ -141,4 +141,28 @@ SETTING_FLAGS: tuple[tuple[str, str, str, str], ...] = (
         "TEXT",
         "where the edit history is kept (default: the user's state directory) (setting historyDir, default not set)",
     ),
+    (
+        "checkers",
+        "--checkers",
+        "off|auto",
+        "language servers that check the edit before it lands: off, auto, or a JSON list of {name, languages, command} (setting checkers, default auto)",
+    ),
+    (
+        "checkRounds",
+        "--check-rounds",
+        "N",
+        "times the model is asked to fix errors the checkers found new (setting checkRounds, default 2)",
+    ),
+    (
+        "checkSeverity",
+        "--check-severity",
+        "error|warning",
+        "the new diagnostics that count: errors, or warnings too (setting checkSeverity, default error)",
+    ),
+    (
+        "checkTimeoutSeconds",
+        "--check-timeout-seconds",
+        "SECONDS",
+        "how long a check waits for each checker's diagnostics (setting checkTimeoutSeconds, default 3.0)",
+    ),
 )

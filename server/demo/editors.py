@@ -74,7 +74,10 @@ def server_command() -> list[str]:
 def replay_env(env: Mapping[str, str], base_url: str) -> dict[str, str]:
     """`env` without anything that picks a model, key or endpoint, pointed at the replay."""
     out = {name: value for name, value in env.items() if not name.startswith(FOREIGN_PREFIXES)}
-    out.update(COMPLEX_EDIT_PROVIDER="gemini", COMPLEX_EDIT_BASE_URL=base_url)
+    # Checkers off: the recording has no answers for a round of fixes they might ask for.
+    out.update(
+        COMPLEX_EDIT_PROVIDER="gemini", COMPLEX_EDIT_BASE_URL=base_url, COMPLEX_EDIT_CHECKERS="off"
+    )
     return out
 
 
@@ -243,6 +246,7 @@ def _vscode(
         "complexEdit.provider": "gemini",
         "complexEdit.baseUrl": base_url,
         "complexEdit.otherFiles": mode,
+        "complexEdit.checkers": "off",
     }
     executable = find_executable("complex-edit")
     if executable is not None:

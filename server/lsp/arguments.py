@@ -39,6 +39,7 @@ class PerformArgs(_Wire):
     model: str | None = Field(default=None, min_length=1)
     review: bool | None = None
     other_files: Literal["off", "read", "edit"] | None = None
+    checkers: str | list[dict[str, Any]] | None = None
     propose: bool = False
     """Keep the change as a proposal for `complexEdit.applyReview` (its `proposalId` and
     `hunks` in the answer) instead of applying it, even in an editor that can review: for a
@@ -76,6 +77,7 @@ class PerformArgs(_Wire):
                 "model": self.model,
                 "review": True if self.propose else self.review,
                 "otherFiles": self.other_files,
+                "checkers": self.checkers,
             },
             "performComplexEdit argument ",
         )

@@ -12,6 +12,7 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 
 from complex_edit.edit_tools.syntax.message import render_problems
 from complex_edit.edit_tools.syntax.models import Validation
+from complex_edit.server.check.run import answer_lines
 from complex_edit.server.edit.roots import file_path
 from complex_edit.server.outcome import EditResult
 
@@ -58,6 +59,8 @@ def summary(result: EditResult, wire: Mapping[str, Any], path: str) -> str:
         lines.append(f"{done}: " + ", ".join(file_path(d.uri) for d in result.documents))
     if result.validation is not None:
         lines.append(syntax_line(result.validation))
+    if result.diagnostics is not None:
+        lines.extend(answer_lines(result.diagnostics, file_path))
     if result.turns:
         lines.append(f"Turns: {result.turns} · tool calls: {result.tool_calls}")
     text = "\n".join(lines)

@@ -41,6 +41,8 @@ async def run_call(bench: Workbench, call: ToolCall, ctx: Context) -> CallToolRe
     if target in bench.running:
         busy = EditResult.failure("busy", f"Another edit of {path} is already running.")
         return tool_result(busy, env, path)
+    if call.check is not None and (call.check is False or settings.checkers == "off"):
+        settings = settings.model_copy(update={"checkers": "auto" if call.check else "off"})
     relay = ProgressRelay(ctx, env)
     bench.running.add(target)
     relay.start()

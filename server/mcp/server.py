@@ -97,6 +97,7 @@ class EditServer(MCPServer):
     def __init__(self, env: Mapping[str, str], **options: Any) -> None:
         super().__init__(**options)
         self._env = env
+        self.bench: Workbench | None = None
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context | None = None
@@ -133,6 +134,7 @@ def build_server(
         log_level="WARNING",
     )
     bench = Workbench(roots, settings, env, runner)
+    server.bench = bench
 
     @server.tool(
         name=TOOL_NAME,
@@ -168,10 +170,18 @@ def build_server(
                 "Default: the setting otherFiles (read)."
             ),
         ] = None,
+        check: Annotated[
+            bool | None,
+            Field(
+                description="Have language servers (ruff, basedpyright, tsserver, ...) check "
+                "the edit before it is written; errors it introduced go back to the sub-agent. "
+                "Default: the setting checkers (auto)."
+            ),
+        ] = None,
     ) -> Annotated[CallToolResult, EditResult]:
         from complex_edit.server.mcp.call import run_call
 
-        call = ToolCall(path, prompt, dry_run, start_line, end_line, other_files)
+        call = ToolCall(path, prompt, dry_run, start_line, end_line, other_files, check)
         return await run_call(bench, call, ctx)
 
     register_revert(server, bench)  # revert_complex_edit (server/mcp/revert.py)
@@ -189,8 +199,17 @@ def run(roots: Roots, overrides: Mapping[str, Any], opening: Opening) -> int:
         log.warning("%s", exc)
     log.info("serving %s for %s", TOOL_NAME, roots.describe())
     server = build_server(roots, settings, env)
-    asyncio.run(serve_streams(server, opening, sys.stdin.buffer, _claim_stdout()))
+    asyncio.run(_serve_then_stop(server, opening))
     return 0
+
+
+async def _serve_then_stop(server: MCPServer, opening: Opening) -> None:
+    """Serve until stdin ends, then stop the checkers."""
+    try:
+        await serve_streams(server, opening, sys.stdin.buffer, _claim_stdout())
+    finally:
+        if isinstance(server, EditServer) and server.bench is not None:
+            await server.bench.close()
 
 
 def _claim_stdout() -> BinaryIO:
@@ -211,7 +230,7 @@ async def serve_streams(
     if signals:
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(signum, _leave, signum)
+            loop.add_signal_handler(signum, _leave, signum, server)
     lines = cast("anyio.AsyncFile[str]", ReplayedStdin(opening, stdin))
     output = cast("anyio.AsyncFile[str]", FilteredStdout(opening, stdout))
     lowlevel = server._lowlevel_server
@@ -219,10 +238,12 @@ async def serve_streams(
         await lowlevel.run(read, write, lowlevel.create_initialization_options())
 
 
-def _leave(signum: int) -> None:
+def _leave(signum: int, server: MCPServer) -> None:
     """SIGINT or SIGTERM: leave now, idle or busy. It runs on the event loop between two
     steps, and the file's write has no await inside it, so a running edit ends unwritten.
     (Waiting for the SDK instead hangs: its stdin reader thread blocks until the next line.)"""
     log.info("stopped by %s", signal.Signals(signum).name)
+    if isinstance(server, EditServer) and server.bench is not None and server.bench.checks:
+        server.bench.checks.kill_now()
     sys.stderr.flush()
     os._exit(128 + signum)

@@ -11,6 +11,7 @@ from complex_edit.server.edit.roots import Roots
 from complex_edit.server.settings import OtherFiles, Settings, SettingsError
 
 if TYPE_CHECKING:
+    from complex_edit.server.check.pool import CheckerPool
     from complex_edit.server.session.result import SessionRunner
 
 
@@ -22,6 +23,7 @@ class ToolCall:
     start_line: int | None = None
     end_line: int | None = None
     other_files: OtherFiles | None = None  # None: the setting
+    check: bool | None = None  # None: the setting checkers; False: off; True: on ("auto" if off)
 
 
 @dataclass
@@ -35,11 +37,20 @@ class Workbench:
     env: Mapping[str, str]
     runner: SessionRunner | None = None
     running: set[Path] = field(default_factory=set)
+    checks: CheckerPool | None = None
+    """The checkers kept warm for the server's life (made with the runner)."""
 
     def session_runner(self) -> SessionRunner:
         if self.runner is None:
+            from complex_edit.server.check.pool import CheckerPool
             from complex_edit.server.providers.select import ProviderHub
             from complex_edit.server.session.result import InProcess
 
-            self.runner = InProcess(ProviderHub(self.env))
+            self.checks = CheckerPool()
+            self.runner = InProcess(ProviderHub(self.env), self.checks)
         return self.runner
+
+    async def close(self) -> None:
+        """Stop the checkers (the server is ending)."""
+        if self.checks is not None:
+            await self.checks.close()

@@ -19,6 +19,7 @@ from complex_edit.edit_tools.registry import (
 )
 from complex_edit.edit_tools.syntax import Validation, render_problems
 from complex_edit.prompts.loader import load
+from complex_edit.server.check.pool import CheckerPool
 from complex_edit.server.outcome import Reason, RunError, SessionOutcome, Usage
 from complex_edit.server.providers._retry import RetryNotice
 from complex_edit.server.providers.base import (
@@ -30,6 +31,7 @@ from complex_edit.server.providers.base import (
 )
 from complex_edit.server.providers.streaming import aclose
 from complex_edit.server.session.changed import DocumentResult
+from complex_edit.server.session.checking import ASK, Checking
 from complex_edit.server.session.dispatch import ToolDispatch
 from complex_edit.server.session.events import (
     EventSink,
@@ -109,13 +111,17 @@ async def run_tool_loop(
 
 
 async def run_session(
-    request: EditRequest, provider: Provider, on_event: EventSink = _ignore
+    request: EditRequest,
+    provider: Provider,
+    on_event: EventSink = _ignore,
+    checks: CheckerPool | None = None,
 ) -> tuple[SessionOutcome, tuple[DocumentResult, ...]]:
     """`run_tool_loop` for the edit flow: the outcome without its `final_text`, and the
     documents a success changed, which carry it: the command's own first (even unchanged),
     then the other files in the order they joined the edit (none for a failure). A
-    multi-megabyte result so travels once, as the documents' changes."""
-    loop = _Loop(request, on_event)
+    multi-megabyte result so travels once, as the documents' changes. With `checks`, the
+    checkers' rounds (`checking.py`)."""
+    loop = _Loop(request, on_event, checks)
     outcome = await loop.finish(provider)
     edited = loop.edited() if outcome.success else ()
     outcome = outcome.model_copy(update={"final_text": None})
@@ -124,8 +130,11 @@ async def run_session(
 
 
 class _Loop:
-    def __init__(self, request: EditRequest, on_event: EventSink) -> None:
+    def __init__(
+        self, request: EditRequest, on_event: EventSink, checks: CheckerPool | None = None
+    ) -> None:
         self.request = request
+        self.checking = Checking(request, checks)
         self.on_event = on_event
         self.max_turns = request.settings.max_turns
         self.calls = ToolDispatch(request, on_event)
@@ -171,11 +180,13 @@ class _Loop:
     async def run(self, provider: Provider) -> SessionOutcome:
         # The snapshot is parsed while the model works on its first turn.
         self.validator.start()
+        self.checking.start()
         try:
             return await self._run(provider)
         finally:
             self.validator.close()
             self.documents.close()
+            self.checking.close()
 
     def edited(self) -> tuple[DocumentResult, ...]:
         """The command's document, then the other files whose text differs from their
@@ -211,6 +222,7 @@ class _Loop:
         while self.turns < self.max_turns:
             self.turns += 1
             self.calls.turn = self.turns
+            self.checking.warm(self.documents.joined)
             started = self._turn_started()
             self.on_event(started)
             turn = await self._ask(conversation, started)
@@ -240,21 +252,32 @@ class _Loop:
                 in_others = (
                     await self._problems_in_others() if validation.syntax != "errors" else None
                 )
-                if validation.syntax != "errors" and in_others is None:
+                syntax_ok = validation.syntax != "errors" and in_others is None
+                to_fix = (
+                    await self.checking.judge(self.toolbox.text, self.documents.joined)
+                    if syntax_ok
+                    else None
+                )
+                if syntax_ok and to_fix is None:
                     self.calls.report_completions(results)
                     return SessionOutcome(
                         success=True,
-                        message=completion.message or "Edit complete.",
+                        message=(completion.message or "Edit complete.") + self.checking.note(),
                         final_text=self.toolbox.text,
                         turns=self.turns,
                         tool_calls=self.calls.tool_calls,
                         usage=self.usage,
                         validation=validation,
                         integrity=dict(self.integrity),
+                        diagnostics=self.checking.report(),
                     )
-                self.integrity["syntax_refused"] += 1
-                refused_for_syntax = in_others or render_problems(validation)
-                results = refuse_completion(results, refused_for_syntax)
+                if to_fix is not None:
+                    self.integrity["check_refused"] += 1
+                    results = refuse_completion(results, to_fix, ASK)
+                else:
+                    self.integrity["syntax_refused"] += 1
+                    refused_for_syntax = in_others or render_problems(validation)
+                    results = refuse_completion(results, refused_for_syntax)
             self.calls.report_completions(results)
             conversation.add_tool_results(results)
         refused = (

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
+from complex_edit.server.check.pool import CheckerPool
 from complex_edit.server.outcome import SessionOutcome
 from complex_edit.server.providers.base import Provider
 from complex_edit.server.session.changed import DocumentResult
@@ -32,9 +33,12 @@ class FinishedSession:
 
 
 async def run_and_diff(
-    request: EditRequest, provider: Provider, on_event: EventSink
+    request: EditRequest,
+    provider: Provider,
+    on_event: EventSink,
+    checks: CheckerPool | None = None,
 ) -> FinishedSession:
-    outcome, edited = await run_session(request, provider, on_event)
+    outcome, edited = await run_session(request, provider, on_event, checks)
     return FinishedSession(outcome, edited)
 
 
@@ -45,10 +49,12 @@ class SessionRunner(Protocol):
 
 
 class InProcess:
-    """Runs sessions on the caller's event loop, with `provider`."""
+    """Runs sessions on the caller's event loop, with `provider` (and the checkers of
+    `checks`, which the caller closes)."""
 
-    def __init__(self, provider: Provider) -> None:
+    def __init__(self, provider: Provider, checks: CheckerPool | None = None) -> None:
         self._provider = provider
+        self.checks = checks
 
     async def run_session(self, request: EditRequest, on_event: EventSink) -> FinishedSession:
-        return await run_and_diff(request, self._provider, on_event)
+        return await run_and_diff(request, self._provider, on_event, self.checks)

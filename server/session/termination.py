@@ -40,14 +40,17 @@ def settle_completion(
     return results, completion
 
 
-def refuse_completion(results: Sequence[ToolReply], problems: str) -> list[ToolReply]:
-    """`results` with the accepted complete_task turned into an error listing `problems`."""
-    error = {
-        "error": (
-            f"The task is NOT complete: {problems}\nFix them (errors the original already had "
-            "do not count), then call complete_task again."
-        )
-    }
+SYNTAX_ASK = (
+    "Fix them (errors the original already had do not count), then call complete_task again."
+)
+
+
+def refuse_completion(
+    results: Sequence[ToolReply], problems: str, ask: str = SYNTAX_ASK
+) -> list[ToolReply]:
+    """`results` with the accepted complete_task turned into an error listing `problems`,
+    then `ask`."""
+    error = {"error": f"The task is NOT complete: {problems}\n{ask}"}
     return [
         ToolReply(call=result.call, ok=False, response=error, full_view=result.full_view)
         if result.call.name == "complete_task" and result.ok

@@ -1,6 +1,7 @@
 """The child process that runs sessions for the language server (`server/session/process.py`),
 started as `python -P -E -m complex_edit.server.session.worker`.
 
+It keeps the checkers (`server.check`) warm for its sessions and stops them when it ends.
 It reads `ToWorker` messages from stdin (`RunSession`, `CancelSession`) and writes `FromWorker`
 messages to stdout (`Event`, `Returned`, `Failed` for a bug inside the session), each in a frame
 of `wire.py`. It exits when stdin closes (the server went away). Its own log goes to stderr.
@@ -15,6 +16,7 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
+from complex_edit.server.check.pool import CheckerPool
 from complex_edit.server.providers.select import ProviderHub
 from complex_edit.server.session.events import SessionEvent
 from complex_edit.server.session.messages import (
@@ -36,7 +38,7 @@ log = logging.getLogger("complex_edit.session_worker")
 
 class Worker:
     """The child's whole state: the pipes to the server, the providers its sessions talk to,
-    and the sessions running, by run id."""
+    the checkers kept warm, and the sessions running, by run id."""
 
     def __init__(
         self, frames_in: asyncio.StreamReader, frames_out: asyncio.WriteTransport, hub: ProviderHub
@@ -45,24 +47,28 @@ class Worker:
         self._out = frames_out
         self._hub = hub
         self._runs: dict[int, asyncio.Task[None]] = {}
+        self._checks = CheckerPool()
 
     async def serve(self) -> None:
         """Run and cancel sessions as the server asks, until it closes the pipe; then cancel
         the sessions still running."""
         self._preload()
-        while (message := await read_frame(self._in)) is not None:
-            match message:
-                case RunSession(run_id, request):
-                    self._runs[run_id] = asyncio.create_task(self._run(run_id, request))
-                case CancelSession(run_id):
-                    # Popped here: a task cancelled before it starts never runs its finally.
-                    if (task := self._runs.pop(run_id, None)) is not None:
-                        task.cancel()
-                case _:
-                    raise TypeError(f"not a message for the worker: {type(message).__name__}")
-        for task in self._runs.values():
-            task.cancel()
-        await asyncio.sleep(0)
+        try:
+            while (message := await read_frame(self._in)) is not None:
+                match message:
+                    case RunSession(run_id, request):
+                        self._runs[run_id] = asyncio.create_task(self._run(run_id, request))
+                    case CancelSession(run_id):
+                        # Popped here: a task cancelled before it starts never runs its finally.
+                        if (task := self._runs.pop(run_id, None)) is not None:
+                            task.cancel()
+                    case _:
+                        raise TypeError(f"not a message for the worker: {type(message).__name__}")
+        finally:
+            for task in self._runs.values():
+                task.cancel()
+            await asyncio.sleep(0)
+            await self._checks.close()
 
     def _preload(self) -> None:
         """Import the SDK and build its client before the first command needs them."""
@@ -85,7 +91,8 @@ class Worker:
 
     async def _run(self, run_id: int, request: EditRequest) -> None:
         try:
-            result = await run_and_diff(request, self._hub, functools.partial(self._report, run_id))
+            report = functools.partial(self._report, run_id)
+            result = await run_and_diff(request, self._hub, report, self._checks)
         except asyncio.CancelledError:
             return
         except Exception as exc:

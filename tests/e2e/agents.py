@@ -69,6 +69,7 @@ def scratch_env(home: Path, **extra: str) -> dict[str, str]:
         "NO_COLOR": "1",
         "CI": "true",
         "NO_PROXY": "127.0.0.1,localhost",
+        "COMPLEX_EDIT_CHECKERS": "off",  # the tests of Checks turn them on
     }
     env.update(extra)
     return env

@@ -68,6 +68,7 @@ def cli_env(base_url: str, extra: Mapping[str, str | None] | None = None) -> dic
         GOOGLE_GEMINI_BASE_URL=base_url,
         COMPLEX_EDIT_REQUEST_TIMEOUT_SECONDS="10",
         COMPLEX_EDIT_MAX_RETRIES="0",
+        COMPLEX_EDIT_CHECKERS="off",  # the tests of Checks turn them on
     )
     for key, value in (extra or {}).items():
         if value is None:

@@ -102,6 +102,7 @@ def start(emacs: str, emulator: GeminiEmulator, tmp_path: Path) -> Iterator[Star
             LANG="C.UTF-8",
             GEMINI_API_KEY=TEST_KEY,
             GOOGLE_GEMINI_BASE_URL=emulator.base_url,
+            COMPLEX_EDIT_CHECKERS="off",  # the tests of Checks turn them on
             CE_TEST_INIT=str(readme_setup(setup, out)),
             CE_TEST_EXE=str(server_executable()),
             CE_TEST_OUT=str(out),

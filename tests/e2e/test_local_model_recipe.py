@@ -69,6 +69,7 @@ def _recipe_env(base_url: str) -> dict[str, str]:
     exports, _ = _shell_recipe()
     env.update(exports)
     env["COMPLEX_EDIT_BASE_URL"] = base_url  # the one change: where the server listens
+    env["COMPLEX_EDIT_CHECKERS"] = "off"  # and no checkers (the tests of Checks turn them on)
     return env
 
 

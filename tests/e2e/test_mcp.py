@@ -15,7 +15,7 @@ import signal
 import subprocess
 import sys
 import threading
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
@@ -87,6 +87,7 @@ def _server_env(base_url: str) -> dict[str, str]:
         "GOOGLE_GEMINI_BASE_URL": base_url,
         "COMPLEX_EDIT_REQUEST_TIMEOUT_SECONDS": "10",
         "COMPLEX_EDIT_MAX_RETRIES": "0",
+        "COMPLEX_EDIT_CHECKERS": "off",  # the tests of Checks turn them on
         "PYTHONUNBUFFERED": "1",
         # the edit history: the tests' state folder (the SDK passes on only a few variables)
         "XDG_STATE_HOME": os.environ["XDG_STATE_HOME"],
@@ -94,13 +95,15 @@ def _server_env(base_url: str) -> dict[str, str]:
 
 
 @contextlib.asynccontextmanager
-async def session_with(root: Path, base_url: str, log: Path) -> AsyncIterator[ClientSession]:
-    """`complex-edit mcp --root ROOT` and a client session with it, its stderr in `log`.
+async def session_with(
+    root: Path, base_url: str, log: Path, flags: Sequence[str] = ()
+) -> AsyncIterator[ClientSession]:
+    """`complex-edit mcp --root ROOT [flags]` and a client session with it, its stderr in `log`.
     The server and its client session live in one task (anyio scopes must be left in the
     task that entered them); tests talk to the session from their own tasks."""
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "complex_edit", "mcp", "--root", str(root)],
+        args=["-m", "complex_edit", "mcp", "--root", str(root), *flags],
         env=_server_env(base_url),
         cwd=str(root),
     )

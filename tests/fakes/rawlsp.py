@@ -435,7 +435,8 @@ def edit_groups(edit: Mapping[str, Any]) -> list[tuple[str, int | None, list[dic
 
 
 def ambient_free_env() -> dict[str, str]:
-    """The parent environment without ambient model settings, with 127.0.0.1 off any proxy."""
+    """The parent environment without ambient model settings, with 127.0.0.1 off any proxy,
+    and checkers off (the tests of Checks turn them on)."""
     env = {
         name: value
         for name, value in os.environ.items()
@@ -446,6 +447,7 @@ def ambient_free_env() -> dict[str, str]:
             "NO_PROXY": "127.0.0.1,localhost",
             "no_proxy": "127.0.0.1,localhost",
             "PYTHONUNBUFFERED": "1",
+            "COMPLEX_EDIT_CHECKERS": "off",
         }
     )
     return env

@@ -226,6 +226,7 @@ def cli_run(
         GOOGLE_GEMINI_BASE_URL=base_url,
         COMPLEX_EDIT_REQUEST_TIMEOUT_SECONDS="10",
         COMPLEX_EDIT_MAX_RETRIES="0",
+        COMPLEX_EDIT_CHECKERS="off",  # the tests of Checks turn them on
         **(env or {}),
     )
     return subprocess.run(

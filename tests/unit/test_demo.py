@@ -126,6 +126,7 @@ def test_an_editor_s_environment_has_no_key_and_points_at_the_replay() -> None:
         "HOME": "/home/u",
         "COMPLEX_EDIT_PROVIDER": "gemini",
         "COMPLEX_EDIT_BASE_URL": URL,
+        "COMPLEX_EDIT_CHECKERS": "off",
     }
 
 

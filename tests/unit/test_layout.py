@@ -26,7 +26,9 @@ ALLOWED: dict[str, set[str]] = {
     "text": {"edit_tools.lines"},
     "providers": {"server.outcome", "server.settings", "edit_tools"},
     "workspace": {"edit_tools.lines"},
+    "check": {"server.outcome", "server.settings", "server.text"},
     "session": {
+        "server.check",
         "server.outcome",
         "server.settings",
         "server.providers",
@@ -57,6 +59,7 @@ ALLOWED: dict[str, set[str]] = {
     },
     "mcp": {
         "server",
+        "server.check",
         "server.outcome",
         "server.settings",
         "server.session",
@@ -66,6 +69,7 @@ ALLOWED: dict[str, set[str]] = {
         "edit_tools.syntax",
     },
     "cli_edit": {
+        "server.check",
         "server.outcome",
         "server.settings",
         "server.session",
@@ -114,6 +118,7 @@ ALLOWED: dict[str, set[str]] = {
     },
     "doctor": {
         "server",
+        "server.check",
         "server.outcome",
         "server.settings",
         "server.providers",

@@ -22,6 +22,8 @@ SAMPLES = {
     "thought_summaries": "false",
     "other_files": "edit",
     "read_exclude": "*.secret, .env",
+    "checkers": "off",
+    "check_severity": "warning",
     "read_exclude_replace": "true",
 }
 
@@ -161,6 +163,18 @@ def test_command_arguments_are_the_most_specific_layer() -> None:
         {"COMPLEX_EDIT_MAX_TURNS": "2"}, SettingsLayer({"maxTurns": 3}, "x "), args.overrides()
     )
     assert settings.max_turns == 4
+
+
+def test_the_command_s_checkers_argument_is_a_layer_and_a_bad_one_names_it() -> None:
+    args = PerformArgs.model_validate(
+        {"textDocument": {"uri": "file:///a"}, "prompt": "p", "checkers": "off"}
+    )
+    settings = Settings.from_layers({"COMPLEX_EDIT_CHECKERS": "auto"}, args.overrides())
+    assert settings.checkers == "off"
+    bad = PerformArgs.model_validate(
+        {"textDocument": {"uri": "file:///a"}, "prompt": "p", "checkers": [{"name": "x"}]}
+    )
+    assert "performComplexEdit argument checkers" in error_of({}, bad.overrides())
 
 
 def test_the_prompt_limit_comes_from_the_settings() -> None:

@@ -113,7 +113,8 @@ cat > "$WORK/workspace/.vscode/settings.json" <<JSON
   "complexEdit.server.logLevel": "DEBUG",
   "complexEdit.maxTurns": 3,
   "complexEdit.model": "gemini-3.5-flash-lite",
-  "complexEdit.temperature": 0.25
+  "complexEdit.temperature": 0.25,
+  "complexEdit.checkers": "off"
 }
 JSON
 printf "def greet(name):\n    return 'Hello, ' + name\n\n\nprint(greet('world'))\n" > "$WORK/workspace/greet.py"

@@ -66,6 +66,69 @@ export interface Check {
   advice?: string[];
 }
 /**
+ * One diagnostic of a checker (`range` in UTF-16, as checkers send it).
+ */
+export interface CheckDiagnostic {
+  uri: string;
+  range: WireRange;
+  severity: "error" | "warning" | "information" | "hint";
+  message: string;
+  source?: string;
+  code?: string;
+}
+export interface WireRange {
+  start: WirePosition;
+  end: WirePosition;
+}
+/**
+ * An LSP position: a 0-based line, and characters in the editor's position encoding.
+ */
+export interface WirePosition {
+  line: number;
+  character: number;
+}
+/**
+ * A checker named in the `checkers` setting: a stdio language server the server starts
+ * itself (`command`: its argv, never a shell line) for the documents of `languages`.
+ */
+export interface CheckerSpec {
+  name: string;
+  /**
+   * @minItems 1
+   */
+  languages: [string, ...string[]];
+  /**
+   * @minItems 1
+   */
+  command: [string, ...string[]];
+  initializationOptions?: {
+    [k: string]: unknown | undefined;
+  };
+}
+/**
+ * How one checker did: `ok`, `missing` (not found), `failed` (could not start),
+ * `crashed`, `timeout` (no diagnostics within checkTimeoutSeconds).
+ */
+export interface CheckerStatus {
+  name: string;
+  status: "ok" | "missing" | "failed" | "crashed" | "timeout";
+  waitedMs?: number;
+  version?: string;
+  detail?: string;
+}
+/**
+ * The checkers' diagnostics of an edit: `introduced` (what the first check found new),
+ * `fixed` (errors from before the edit removed), `remaining` (introduced ones still there
+ * when it ended). `checked`: every checker answered.
+ */
+export interface Diagnostics {
+  checked: boolean;
+  checkers?: CheckerStatus[];
+  introduced?: CheckDiagnostic[];
+  fixed?: CheckDiagnostic[];
+  remaining?: CheckDiagnostic[];
+}
+/**
  * `ok`: no check is a problem (`warn` or `error`); `probe`: with `--probe` only.
  */
 export interface Doctor {
@@ -144,6 +207,7 @@ export interface EditResult {
   toolCalls?: number;
   usage?: Usage;
   validation?: Validation;
+  diagnostics?: Diagnostics;
   applied?: boolean;
   diff?: string;
   hunks?: ProposedHunk[];
@@ -200,17 +264,6 @@ export interface ProposedHunk {
   label: string;
   diff: string;
 }
-export interface WireRange {
-  start: WirePosition;
-  end: WirePosition;
-}
-/**
- * An LSP position: a 0-based line, and characters in the editor's position encoding.
- */
-export interface WirePosition {
-  line: number;
-  character: number;
-}
 /**
  * The `data` of a JSON-RPC error answer, when it tells errors apart.
  */
@@ -226,6 +279,12 @@ export interface PerformArgs {
   model?: string | null;
   review?: boolean | null;
   otherFiles?: ("off" | "read" | "edit") | null;
+  checkers?:
+    | string
+    | {
+        [k: string]: unknown | undefined;
+      }[]
+    | null;
   propose?: boolean;
 }
 /**
@@ -354,6 +413,22 @@ export interface Settings {
    * Where the edit history is kept (`historyDir`). Unset: the user's state directory (`$XDG_STATE_HOME/complex-edit`); never inside the workspace or a `.git` folder.
    */
   historyDir?: string | null;
+  /**
+   * Language servers that check an edit before it lands (`checkers`): `auto` (per language, those found on `PATH` or beside the server: ruff, basedpyright or pyright, typescript-language-server, gopls, rust-analyzer, clangd), `off`, or a list of `{name, languages, command, initializationOptions?}`. Errors the edit introduced go back to the sub-agent; those left are named in the result.
+   */
+  checkers?: ("off" | "auto") | CheckerSpec[];
+  /**
+   * How many times the sub-agent is asked to fix errors the checkers found new (`checkRounds`); the same errors twice end the rounds.
+   */
+  checkRounds?: number;
+  /**
+   * Which new diagnostics count (`checkSeverity`).
+   */
+  checkSeverity?: "error" | "warning";
+  /**
+   * How long one check waits for each checker's diagnostics, in seconds (`checkTimeoutSeconds`); a silent checker is reported as not checked, never a failed edit.
+   */
+  checkTimeoutSeconds?: number;
 }
 
 /** Every reason code, in the server's order. */
@@ -391,7 +466,7 @@ export const REASON_REMEDIES: Readonly<Partial<Record<Reason, Remedy>>> = {
 };
 
 /** The server's settings, by their names in every layer (`initializationOptions`, `complexEdit.*`). */
-export const SETTING_NAMES: readonly (keyof Settings)[] = ["provider", "model", "maxTurns", "thinkingLevel", "thoughtSummaries", "temperature", "requestTimeoutSeconds", "maxDocumentBytes", "baseUrl", "maxRetries", "wallTimeSeconds", "applyTimeoutSeconds", "maxPromptBytes", "validate", "review", "otherFiles", "readExcludeReplace", "readExclude", "maxFiles", "searchTimeoutSeconds", "historyMax", "historyDays", "historyDir"];
+export const SETTING_NAMES: readonly (keyof Settings)[] = ["provider", "model", "maxTurns", "thinkingLevel", "thoughtSummaries", "temperature", "requestTimeoutSeconds", "maxDocumentBytes", "baseUrl", "maxRetries", "wallTimeSeconds", "applyTimeoutSeconds", "maxPromptBytes", "validate", "review", "otherFiles", "readExcludeReplace", "readExclude", "maxFiles", "searchTimeoutSeconds", "historyMax", "historyDays", "historyDir", "checkers", "checkRounds", "checkSeverity", "checkTimeoutSeconds"];
 
 /** The `data.code` values of the server's JSON-RPC errors. */
 export const ERROR_CODES: readonly ErrorData["code"][] = ["document_not_open", "unknown_proposal", "invalid_hunk"];
