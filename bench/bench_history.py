@@ -26,7 +26,8 @@ if str(ROOT) not in sys.path:
 
 from bench._common import machine_summary  # noqa: E402
 from complex_edit.server.history.plan import plan_revert  # noqa: E402
-from complex_edit.server.history.store import Change, HistoryStore  # noqa: E402
+from complex_edit.server.history.record import Change  # noqa: E402
+from complex_edit.server.history.store import HistoryStore  # noqa: E402
 from complex_edit.server.text.diff import compute_edits  # noqa: E402
 
 SIZE = 50_000

@@ -154,7 +154,7 @@ def examine(env: Mapping[str, str], *layers: Mapping[str, Any] | None) -> Doctor
     checks = [
         Check(level="info", text=f"Server: complex-edit {__version__} ({sys.executable})"),
         *([Check(level="error", text=problem, advice=[FAILS])] if problem else []),
-        Check(level="info", text=f"Provider: {provider} ({_from(origins.get('provider'))})"),
+        Check(level="info", text=f"Provider: {provider} ({origin(origins.get('provider'))})"),
         *_base_url_checks(url_report),
         *_key_checks(provider, key, env, url_report),
         *model_checks,
@@ -206,7 +206,8 @@ def probed(doctor: Doctor, env: Mapping[str, str], *layers: Mapping[str, Any] | 
     )
 
 
-def _from(source: str | None) -> str:
+def origin(source: str | None) -> str:
+    """Where a value came from, as the report says it."""
     return f"from {source}" if source and source != DEFAULT_SOURCE else DEFAULT_SOURCE
 
 
@@ -216,7 +217,7 @@ def _model(
     """The model a run uses, its rules, and what the server would refuse or leave out."""
     name = effective_model(settings, ACCESS[provider].default_model)
     family = family_of(name) if provider in _FAMILY_RULES else None
-    where = _from(origins.get("model")) if name == settings.model else "the provider's default"
+    where = origin(origins.get("model")) if name == settings.model else "the provider's default"
     checks = [Check(level="info", text=f"Model: {name} ({where})")]
     level = settings.thinking_level
     temperature_sent = settings.temperature is not None
@@ -243,7 +244,7 @@ def _model(
             Check(level="info", text=f"Thinking level: not set (the model's own default{own})")
         )
     elif not any(check.level == "error" for check in checks):
-        where = _from(origins.get("thinking_level"))
+        where = origin(origins.get("thinking_level"))
         checks.append(Check(level="info", text=f"Thinking level: {level} ({where})"))
     report = ModelReport(
         name=name,
@@ -352,7 +353,9 @@ def _checkers_check(settings: Settings, env: Mapping[str, str]) -> Check:
 def _layers_check(origins: Mapping[str, str]) -> list[Check]:
     if not origins:
         return []
-    changed = ", ".join(f"{_ALIASES[field]} ({_from(source)})" for field, source in origins.items())
+    changed = ", ".join(
+        f"{_ALIASES[field]} ({origin(source)})" for field, source in origins.items()
+    )
     return [Check(level="info", text=f"Settings not at their default: {changed}")]
 
 
@@ -380,28 +383,3 @@ def _scrubbed(check: Check, env: Mapping[str, str]) -> Check:
         text=scrub(check.text, env),
         advice=[scrub(line, env) for line in check.advice],
     )
-
-
-def render(doctor: Doctor) -> str:
-    """The report as text for a terminal: the checks, the base URL, then every setting."""
-    lines = [f"complex-edit {doctor.version} (Python {doctor.python}, {doctor.executable})"]
-    for check in doctor.checks[1:]:
-        lines.append(f"{check.level.upper():<6}{check.text}")
-        lines.extend(f"      {advice}" for advice in check.advice)
-    if doctor.base_url.url is not None:
-        lines.append(f"base URL: {doctor.base_url.url} (from {doctor.base_url.source})")
-    lines.append("settings:")
-    width = max(len(item.name) for item in doctor.settings)
-    for item in doctor.settings:
-        shown = "unset" if item.value is None else _value(item.value)
-        lines.append(f"  {item.name:<{width}}  {shown:<20}  {_from(item.source)}")
-    lines.append("no problems found" if doctor.ok else "problems found: see WARN and ERROR above")
-    return "\n".join(lines) + "\n"
-
-
-def _value(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, list):
-        return ", ".join(str(item) for item in value)
-    return str(value)

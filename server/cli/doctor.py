@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from complex_edit.server.cli.flags import add_setting_flags
 
@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from complex_edit.server.cli.subcommand import Subparsers
+    from complex_edit.server.doctor import Doctor
 
 
 def add(commands: Subparsers) -> argparse.ArgumentParser:
@@ -36,7 +37,7 @@ def add(commands: Subparsers) -> argparse.ArgumentParser:
 
 def load(args: argparse.Namespace) -> Callable[[], int]:
     from complex_edit.server.cli.flags import setting_overrides
-    from complex_edit.server.doctor import examine, probed, render
+    from complex_edit.server.doctor import examine, probed
 
     def run() -> int:
         import json
@@ -52,3 +53,30 @@ def load(args: argparse.Namespace) -> Callable[[], int]:
         return 0 if doctor.ok else 1
 
     return run
+
+
+def render(doctor: Doctor) -> str:
+    """The report as text for a terminal: the checks, the base URL, then every setting."""
+    from complex_edit.server.doctor import origin
+
+    lines = [f"complex-edit {doctor.version} (Python {doctor.python}, {doctor.executable})"]
+    for check in doctor.checks[1:]:
+        lines.append(f"{check.level.upper():<6}{check.text}")
+        lines.extend(f"      {advice}" for advice in check.advice)
+    if doctor.base_url.url is not None:
+        lines.append(f"base URL: {doctor.base_url.url} (from {doctor.base_url.source})")
+    lines.append("settings:")
+    width = max(len(item.name) for item in doctor.settings)
+    for item in doctor.settings:
+        shown = "unset" if item.value is None else _value(item.value)
+        lines.append(f"  {item.name:<{width}}  {shown:<20}  {origin(item.source)}")
+    lines.append("no problems found" if doctor.ok else "problems found: see WARN and ERROR above")
+    return "\n".join(lines) + "\n"
+
+
+def _value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list):
+        return ", ".join(str(item) for item in value)
+    return str(value)

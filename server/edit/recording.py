@@ -16,7 +16,8 @@ from pathlib import Path
 
 from complex_edit.server.edit.port import Delivery, DocumentEdit, EditorPort, Review
 from complex_edit.server.edit.roots import file_path, record_root
-from complex_edit.server.history.store import Change, HistoryError, HistoryStore
+from complex_edit.server.history.record import Change
+from complex_edit.server.history.store import HistoryError, HistoryStore
 from complex_edit.server.outcome import EditResult
 from complex_edit.server.session.request import WorkspaceRoot
 from complex_edit.server.settings import Settings

@@ -24,7 +24,8 @@ from complex_edit.server.edit.place import DISK_VERSION, DocumentChange
 from complex_edit.server.edit.port import EditorPort
 from complex_edit.server.edit.recording import Recording
 from complex_edit.server.history.plan import DocumentRevert, RevertPlan, plan_revert
-from complex_edit.server.history.store import HistoryError, HistoryStore, Record
+from complex_edit.server.history.record import Record
+from complex_edit.server.history.store import HistoryError, HistoryStore
 from complex_edit.server.outcome import EditResult, Reason, SessionOutcome
 from complex_edit.server.session.request import WorkspaceRoot
 from complex_edit.server.settings import Settings

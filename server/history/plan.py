@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from complex_edit.edit_tools.lines import count_breaks
-from complex_edit.server.history.store import Record, RecordedDocument
+from complex_edit.server.history.record import Record, RecordedDocument
 from complex_edit.server.text.changed_lines import changed_lines
 from complex_edit.server.text.diff import TextChange, compute_edits
 from complex_edit.server.text.rebase import Conflict, rebase

@@ -23,7 +23,6 @@ import tempfile
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -34,10 +33,10 @@ except ImportError:  # pragma: no cover - Windows: no lock between processes
 
 import platformdirs
 
+from complex_edit.server.history.record import Change, Record, RecordedDocument
 from complex_edit.server.text.changed_lines import changed_lines
 from complex_edit.server.text.diff import TextChange, compute_edits
 
-RECORD_VERSION = 1
 APP_NAME = "complex-edit"
 DAY_SECONDS = 86_400.0
 
@@ -51,115 +50,6 @@ class HistoryError(Exception):
         super().__init__(message)
         self.code = code
         self.message = message
-
-
-@dataclass(frozen=True)
-class RecordedDocument:
-    """One document an edit changed: its file `path`, the `uri` the editor knew it by, its
-    `label` (the path from the root), the hashes of its text `before` and `after` the edit
-    (None: the file did not exist then: `created`, or `deleted`), and its lines ±."""
-
-    path: str
-    uri: str
-    label: str
-    before: str | None
-    after: str | None
-    added: int = 0
-    removed: int = 0
-
-    @property
-    def created(self) -> bool:
-        return self.before is None
-
-    @property
-    def deleted(self) -> bool:
-        return self.after is None
-
-
-@dataclass(frozen=True)
-class Record:
-    """One landed edit. `revert_of`: the edit this one took back."""
-
-    id: str
-    time: float
-    instruction: str
-    root: str
-    documents: tuple[RecordedDocument, ...]
-    revert_of: str | None = None
-
-    def entry(self) -> dict[str, Any]:
-        """The record as `complexEdit.history` and `complex-edit log --json` list it."""
-        return {
-            "id": self.id,
-            "time": datetime.fromtimestamp(self.time, UTC).isoformat(timespec="seconds"),
-            "instruction": self.instruction,
-            "files": [document.label for document in self.documents],
-            "added": sum(document.added for document in self.documents),
-            "removed": sum(document.removed for document in self.documents),
-        }
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "version": RECORD_VERSION,
-            "id": self.id,
-            "time": self.time,
-            "instruction": self.instruction,
-            "root": self.root,
-            "revertOf": self.revert_of,
-            "documents": [
-                {
-                    "path": d.path,
-                    "uri": d.uri,
-                    "label": d.label,
-                    "before": d.before,
-                    "after": d.after,
-                    "created": d.created,
-                    "added": d.added,
-                    "removed": d.removed,
-                }
-                for d in self.documents
-            ],
-        }
-
-    @classmethod
-    def from_json(cls, data: Any) -> Record:
-        """Raises KeyError, TypeError or ValueError for anything that is not a record."""
-        if not isinstance(data, dict) or data.get("version") != RECORD_VERSION:
-            raise ValueError("not a record of this version")
-        documents = tuple(
-            RecordedDocument(
-                path=str(d["path"]),
-                uri=str(d["uri"]),
-                label=str(d["label"]),
-                before=_hash_or_none(d["before"]),
-                after=_hash_or_none(d["after"]),
-                added=int(d.get("added", 0)),
-                removed=int(d.get("removed", 0)),
-            )
-            for d in data["documents"]
-        )
-        revert_of = data.get("revertOf")
-        return cls(
-            id=str(data["id"]),
-            time=float(data["time"]),
-            instruction=str(data["instruction"]),
-            root=str(data["root"]),
-            documents=documents,
-            revert_of=str(revert_of) if revert_of is not None else None,
-        )
-
-
-@dataclass(frozen=True)
-class Change:
-    """A document's texts to record: `before` / `after` None when the file did not exist."""
-
-    path: str
-    uri: str
-    label: str
-    before: str | None
-    after: str | None
-    changes: Sequence[TextChange] | None = None
-    """The changes from `before` to `after`, when known (else worked out: a line diff)."""
 
 
 @dataclass
@@ -373,14 +263,6 @@ def _time_of(record_id: str) -> float:
         return float(calendar.timegm(time.strptime(record_id[:15], "%Y%m%d-%H%M%S")))
     except ValueError:
         return float("inf")  # not one of ours: never pruned by age
-
-
-def _hash_or_none(value: Any) -> str | None:
-    if value is None:
-        return None
-    if not isinstance(value, str):
-        raise TypeError("a text hash must be a string")
-    return value
 
 
 def _write_atomic(path: Path, data: bytes) -> None:

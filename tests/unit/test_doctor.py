@@ -8,7 +8,8 @@ import json
 import pytest
 
 from complex_edit.server import __version__
-from complex_edit.server.doctor import Doctor, examine, render
+from complex_edit.server.cli.doctor import render
+from complex_edit.server.doctor import Doctor, examine
 from complex_edit.server.providers.access import ACCESS, key_status
 from complex_edit.server.settings import DEFAULT_MODEL, SettingsLayer
 

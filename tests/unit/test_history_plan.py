@@ -6,7 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from complex_edit.server.history.plan import RevertPlan, plan_revert
-from complex_edit.server.history.store import Change, HistoryStore, Record
+from complex_edit.server.history.record import Change, Record
+from complex_edit.server.history.store import HistoryStore
 from complex_edit.server.text.diff import apply_changes
 
 BEFORE = "".join(f"line {n}\n" for n in range(1, 21))

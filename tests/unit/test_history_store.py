@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from complex_edit.server.history.store import Change, HistoryError, HistoryStore
+from complex_edit.server.history.record import Change
+from complex_edit.server.history.store import HistoryError, HistoryStore
 
 ROOT_TEXT = "one\ntwo\nthree\n"
 
@@ -89,7 +90,8 @@ def test_roots_are_kept_apart(tmp_path: Path) -> None:
 _RECORD_MANY = """
 import sys
 from pathlib import Path
-from complex_edit.server.history.store import Change, HistoryStore
+from complex_edit.server.history.record import Change
+from complex_edit.server.history.store import HistoryStore
 state, root, name = sys.argv[1:4]
 store = HistoryStore.for_root(Path(root), state, max_records=1000)
 path = Path(root) / name
