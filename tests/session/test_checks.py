@@ -18,7 +18,7 @@ import pytest
 
 from complex_edit.server.check.pool import CheckerPool
 from complex_edit.server.providers.gemini import GeminiProvider
-from complex_edit.server.session.request import EditRequest, WorkspaceRoot
+from complex_edit.server.session.request import EditRequest, OpenDocument, WorkspaceRoot
 from complex_edit.server.session.result import FinishedSession, run_and_diff
 from complex_edit.server.settings import Settings
 from tests.conftest import TEST_KEY
@@ -65,6 +65,7 @@ def run(emulator: GeminiEmulator, tmp_path: Path, pool: CheckerPool) -> Run:
         use_pool: bool = True,
         filename: str = "main.py",
         language: str = "python",
+        open_documents: tuple[OpenDocument, ...] = (),
         **settings: Any,
     ) -> FinishedSession:
         (root / filename).write_text(text)
@@ -85,6 +86,7 @@ def run(emulator: GeminiEmulator, tmp_path: Path, pool: CheckerPool) -> Run:
             other_files="edit",
             roots=(WorkspaceRoot("proj", str(root)),),
             document_path=str(root / filename),
+            open_documents=open_documents,
         )
         return await run_and_diff(request, provider, lambda _: None, pool if use_pool else None)
 
@@ -259,6 +261,39 @@ async def test_basedpyright_finds_a_caller_the_rename_missed_in_another_file(
     assert len(diagnostics.introduced) == 1
     assert diagnostics.remaining == []
     assert [doc.label for doc in finished.documents] == ["main.py", "app.py"]
+
+
+HELPERS = "def double(x: int) -> int:\n    return 2 * x\n"
+USES_DOUBLE = "from helpers import double\n\nprint(double(2))\n"
+
+
+@needs_basedpyright
+async def test_an_unsaved_buffer_is_what_basedpyright_resolves_against(
+    run: Run, emulator: GeminiEmulator, tmp_path: Path
+) -> None:
+    """`triple` is defined only in the editor's unsaved buffer of helpers.py, not on disk: the
+    edit that imports it introduces no error."""
+    (tmp_path / "helpers.py").write_text(HELPERS)
+    buffer = HELPERS + "\n\ndef triple(x: int) -> int:\n    return 3 * x\n"
+    finished = await run(
+        [
+            replace("import double", "import double, triple"),
+            replace("print(double(2))", "print(double(2), triple(2))"),
+            done(),
+        ],
+        text=USES_DOUBLE,
+        checkers=[checker("basedpyright", BASEDPYRIGHT, "--stdio")],
+        open_documents=(OpenDocument(str(tmp_path / "helpers.py"), buffer, 3),),
+    )
+    diagnostics = finished.outcome.diagnostics
+    assert diagnostics is not None
+    assert diagnostics.checked
+    assert diagnostics.introduced == []
+    assert diagnostics.remaining == []
+    assert finished.outcome.success
+    assert len(emulator.requests) == 1
+    assert (tmp_path / "helpers.py").read_text() == HELPERS
+    assert [doc.label for doc in finished.documents] == ["main.py"]
 
 
 async def test_a_document_no_checker_takes_is_not_checked(
