@@ -167,6 +167,9 @@ async def test_errors_the_model_cannot_fix_end_after_check_rounds(
     assert [d.message for d in diagnostics.introduced] == ["Undefined name `total`"]
     assert [d.message for d in diagnostics.remaining] == ["Undefined name `tot`"]
     assert "print(tot([1]))" in finished.documents[0].diff
+    note = " Left with 1 new error: main.py:5:7: error: Undefined name `tot` (Ruff F821)."
+    assert finished.outcome.check_note == note  # what a review's proposal says too
+    assert finished.outcome.message == "renamed" + note
 
 
 @needs_ruff
