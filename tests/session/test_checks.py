@@ -42,6 +42,7 @@ def checker(name: str, *command: str) -> dict[str, Any]:
 
 
 RUFF_ONLY = [checker("ruff", RUFF, "server")]
+BASEDPYRIGHT_ONLY = [checker("basedpyright", BASEDPYRIGHT, "--stdio")]
 
 
 @pytest.fixture
@@ -253,7 +254,7 @@ async def test_basedpyright_finds_a_caller_the_rename_missed_in_another_file(
         ],
         [replace("y = app.total(", "y = app.grand_total("), done()],
         text=USES,
-        checkers=[checker("basedpyright", BASEDPYRIGHT, "--stdio")],
+        checkers=BASEDPYRIGHT_ONLY,
     )
     asked = answer_of_completion(emulator, 1)
     assert 'main.py:4:9: error: "total" is not a known attribute of module "app"' in asked
@@ -266,27 +267,24 @@ async def test_basedpyright_finds_a_caller_the_rename_missed_in_another_file(
     assert [doc.label for doc in finished.documents] == ["main.py", "app.py"]
 
 
-HELPERS = "def double(x: int) -> int:\n    return 2 * x\n"
-USES_DOUBLE = "from helpers import double\n\nprint(double(2))\n"
-
-
 @needs_basedpyright
 async def test_an_unsaved_buffer_is_what_basedpyright_resolves_against(
     run: Run, emulator: GeminiEmulator, tmp_path: Path
 ) -> None:
     """`triple` is defined only in the editor's unsaved buffer of helpers.py, not on disk: the
     edit that imports it introduces no error."""
-    (tmp_path / "helpers.py").write_text(HELPERS)
-    buffer = HELPERS + "\n\ndef triple(x: int) -> int:\n    return 3 * x\n"
+    on_disk = "def double(x: int) -> int:\n    return 2 * x\n"
+    (tmp_path / "helpers.py").write_text(on_disk)
+    buffer = on_disk + "\n\ndef triple(x: int) -> int:\n    return 3 * x\n"
+    uses_triple = [
+        replace("import double", "import double, triple"),
+        replace("print(double(2))", "print(double(2), triple(2))"),
+        done(),
+    ]
+    unsaved = OpenDocument(str(tmp_path / "helpers.py"), buffer, 3)
+    uses_double = "from helpers import double\n\nprint(double(2))\n"
     finished = await run(
-        [
-            replace("import double", "import double, triple"),
-            replace("print(double(2))", "print(double(2), triple(2))"),
-            done(),
-        ],
-        text=USES_DOUBLE,
-        checkers=[checker("basedpyright", BASEDPYRIGHT, "--stdio")],
-        open_documents=(OpenDocument(str(tmp_path / "helpers.py"), buffer, 3),),
+        uses_triple, text=uses_double, checkers=BASEDPYRIGHT_ONLY, open_documents=(unsaved,)
     )
     diagnostics = finished.outcome.diagnostics
     assert diagnostics is not None
@@ -295,7 +293,7 @@ async def test_an_unsaved_buffer_is_what_basedpyright_resolves_against(
     assert diagnostics.remaining == []
     assert finished.outcome.success
     assert len(emulator.requests) == 1
-    assert (tmp_path / "helpers.py").read_text() == HELPERS
+    assert (tmp_path / "helpers.py").read_text() == on_disk
     assert [doc.label for doc in finished.documents] == ["main.py"]
 
 
