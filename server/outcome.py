@@ -153,6 +153,9 @@ class SessionOutcome(RunSummary):
     ("indentation", "tabs", "trailing_whitespace", "elision_expanded", ...), refusals
     ("elision_refused") and completions refused for new syntax errors ("syntax_refused")
     or for errors the checkers found ("check_refused")."""
+    check_note: str = ""
+    """What the success `message` says of the checkers (the errors left, the checkers that did
+    not check), for an answer whose message is not the session's (a review's proposal)."""
 
 
 class WirePosition(BaseModel):

@@ -1,6 +1,8 @@
 """One session's check: the checkers of the edited documents' languages, fed each document's
 text before the edit (once, cached for the session; the command's own document while the
-model works on its first turn) and after it, compared (`compare.py`).
+model works on its first turn) and after it, compared (`compare.py`). The editor's unsaved
+buffers of a checker's languages are open in it first, as the user sees them (`context`): a
+type checker resolves names against them, not their files.
 
 Each checker has `checkTimeoutSeconds` for one check, its start included when it was not warm
 yet; one that stays silent is `timeout` and is not asked again in this session, one whose
@@ -18,7 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from complex_edit.server.check.client import CheckerGone, file_uri
+from complex_edit.server.check.client import CheckerGone, CheckerProcess, file_uri
 from complex_edit.server.check.compare import SEVERITY_NAMES, Found, compare
 from complex_edit.server.check.discovery import Checker, language_id
 from complex_edit.server.check.pool import CheckerPool, Entry
@@ -76,8 +78,11 @@ class SessionCheck:
         *,
         threshold: int,
         timeout: float,
+        context: Sequence[CheckedDocument] = (),
     ) -> None:
         self._pool = pool
+        self._context = list(context)
+        self._given: dict[str, CheckerProcess] = {}  # checker → the process given `context`
         self._checkers = list(checkers)
         self._root = root
         self._threshold = threshold
@@ -188,6 +193,7 @@ class SessionCheck:
         entry = self._pool.warm(checker, self._root)
         await asyncio.shield(entry.started)
         async with entry.lock:
+            await self._give_context(checker, entry.process)
             for doc in documents:
                 key = (checker.name, doc.uri)
                 if key in self._before:
@@ -196,6 +202,17 @@ class SessionCheck:
                 version = await entry.process.show(doc.uri, doc.language_id or "", doc.before)
                 self._before[key] = _founds(await entry.process.diagnostics(doc.uri, version))
         return entry
+
+    async def _give_context(self, checker: Checker, process: CheckerProcess) -> None:
+        """Open the unsaved buffers of `checker`'s languages in `process` (once; again in a
+        process started after a crash), before any document of the edit is checked."""
+        if self._given.get(checker.name) is process:
+            return
+        self._given[checker.name] = process
+        for doc in self._context:
+            if doc.language_id in checker.languages and (checker.name, doc.uri) not in self._before:
+                self._shown.setdefault(checker.name, set()).add(doc.uri)
+                await process.show(doc.uri, doc.language_id or "", doc.after)
 
 
 async def _close_documents(entry: Entry, uris: set[str]) -> None:

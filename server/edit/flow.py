@@ -211,7 +211,8 @@ def _proposed(step: ApplyStep, outcome: SessionOutcome, proposals: Proposals | N
     """Review without an editor that can ask: nothing applied, the hunks of every document
     proposed against the live documents (each result rebased over the user's typing
     meanwhile; with several documents each hunk names its `uri`), kept in `proposals` for the
-    reviewer's answer (`review.land_review`)."""
+    reviewer's answer (`review.land_review`). Its message keeps what the checkers said (the
+    answer's `diagnostics` are the session's)."""
     every = step.propose()
     if isinstance(every, Verdict):
         return every
@@ -222,7 +223,8 @@ def _proposed(step: ApplyStep, outcome: SessionOutcome, proposals: Proposals | N
         diff=diff,
         hunks=proposed_hunks(every, step.editor.encoding()),
         version=every[0].live.version,
-        message=f"{changes(proposal.count)} proposed for review; nothing was applied.",
+        message=f"{changes(proposal.count)} proposed for review; nothing was applied."
+        + outcome.check_note,
         proposal_id=kept,
     )
 

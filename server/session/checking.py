@@ -3,6 +3,9 @@ checkers' diagnostics of the documents the edit changed (`server.check`); errors
 turn that call into a request to fix them or finish anyway, at most `checkRounds` times, and
 never twice for the same errors. What they found goes into the answer's `diagnostics`.
 
+The editor's unsaved buffers of the checked languages are given to the checkers as they are
+(before and after the same), so that what a type checker resolves is what the user sees.
+
 With no pool (eval, tests), `checkers: "off"`, no checker for the documents' languages, or a
 command whose document is no file, nothing here does anything: the session is today's.
 """
@@ -13,13 +16,15 @@ import os
 from collections.abc import Sequence
 
 from complex_edit.server.check.compare import Found, report_lines
-from complex_edit.server.check.discovery import configured
+from complex_edit.server.check.discovery import Checker, configured, language_id
 from complex_edit.server.check.pool import CheckerPool
 from complex_edit.server.check.run import CheckedDocument, CheckResult, SessionCheck, wire
 from complex_edit.server.outcome import Diagnostics
 from complex_edit.server.session.documents import OtherFile
 from complex_edit.server.session.request import EditRequest
 
+# Unsaved buffers given to the checkers at most (each is analysed with the edit).
+MAX_UNSAVED = 50
 ASK = "Fix them, or call complete_task again to finish anyway."
 
 
@@ -45,6 +50,7 @@ class Checking:
                 root,
                 threshold=1 if settings.check_severity == "error" else 2,
                 timeout=settings.check_timeout_seconds,
+                context=_unsaved(request, checkers),
             )
 
     def start(self) -> None:
@@ -151,6 +157,33 @@ class Checking:
 
 def _errors(count: int) -> str:
     return f"{count} new error{'s' if count != 1 else ''}"
+
+
+def _unsaved(request: EditRequest, checkers: Sequence[Checker]) -> list[CheckedDocument]:
+    """The editor's buffers (other than the command's document) of a checked language whose
+    text is not their file's: unsaved changes, or no file yet. Unchanged by the edit (before
+    and after are the buffer), they are given to the checkers as open documents."""
+    languages = {language for checker in checkers for language in checker.languages}
+    unsaved: list[CheckedDocument] = []
+    for doc in request.open_documents:
+        if doc.path == request.document_path or language_id(doc.path) not in languages:
+            continue
+        if _on_disk(doc.path, doc.text) != doc.text:
+            label = os.path.basename(doc.path)
+            unsaved.append(CheckedDocument(doc.path, label, None, doc.text, doc.text))
+    return unsaved[:MAX_UNSAVED]
+
+
+def _on_disk(path: str, text: str) -> str | None:
+    """The file's text, or None when it cannot be read or its size already says it differs
+    from `text`."""
+    try:
+        if os.path.getsize(path) != len(text.encode("utf-8", "surrogatepass")):
+            return None
+        with open(path, encoding="utf-8", newline="") as file:
+            return file.read()
+    except (OSError, UnicodeError):
+        return None
 
 
 def _root(request: EditRequest) -> str | None:

@@ -260,9 +260,11 @@ class _Loop:
                 )
                 if syntax_ok and to_fix is None:
                     self.calls.report_completions(results)
+                    note = self.checking.note()
                     return SessionOutcome(
                         success=True,
-                        message=(completion.message or "Edit complete.") + self.checking.note(),
+                        message=(completion.message or "Edit complete.") + note,
+                        check_note=note,
                         final_text=self.toolbox.text,
                         turns=self.turns,
                         tool_calls=self.calls.tool_calls,

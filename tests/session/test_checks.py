@@ -18,7 +18,7 @@ import pytest
 
 from complex_edit.server.check.pool import CheckerPool
 from complex_edit.server.providers.gemini import GeminiProvider
-from complex_edit.server.session.request import EditRequest, WorkspaceRoot
+from complex_edit.server.session.request import EditRequest, OpenDocument, WorkspaceRoot
 from complex_edit.server.session.result import FinishedSession, run_and_diff
 from complex_edit.server.settings import Settings
 from tests.conftest import TEST_KEY
@@ -42,6 +42,7 @@ def checker(name: str, *command: str) -> dict[str, Any]:
 
 
 RUFF_ONLY = [checker("ruff", RUFF, "server")]
+BASEDPYRIGHT_ONLY = [checker("basedpyright", BASEDPYRIGHT, "--stdio")]
 
 
 @pytest.fixture
@@ -65,6 +66,7 @@ def run(emulator: GeminiEmulator, tmp_path: Path, pool: CheckerPool) -> Run:
         use_pool: bool = True,
         filename: str = "main.py",
         language: str = "python",
+        open_documents: tuple[OpenDocument, ...] = (),
         **settings: Any,
     ) -> FinishedSession:
         (root / filename).write_text(text)
@@ -85,6 +87,7 @@ def run(emulator: GeminiEmulator, tmp_path: Path, pool: CheckerPool) -> Run:
             other_files="edit",
             roots=(WorkspaceRoot("proj", str(root)),),
             document_path=str(root / filename),
+            open_documents=open_documents,
         )
         return await run_and_diff(request, provider, lambda _: None, pool if use_pool else None)
 
@@ -165,6 +168,9 @@ async def test_errors_the_model_cannot_fix_end_after_check_rounds(
     assert [d.message for d in diagnostics.introduced] == ["Undefined name `total`"]
     assert [d.message for d in diagnostics.remaining] == ["Undefined name `tot`"]
     assert "print(tot([1]))" in finished.documents[0].diff
+    note = " Left with 1 new error: main.py:5:7: error: Undefined name `tot` (Ruff F821)."
+    assert finished.outcome.check_note == note  # what a review's proposal says too
+    assert finished.outcome.message == "renamed" + note
 
 
 @needs_ruff
@@ -248,7 +254,7 @@ async def test_basedpyright_finds_a_caller_the_rename_missed_in_another_file(
         ],
         [replace("y = app.total(", "y = app.grand_total("), done()],
         text=USES,
-        checkers=[checker("basedpyright", BASEDPYRIGHT, "--stdio")],
+        checkers=BASEDPYRIGHT_ONLY,
     )
     asked = answer_of_completion(emulator, 1)
     assert 'main.py:4:9: error: "total" is not a known attribute of module "app"' in asked
@@ -259,6 +265,36 @@ async def test_basedpyright_finds_a_caller_the_rename_missed_in_another_file(
     assert len(diagnostics.introduced) == 1
     assert diagnostics.remaining == []
     assert [doc.label for doc in finished.documents] == ["main.py", "app.py"]
+
+
+@needs_basedpyright
+async def test_an_unsaved_buffer_is_what_basedpyright_resolves_against(
+    run: Run, emulator: GeminiEmulator, tmp_path: Path
+) -> None:
+    """`triple` is defined only in the editor's unsaved buffer of helpers.py, not on disk: the
+    edit that imports it introduces no error."""
+    on_disk = "def double(x: int) -> int:\n    return 2 * x\n"
+    (tmp_path / "helpers.py").write_text(on_disk)
+    buffer = on_disk + "\n\ndef triple(x: int) -> int:\n    return 3 * x\n"
+    uses_triple = [
+        replace("import double", "import double, triple"),
+        replace("print(double(2))", "print(double(2), triple(2))"),
+        done(),
+    ]
+    unsaved = OpenDocument(str(tmp_path / "helpers.py"), buffer, 3)
+    uses_double = "from helpers import double\n\nprint(double(2))\n"
+    finished = await run(
+        uses_triple, text=uses_double, checkers=BASEDPYRIGHT_ONLY, open_documents=(unsaved,)
+    )
+    diagnostics = finished.outcome.diagnostics
+    assert diagnostics is not None
+    assert diagnostics.checked
+    assert diagnostics.introduced == []
+    assert diagnostics.remaining == []
+    assert finished.outcome.success
+    assert len(emulator.requests) == 1
+    assert (tmp_path / "helpers.py").read_text() == on_disk
+    assert [doc.label for doc in finished.documents] == ["main.py"]
 
 
 async def test_a_document_no_checker_takes_is_not_checked(

@@ -8,11 +8,19 @@ from pathlib import Path
 
 import pytest
 
+from complex_edit.server.edit.answer import build_result
 from complex_edit.server.edit.apply import ApplyStep, DocumentChange
 from complex_edit.server.edit.disk import DiskEditor
 from complex_edit.server.edit.files import read_text_file
+from complex_edit.server.edit.flow import _proposed
 from complex_edit.server.edit.review import Proposal, Proposals, ReviewRefused
-from complex_edit.server.outcome import SessionOutcome
+from complex_edit.server.outcome import (
+    CheckDiagnostic,
+    Diagnostics,
+    SessionOutcome,
+    WirePosition,
+    WireRange,
+)
 from complex_edit.server.text.diff import compute_edits
 
 
@@ -67,3 +75,34 @@ def test_a_proposal_expires(tmp_path: Path) -> None:
     assert proposals.find(kept, [])
     now[0] += 2.0
     assert _code(proposals, kept, []) == "unknown_proposal"
+
+
+def test_a_review_proposal_carries_the_checkers_diagnostics_and_their_note(
+    tmp_path: Path,
+) -> None:
+    """Review without an editor that asks: the proposal's answer has the session's
+    `diagnostics` and its message says which error the hunks leave."""
+    left = CheckDiagnostic(
+        uri=(tmp_path / "a.txt").as_uri(),
+        range=WireRange(
+            start=WirePosition(line=4, character=0), end=WirePosition(line=4, character=4)
+        ),
+        severity="error",
+        message="Undefined name `FIVE`",
+        source="Ruff",
+        code="F821",
+    )
+    diagnostics = Diagnostics(checked=True, introduced=[left], remaining=[left])
+    note = " Left with 1 new error: a.txt:5:1: error: Undefined name `FIVE` (Ruff F821)."
+    outcome = SessionOutcome(
+        success=True, message="done." + note, diagnostics=diagnostics, check_note=note
+    )
+    proposal = _proposal(tmp_path)
+    proposals = Proposals()
+    verdict = _proposed(proposal.step, outcome, proposals)
+    result = build_result(outcome, verdict)
+    assert result.proposal_id is not None
+    assert result.message == "2 changes proposed for review; nothing was applied." + note
+    assert result.diagnostics == diagnostics
+    assert [hunk.id for hunk in result.hunks or []] == [0, 1]
+    assert result.applied is False
