@@ -160,6 +160,7 @@ class _Loop:
             usage=self.usage,
             validation=self.validation or _unchecked(self.request),
             integrity=dict(self.integrity),
+            masked=self.documents.masked(),
         )
 
     async def finish(self, provider: Provider) -> SessionOutcome:
@@ -269,6 +270,7 @@ class _Loop:
                         usage=self.usage,
                         validation=validation,
                         integrity=dict(self.integrity),
+                        masked=self.documents.masked(),
                         diagnostics=self.checking.report(),
                     )
                 if to_fix is not None:

@@ -38,10 +38,10 @@ from complex_edit.server.workspace.rules import (
 from complex_edit.server.workspace.search import (
     MAX_HITS,
     Matcher,
+    Shown,
     Stop,
     answer,
     masked_line,
-    masked_note,
 )
 from complex_edit.server.workspace.secrets import Masked, Masker, Spot, shared_masker
 from complex_edit.server.workspace.tree import Listed, Tree, racy
@@ -120,6 +120,7 @@ class Workspace:
         self._masker: Masker | None = None  # made when the first text is masked
         self._markers: set[str] = set()  # every marker the model was shown
         self._masks: dict[str, tuple[str, Masked]] = {}  # by label: the text last masked
+        self.shown = Shown()  # the values masked in what the model was shown
 
     def mask(self, text: str, label: str) -> Masked:
         """`text` (of the file `label`) as the model may see it: secret values masked."""
@@ -249,7 +250,7 @@ class Workspace:
                     deadline,
                     self._search_seconds,
                 )
-                return text + masked_note(masked)
+                return text + self.shown.note(masked)
             except RipgrepFailed:
                 pass  # a pattern ripgrep's dialect lacks: the Python search below
         return self._find_here(matcher, pattern, only, overlay, deadline)
@@ -286,7 +287,7 @@ class Workspace:
                     hidden, spots = self.mask_line(text, label, number, line)
                     masked.extend((label, spot) for spot in spots)
                     hits.append(f"{label}:{number}: {masked_line(matcher, hidden, line, at)}")
-        return answer(hits, total, pattern, searched, skipped, stop) + masked_note(masked)
+        return answer(hits, total, pattern, searched, skipped, stop) + self.shown.note(masked)
 
     def _scope(self) -> Scope:
         roots = sorted(self._roots, key=lambda root: root.name)
