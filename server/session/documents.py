@@ -37,6 +37,7 @@ from complex_edit.server.outcome import MaskedPlace, MaskedSecrets
 from complex_edit.server.session.request import EditRequest
 from complex_edit.server.session.validation import ResultValidator
 from complex_edit.server.workspace import ripgrep
+from complex_edit.server.workspace.kept import Kept
 from complex_edit.server.workspace.rules import Refused
 from complex_edit.server.workspace.search import Shown
 from complex_edit.server.workspace.secrets import Masked
@@ -76,7 +77,7 @@ class Touched:
 
 
 class Documents:
-    def __init__(self, request: EditRequest, own: Toolbox) -> None:
+    def __init__(self, request: EditRequest, own: Toolbox, kept: Kept | None = None) -> None:
         self.own = own
         self._request = request
         self._mode = request.other_files
@@ -88,6 +89,7 @@ class Documents:
                 request.settings.max_document_bytes,
                 ripgrep=ripgrep.program(),
                 search_seconds=request.settings.search_timeout_seconds,
+                kept=kept,
             )
             if self._mode != "off"
             else None
@@ -231,6 +233,8 @@ class Documents:
         self._joined.append(other)
 
     def close(self) -> None:
+        if self._workspace is not None:
+            self._workspace.close()
         for other in self._joined:
             if other.validator is not None:
                 other.validator.close()

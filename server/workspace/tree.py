@@ -30,7 +30,8 @@ class Listed:
 
 class Tree:
     """One root's listing. `target_allowed(path)`: a link's resolved target passes every
-    rule (inside the roots, not in `.git/`, not ignored or excluded in its own root)."""
+    rule (inside the roots, not in `.git/`, not ignored or excluded in its own root); the
+    workspace using a kept tree sets its own (`kept.py`)."""
 
     def __init__(
         self,
@@ -42,7 +43,7 @@ class Tree:
         self._root = root
         self._ignore = ignore
         self._exclude = exclude
-        self._target_allowed = target_allowed
+        self.target_allowed = target_allowed
         self._files: list[Listed] | None = None
         self._folders: dict[str, int] = {}
         self._ignores: dict[str, int] = {}
@@ -106,7 +107,7 @@ class Tree:
         if not self._allowed(levels, rel):
             return
         target = os.path.realpath(path)
-        if not self._target_allowed(target):
+        if not self.target_allowed(target):
             return
         if stat.S_ISREG(os.stat(target).st_mode):
             found.append(Listed(rel, target))
