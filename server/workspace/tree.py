@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import stat
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -48,9 +49,16 @@ class Tree:
         self._folders: dict[str, int] = {}
         self._ignores: dict[str, int] = {}
         self._racy = True
+        self._lock = threading.Lock()
 
     def files(self) -> list[Listed]:
-        """The listing, walked again when a folder or a `.gitignore` changed since."""
+        """The listing, walked again when a folder or a `.gitignore` changed since (one
+        caller at a time: a search cancelled may still run on its thread while the next
+        command has taken the tree back from `kept.py`)."""
+        with self._lock:
+            return self._files_now()
+
+    def _files_now(self) -> list[Listed]:
         if self._files is None or self._racy or self._stale():
             began = time.time_ns()
             self._folders = {}
