@@ -142,6 +142,8 @@ class RunSummary(BaseModel):
     validation: Validation | None = None
     diagnostics: Diagnostics | None = None
     """The checkers' diagnostics of a success (README "Checks"; None: no checker ran)."""
+    masked: MaskedSecrets | None = None
+    """The secret values masked in what the model read of other files (None: none)."""
 
 
 class SessionOutcome(RunSummary):
@@ -156,6 +158,23 @@ class SessionOutcome(RunSummary):
     check_note: str = ""
     """What the success `message` says of the checkers (the errors left, the checkers that did
     not check), for an answer whose message is not the session's (a review's proposal)."""
+
+
+class MaskedPlace(BaseModel):
+    """Where one masked value was: the file as the model named it, the line (1-based) and
+    the value's kind (`aws-access-key`, `secret-keyword`, ...); never the value."""
+
+    path: str
+    line: int
+    kind: str
+
+
+class MaskedSecrets(BaseModel):
+    """How many secret values the model was shown masked, and where (`places`: the first
+    100, in the order they were shown)."""
+
+    count: int
+    places: list[MaskedPlace]
 
 
 class WirePosition(BaseModel):

@@ -26,6 +26,7 @@ from complex_edit.server.session.termination import refusal_line
 from complex_edit.server.text.diff import TextChange, compute_edits
 from complex_edit.server.text.hunks import changed_lines
 from complex_edit.server.text.rebase import compose_changes
+from complex_edit.server.workspace.kept import Kept
 
 
 class ToolDispatch:
@@ -34,7 +35,7 @@ class ToolDispatch:
     sets it); `outcomes` this turn's calls and their outcomes, `completions` its complete_task
     calls; `integrity` and `tool_calls` count over the whole session."""
 
-    def __init__(self, request: EditRequest, on_event: EventSink) -> None:
+    def __init__(self, request: EditRequest, on_event: EventSink, kept: Kept | None = None) -> None:
         self.request = request
         self.on_event = on_event
         self.max_turns = request.settings.max_turns
@@ -45,7 +46,7 @@ class ToolDispatch:
             max_text_chars=limit,
             elide_repeated_views=True,
         )
-        self.documents = Documents(request, self.toolbox)
+        self.documents = Documents(request, self.toolbox, kept)
         self.integrity: Counter[str] = Counter()
         self.completions: list[tuple[ToolCall, ToolOutcome]] = []
         self.outcomes: list[tuple[ToolCall, ToolOutcome]] = []

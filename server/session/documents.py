@@ -33,16 +33,19 @@ from complex_edit.edit_tools.registry import (
 )
 from complex_edit.edit_tools.results import ToolResult
 from complex_edit.edit_tools.syntax import language_for_path
+from complex_edit.server.outcome import MaskedPlace, MaskedSecrets
 from complex_edit.server.session.request import EditRequest
 from complex_edit.server.session.validation import ResultValidator
 from complex_edit.server.workspace import ripgrep
+from complex_edit.server.workspace.kept import Kept
 from complex_edit.server.workspace.rules import Refused
-from complex_edit.server.workspace.search import masked_note
+from complex_edit.server.workspace.search import Shown
 from complex_edit.server.workspace.secrets import Masked
 from complex_edit.server.workspace.workspace import Opened, Workspace
 
 _FIND: Mapping[str, type[Params]] = MappingProxyType({FIND_IN_FILES: FindInFilesParams})
 _CHANGING = ("set_document", "replace_text")
+MAX_MASKED_PLACES = 100  # the answer's `masked.places`
 
 
 @dataclass
@@ -74,7 +77,7 @@ class Touched:
 
 
 class Documents:
-    def __init__(self, request: EditRequest, own: Toolbox) -> None:
+    def __init__(self, request: EditRequest, own: Toolbox, kept: Kept | None = None) -> None:
         self.own = own
         self._request = request
         self._mode = request.other_files
@@ -86,6 +89,7 @@ class Documents:
                 request.settings.max_document_bytes,
                 ripgrep=ripgrep.program(),
                 search_seconds=request.settings.search_timeout_seconds,
+                kept=kept,
             )
             if self._mode != "off"
             else None
@@ -102,6 +106,19 @@ class Documents:
         }
         self._others: dict[str, OtherFile] = {}  # by real path, in the order first named
         self._joined: list[OtherFile] = []
+
+    def masked(self) -> MaskedSecrets | None:
+        """The secret values the model was shown masked, and where (None: none)."""
+        places = self._workspace.shown.places if self._workspace is not None else ()
+        if not places:
+            return None
+        return MaskedSecrets(
+            count=len(places),
+            places=[
+                MaskedPlace(path=label, line=spot.line, kind=spot.kind)
+                for label, spot in places[:MAX_MASKED_PLACES]
+            ],
+        )
 
     @property
     def joined(self) -> tuple[OtherFile, ...]:
@@ -139,7 +156,7 @@ class Documents:
         # A conversation keeps one full view, of the command's document: another file's must
         # not make that one look out of date. The summary (the progress line) names the file.
         summary = f"{outcome.summary} in {_short(other.label)}"
-        response = _hidden(outcome.response, other)
+        response = _hidden(outcome.response, other, workspace.shown)
         outcome = outcome.model_copy(
             update={"full_view": False, "summary": summary, "response": response}
         )
@@ -216,6 +233,8 @@ class Documents:
         self._joined.append(other)
 
     def close(self) -> None:
+        if self._workspace is not None:
+            self._workspace.close()
         for other in self._joined:
             if other.validator is not None:
                 other.validator.close()
@@ -243,7 +262,7 @@ def _marker_refusal(
     return outcome_of(name, functools.partial(_raise, error))
 
 
-def _hidden(response: dict[str, Any], other: OtherFile) -> dict[str, Any]:
+def _hidden(response: dict[str, Any], other: OtherFile, shown: Shown) -> dict[str, Any]:
     """What the model reads back of another file, its secret values masked; a get_document
     says how many were masked and where."""
     masked = other.masked
@@ -253,7 +272,7 @@ def _hidden(response: dict[str, Any], other: OtherFile) -> dict[str, Any]:
         key: masked.hide(value) if isinstance(value, str) else value
         for key, value in response.items()
     }
-    note = masked_note([(other.label, spot) for spot in masked.spots])
+    note = shown.note([(other.label, spot) for spot in masked.spots])
     return {**hidden, "masked": note.strip()}
 
 

@@ -50,6 +50,7 @@ from complex_edit.server.session.termination import (
 from complex_edit.server.session.validation import ResultValidator
 from complex_edit.server.text.diff import compute_edits
 from complex_edit.server.text.hunks import changed_lines
+from complex_edit.server.workspace.kept import Kept
 
 MAX_EMPTY_TURNS_IN_A_ROW = 2
 # While a model request is outstanding, a `ModelWaiting` every requestTimeoutSeconds / 8,
@@ -115,13 +116,14 @@ async def run_session(
     provider: Provider,
     on_event: EventSink = _ignore,
     checks: CheckerPool | None = None,
+    kept: Kept | None = None,
 ) -> tuple[SessionOutcome, tuple[DocumentResult, ...]]:
     """`run_tool_loop` for the edit flow: the outcome without its `final_text`, and the
     documents a success changed, which carry it: the command's own first (even unchanged),
     then the other files in the order they joined the edit (none for a failure). A
     multi-megabyte result so travels once, as the documents' changes. With `checks`, the
-    checkers' rounds (`checking.py`)."""
-    loop = _Loop(request, on_event, checks)
+    checkers' rounds (`checking.py`); with `kept`, the workspace's listing kept between commands."""
+    loop = _Loop(request, on_event, checks, kept)
     outcome = await loop.finish(provider)
     edited = loop.edited() if outcome.success else ()
     outcome = outcome.model_copy(update={"final_text": None})
@@ -131,13 +133,17 @@ async def run_session(
 
 class _Loop:
     def __init__(
-        self, request: EditRequest, on_event: EventSink, checks: CheckerPool | None = None
+        self,
+        request: EditRequest,
+        on_event: EventSink,
+        checks: CheckerPool | None = None,
+        kept: Kept | None = None,
     ) -> None:
         self.request = request
         self.checking = Checking(request, checks)
         self.on_event = on_event
         self.max_turns = request.settings.max_turns
-        self.calls = ToolDispatch(request, on_event)
+        self.calls = ToolDispatch(request, on_event, kept)
         self.toolbox = self.calls.toolbox
         self.documents = self.calls.documents
         self.validator = ResultValidator(
@@ -160,6 +166,7 @@ class _Loop:
             usage=self.usage,
             validation=self.validation or _unchecked(self.request),
             integrity=dict(self.integrity),
+            masked=self.documents.masked(),
         )
 
     async def finish(self, provider: Provider) -> SessionOutcome:
@@ -271,6 +278,7 @@ class _Loop:
                         usage=self.usage,
                         validation=validation,
                         integrity=dict(self.integrity),
+                        masked=self.documents.masked(),
                         diagnostics=self.checking.report(),
                     )
                 if to_fix is not None:

@@ -19,6 +19,7 @@ from complex_edit.server.session.changed import DocumentResult
 from complex_edit.server.session.events import EventSink
 from complex_edit.server.session.loop import run_session
 from complex_edit.server.session.request import EditRequest
+from complex_edit.server.workspace.kept import Kept
 
 
 @dataclass(frozen=True)
@@ -37,8 +38,9 @@ async def run_and_diff(
     provider: Provider,
     on_event: EventSink,
     checks: CheckerPool | None = None,
+    kept: Kept | None = None,
 ) -> FinishedSession:
-    outcome, edited = await run_session(request, provider, on_event, checks)
+    outcome, edited = await run_session(request, provider, on_event, checks, kept)
     return FinishedSession(outcome, edited)
 
 
@@ -50,11 +52,12 @@ class SessionRunner(Protocol):
 
 class InProcess:
     """Runs sessions on the caller's event loop, with `provider` (and the checkers of
-    `checks`, which the caller closes)."""
+    `checks`, which the caller closes); the workspace's listing kept between its sessions."""
 
     def __init__(self, provider: Provider, checks: CheckerPool | None = None) -> None:
         self._provider = provider
         self.checks = checks
+        self._kept = Kept()
 
     async def run_session(self, request: EditRequest, on_event: EventSink) -> FinishedSession:
-        return await run_and_diff(request, self._provider, on_event, self.checks)
+        return await run_and_diff(request, self._provider, on_event, self.checks, self._kept)

@@ -1,7 +1,8 @@
 """The child process that runs sessions for the language server (`server/session/process.py`),
 started as `python -P -E -m complex_edit.server.session.worker`.
 
-It keeps the checkers (`server.check`) warm for its sessions and stops them when it ends.
+It keeps the checkers (`server.check`) warm for its sessions and stops them when it ends, and
+the workspaces' ignore rules and listings between commands (`server/workspace/kept.py`).
 It reads `ToWorker` messages from stdin (`RunSession`, `CancelSession`) and writes `FromWorker`
 messages to stdout (`Event`, `Returned`, `Failed` for a bug inside the session), each in a frame
 of `wire.py`. It exits when stdin closes (the server went away). Its own log goes to stderr.
@@ -29,6 +30,7 @@ from complex_edit.server.session.messages import (
 )
 from complex_edit.server.session.result import run_and_diff
 from complex_edit.server.session.wire import CHUNK, encode_frame, read_frame
+from complex_edit.server.workspace.kept import Kept
 
 if TYPE_CHECKING:
     from complex_edit.server.session.request import EditRequest
@@ -38,7 +40,8 @@ log = logging.getLogger("complex_edit.session_worker")
 
 class Worker:
     """The child's whole state: the pipes to the server, the providers its sessions talk to,
-    the checkers kept warm, and the sessions running, by run id."""
+    the checkers kept warm, the workspaces' listings kept, and the sessions running, by run
+    id."""
 
     def __init__(
         self, frames_in: asyncio.StreamReader, frames_out: asyncio.WriteTransport, hub: ProviderHub
@@ -48,6 +51,7 @@ class Worker:
         self._hub = hub
         self._runs: dict[int, asyncio.Task[None]] = {}
         self._checks = CheckerPool()
+        self._kept = Kept()  # the workspaces' ignore rules and listings, between commands
 
     async def serve(self) -> None:
         """Run and cancel sessions as the server asks, until it closes the pipe; then cancel
@@ -92,7 +96,7 @@ class Worker:
     async def _run(self, run_id: int, request: EditRequest) -> None:
         try:
             report = functools.partial(self._report, run_id)
-            result = await run_and_diff(request, self._hub, report, self._checks)
+            result = await run_and_diff(request, self._hub, report, self._checks, self._kept)
         except asyncio.CancelledError:
             return
         except Exception as exc:

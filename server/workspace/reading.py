@@ -6,11 +6,16 @@ from __future__ import annotations
 import os
 import re
 import stat
+import time
 
 from pathspec import GitIgnoreSpec
 
 from complex_edit.server.workspace.rules import Refused
 from complex_edit.server.workspace.search import Matcher
+from complex_edit.server.workspace.tree import racy
+
+# Contents kept between find_in_files calls of one command, at most this many bytes.
+CACHED_BYTES = 128_000_000
 
 
 def read_regular(path: str, limit: int) -> tuple[bytes, os.stat_result] | None:
@@ -89,3 +94,39 @@ def relative(real: str, folder: str) -> str | None:
     if real.startswith(folder.rstrip(os.sep) + os.sep):
         return real[len(folder.rstrip(os.sep)) + 1 :].replace(os.sep, "/")
     return None
+
+
+class Contents:
+    """The texts find_in_files read over one command, kept up to CACHED_BYTES."""
+
+    def __init__(self, max_bytes: int) -> None:
+        self._max_bytes = max_bytes
+        self._kept: dict[str, tuple[int, int, str | None]] = {}
+        self._bytes = 0
+
+    def text(self, path: str) -> str | None:
+        """The file's text, None when it cannot be searched (gone, not a regular file, over
+        maxDocumentBytes, binary, not UTF-8). Kept, up to CACHED_BYTES, while the file's time
+        and size stay, unless it changed too recently for the next change to show."""
+        cached = self._kept.get(path)
+        if cached is not None:
+            try:
+                info = os.stat(path)
+            except OSError:
+                return None
+            if cached[:2] == (info.st_mtime_ns, info.st_size):
+                return cached[2]
+            del self._kept[path]
+            self._bytes -= cached[1]
+        try:
+            read = read_regular(path, self._max_bytes)
+        except OSError:
+            return None
+        if read is None:
+            return None
+        data, info = read
+        text = text_of(data)
+        if self._bytes + len(data) <= CACHED_BYTES and not racy(info.st_mtime_ns, time.time_ns()):
+            self._kept[path] = (info.st_mtime_ns, info.st_size, text)
+            self._bytes += info.st_size
+        return text

@@ -114,7 +114,11 @@ class IgnoreRules:
     def __init__(self, root: str) -> None:
         self._root = root
         self._specs: dict[str, tuple[int, Patterns | None]] = {}
-        self.base_levels: tuple[Level, ...] = git_excludes(root)
+        self.base_levels, self._excludes = git_excludes(root)
+
+    def excludes_changed(self) -> bool:
+        """Git's excludes files changed (written, made or removed) since they were read."""
+        return any(_stamp(path) != stamp for path, stamp in self._excludes)
 
     def level(self, prefix: str) -> Level | None:
         """The `.gitignore` of the folder `prefix` ("" for the root), if it has one."""
@@ -159,20 +163,31 @@ def _read_spec(path: str) -> Patterns | None:
     return Patterns(lines)
 
 
-def git_excludes(root: str) -> tuple[Level, ...]:
+def git_excludes(root: str) -> tuple[tuple[Level, ...], tuple[tuple[str, int | None], ...]]:
     """Git's excludes for the repository holding `root`, lowest precedence first: the global
-    file (`core.excludesFile`, else `$XDG_CONFIG_HOME/git/ignore`), then `.git/info/exclude`."""
+    file (`core.excludesFile`, else `$XDG_CONFIG_HOME/git/ignore`), then `.git/info/exclude`;
+    and each file looked at with its modification time (None: missing)."""
     top, info = _git_paths(root)
     base = ""
     if top is not None:
         rel = os.path.relpath(root, top)
         base = "" if rel == "." else rel.replace(os.sep, "/") + "/"
     levels = []
+    stamps = []
     for path in (_global_excludes(root), info):
+        if path:
+            stamps.append((path, _stamp(path)))
         spec = _read_spec(path) if path else None
         if spec is not None:
             levels.append(Level("", spec, base))
-    return tuple(levels)
+    return tuple(levels), tuple(stamps)
+
+
+def _stamp(path: str) -> int | None:
+    try:
+        return os.stat(path).st_mtime_ns
+    except OSError:
+        return None
 
 
 def _git(root: str, *args: str) -> list[str] | None:

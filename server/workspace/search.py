@@ -163,3 +163,20 @@ def masked_note(masked: Sequence[tuple[str, Spot]]) -> str:
         f"\n{count} secret value{'' if count == 1 else 's'} masked as «secret: KIND, N chars» "
         f"({places}{more}); a line holding a marker cannot be changed."
     )
+
+
+class Shown:
+    """The secret values the model was shown masked over a command, each once, in the order
+    they were first shown (`places`: the file's label and the `Spot`)."""
+
+    def __init__(self) -> None:
+        self._places: dict[tuple[str, Spot], None] = {}
+
+    @property
+    def places(self) -> tuple[tuple[str, Spot], ...]:
+        return tuple(self._places)
+
+    def note(self, masked: Sequence[tuple[str, Spot]]) -> str:
+        """`masked_note` of `masked`, its values kept."""
+        self._places.update(dict.fromkeys(masked))
+        return masked_note(masked)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import stat
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -30,7 +31,8 @@ class Listed:
 
 class Tree:
     """One root's listing. `target_allowed(path)`: a link's resolved target passes every
-    rule (inside the roots, not in `.git/`, not ignored or excluded in its own root)."""
+    rule (inside the roots, not in `.git/`, not ignored or excluded in its own root); the
+    workspace using a kept tree sets its own (`kept.py`)."""
 
     def __init__(
         self,
@@ -42,14 +44,21 @@ class Tree:
         self._root = root
         self._ignore = ignore
         self._exclude = exclude
-        self._target_allowed = target_allowed
+        self.target_allowed = target_allowed
         self._files: list[Listed] | None = None
         self._folders: dict[str, int] = {}
         self._ignores: dict[str, int] = {}
         self._racy = True
+        self._lock = threading.Lock()
 
     def files(self) -> list[Listed]:
-        """The listing, walked again when a folder or a `.gitignore` changed since."""
+        """The listing, walked again when a folder or a `.gitignore` changed since (one
+        caller at a time: a search cancelled may still run on its thread while the next
+        command has taken the tree back from `kept.py`)."""
+        with self._lock:
+            return self._files_now()
+
+    def _files_now(self) -> list[Listed]:
         if self._files is None or self._racy or self._stale():
             began = time.time_ns()
             self._folders = {}
@@ -106,7 +115,7 @@ class Tree:
         if not self._allowed(levels, rel):
             return
         target = os.path.realpath(path)
-        if not self._target_allowed(target):
+        if not self.target_allowed(target):
             return
         if stat.S_ISREG(os.stat(target).st_mode):
             found.append(Listed(rel, target))

@@ -18,14 +18,15 @@ from dataclasses import dataclass
 from pathspec import GitIgnoreSpec
 
 from complex_edit.server.workspace.finder import Scope, find_with_ripgrep
+from complex_edit.server.workspace.kept import Kept
 from complex_edit.server.workspace.reading import (
+    Contents,
     binary,
     decoded,
     glob_spec,
     pattern_matcher,
     read_regular,
     relative,
-    text_of,
     too_large,
 )
 from complex_edit.server.workspace.ripgrep import RipgrepFailed
@@ -38,21 +39,19 @@ from complex_edit.server.workspace.rules import (
 from complex_edit.server.workspace.search import (
     MAX_HITS,
     Matcher,
+    Shown,
     Stop,
     answer,
     masked_line,
-    masked_note,
 )
 from complex_edit.server.workspace.secrets import Masked, Masker, Spot, shared_masker
-from complex_edit.server.workspace.tree import Listed, Tree, racy
+from complex_edit.server.workspace.tree import Listed
 
 NO_WORKSPACE = (
     "No workspace folder is open, so other files cannot be read or searched: only a project is "
     "a workspace (a folder the editor announced, the CLI's --root or the file's git repository, "
     "MCP's roots; never the home directory or /). Work on this document alone."
 )
-# Contents kept between find_in_files calls of one command, at most this many bytes.
-CACHED_BYTES = 128_000_000
 
 
 @dataclass(frozen=True)
@@ -88,7 +87,8 @@ class Workspace:
     the editor's buffers (text, version) by absolute path; `exclude`: the `readExclude`
     patterns; `max_bytes`: `maxDocumentBytes`. File lists, ignore rules and contents read for
     find_in_files are kept between calls and checked against modification times. `ripgrep`:
-    the `rg` find_in_files runs (None: Python); `search_seconds`: searchTimeoutSeconds."""
+    the `rg` find_in_files runs (None: Python); `search_seconds`: searchTimeoutSeconds;
+    `kept`: where the rules and listing are kept between commands (`close` gives them back)."""
 
     def __init__(
         self,
@@ -99,27 +99,31 @@ class Workspace:
         *,
         ripgrep: str | None = None,
         search_seconds: float = 10.0,
+        kept: Kept | None = None,
     ) -> None:
-        self._roots = tuple(
-            _Root(name, real, IgnoreRules(real))
+        reals = tuple(
+            (name, real)
             for name, folder in roots
             if os.path.isdir(real := os.path.realpath(folder))
         )
-        self._open = {os.path.realpath(path): document for path, document in open_documents.items()}
         self._exclude = excluded_spec(exclude)
+        self._kept, self._key = kept or Kept(), (reals, tuple(exclude))
+        self._held = self._kept.take(self._key, self._exclude, self._target_allowed)
+        self._roots = tuple(
+            _Root(name, real, rules)
+            for (name, real), rules in zip(reals, self._held.ignores, strict=True)
+        )
+        self._trees = self._held.trees
+        self._open = {os.path.realpath(path): document for path, document in open_documents.items()}
         self._exclude_lines = tuple(exclude)
         self._ripgrep = ripgrep
         self._search_seconds = search_seconds
         self._max_bytes = max_bytes
-        self._trees = [
-            Tree(root.path, root.ignore, self._exclude, self._target_allowed)
-            for root in self._roots
-        ]
-        self._contents: dict[str, tuple[int, int, str | None]] = {}
-        self._cached = 0
+        self._contents = Contents(max_bytes)
         self._masker: Masker | None = None  # made when the first text is masked
         self._markers: set[str] = set()  # every marker the model was shown
         self._masks: dict[str, tuple[str, Masked]] = {}  # by label: the text last masked
+        self.shown = Shown()  # the values masked in what the model was shown
 
     def mask(self, text: str, label: str) -> Masked:
         """`text` (of the file `label`) as the model may see it: secret values masked."""
@@ -144,6 +148,10 @@ class Workspace:
         alone = self._masking().mask(line, label)
         self._markers.update(marker for _, marker in alone.values)
         return alone.text, [Spot(number, spot.kind, spot.chars) for spot in alone.spots]
+
+    def close(self) -> None:
+        """The command is over: its rules and listing go back to `kept`."""
+        self._kept.give_back(self._key, self._held)
 
     def _masking(self) -> Masker:
         self._masker = self._masker or shared_masker()
@@ -249,7 +257,7 @@ class Workspace:
                     deadline,
                     self._search_seconds,
                 )
-                return text + masked_note(masked)
+                return text + self.shown.note(masked)
             except RipgrepFailed:
                 pass  # a pattern ripgrep's dialect lacks: the Python search below
         return self._find_here(matcher, pattern, only, overlay, deadline)
@@ -275,7 +283,7 @@ class Workspace:
                 break
             text = overlay.get(listed.path)
             if text is None:
-                text = self._text(listed)
+                text = self._contents.text(listed.path)
             if text is None:
                 skipped += 1
                 continue
@@ -286,14 +294,14 @@ class Workspace:
                     hidden, spots = self.mask_line(text, label, number, line)
                     masked.extend((label, spot) for spot in spots)
                     hits.append(f"{label}:{number}: {masked_line(matcher, hidden, line, at)}")
-        return answer(hits, total, pattern, searched, skipped, stop) + masked_note(masked)
+        return answer(hits, total, pattern, searched, skipped, stop) + self.shown.note(masked)
 
     def _scope(self) -> Scope:
         roots = sorted(self._roots, key=lambda root: root.name)
         return Scope(
             [(self._label(root, "x")[:-1], root.path) for root in roots],
             self._readable,
-            lambda path: self._text(Listed("", path)),
+            self._contents.text,
             self.mask_line,
             self._exclude_lines,
             self._max_bytes,
@@ -314,33 +322,6 @@ class Workspace:
         if len(self._roots) > 1:
             listing.sort(key=lambda item: item[0])
         return listing
-
-    def _text(self, listed: Listed) -> str | None:
-        """The file's text, None when it cannot be searched (gone, not a regular file, over
-        maxDocumentBytes, binary, not UTF-8). Kept, up to CACHED_BYTES, while the file's time
-        and size stay, unless it changed too recently for the next change to show."""
-        cached = self._contents.get(listed.path)
-        if cached is not None:
-            try:
-                info = os.stat(listed.path)
-            except OSError:
-                return None
-            if cached[:2] == (info.st_mtime_ns, info.st_size):
-                return cached[2]
-            del self._contents[listed.path]
-            self._cached -= cached[1]
-        try:
-            read = read_regular(listed.path, self._max_bytes)
-        except OSError:
-            return None
-        if read is None:
-            return None
-        data, info = read
-        text = text_of(data)
-        if self._cached + len(data) <= CACHED_BYTES and not racy(info.st_mtime_ns, time.time_ns()):
-            self._contents[listed.path] = (info.st_mtime_ns, info.st_size, text)
-            self._cached += info.st_size
-        return text
 
     def _split(self, path: str) -> tuple[_Root, str]:
         """The root and the relative path (normalized, forward slashes) `path` names."""

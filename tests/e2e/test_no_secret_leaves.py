@@ -10,6 +10,7 @@ SDK and the Gemini emulator, whose recorded request bodies are searched for ever
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -73,6 +74,16 @@ def bodies(emulator: GeminiEmulator) -> list[Any]:
     return [request.body for request in emulator.requests]
 
 
+def assert_masked_said(answer: dict[str, Any]) -> None:
+    """The answer says how many values were masked and where (settings.py's lines), never a
+    value."""
+    masked = answer["masked"]
+    assert masked["count"] >= len(masked["places"]) > 0
+    assert {place["path"] for place in masked["places"]} == {"settings.py"}
+    assert {"path": "settings.py", "line": 8, "kind": "github-token"} in masked["places"]
+    assert leaked([masked]) == []
+
+
 def test_cli_a_file_outside_any_repository_is_edited_alone(
     emulator: GeminiEmulator, home: Path
 ) -> None:
@@ -111,6 +122,7 @@ def test_cli_in_the_project_masks_secrets_and_keeps_them_on_disk(
     proc = run_cli(emulator, home, home / "project" / "app.py", "--other-files", "edit")
     assert proc.returncode == 0, proc.stderr
     assert leaked(bodies(emulator)) == []
+    assert_masked_said(json.loads(proc.stdout))
     read, found, _, netrc = (r["response"] for r in emulator.requests[1].function_responses)
     assert "«secret: github-token, 40 chars»" in read["result"]
     assert "settings.py:8" in found["result"]
@@ -152,6 +164,7 @@ async def test_mcp_in_the_project_masks_secrets(
             read_timeout_seconds=CALL_TIMEOUT,
         )
     assert structured(answer)["success"] is True
+    assert_masked_said(structured(answer))
     assert leaked(bodies(emulator)) == []
     assert (project / "settings.py").read_text() == SOURCE.replace(PLAIN_LINE, "DEBUG = 1")
     assert all(value not in (home / "mcp.log").read_text() for value in PLANTED.values())
@@ -167,6 +180,7 @@ async def test_lsp_in_the_project_masks_secrets(
     result = await vscode.run(own, "turn debugging on", otherFiles="edit")
     assert_success(result)
     assert leaked(bodies(emulator)) == []
+    assert_masked_said(result)
     marked, _ = (r["response"] for r in emulator.requests[2].function_responses)
     assert "marker" in marked["error"]
     assert "+DEBUG = 1" in result["diff"]

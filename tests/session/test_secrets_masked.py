@@ -1,8 +1,9 @@
 """No secret reaches the model: a session over a fake home directory holding every credential
 file and a source file with planted secrets, in-process against the Gemini emulator through
 the real SDK. Credential files are refused; the source file's values reach the model masked
-(get_document with a path, find_in_files); an edit holding a marker is refused, the file's
-other lines stay editable, and the file keeps its real values."""
+(get_document with a path, find_in_files) and the outcome says where, never a value; an edit
+holding a marker is refused, the file's other lines stay editable, and the file keeps its real
+values."""
 
 from __future__ import annotations
 
@@ -87,3 +88,12 @@ async def test_no_planted_secret_reaches_the_model_and_the_rest_stays_editable(
     assert "«secret" not in edited.target()
     assert "«secret" not in edited.diff
     assert own.changes == ()
+    # The answer says how many values were masked and where, never a value.
+    masked = finished.outcome.masked
+    assert masked is not None
+    assert masked.count == len(masked.places) >= 11
+    assert {place.path for place in masked.places} == {settings_py}
+    assert (settings_py, 7, "aws-access-key") in {
+        (place.path, place.line, place.kind) for place in masked.places
+    }
+    assert leaked([finished.outcome.model_dump_json()]) == []

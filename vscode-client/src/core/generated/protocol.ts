@@ -208,6 +208,7 @@ export interface EditResult {
   usage?: Usage;
   validation?: Validation;
   diagnostics?: Diagnostics;
+  masked?: MaskedSecrets;
   applied?: boolean;
   diff?: string;
   hunks?: ProposedHunk[];
@@ -248,6 +249,23 @@ export interface SyntaxProblem {
   column: number;
   text: string;
   problem: string;
+}
+/**
+ * How many secret values the model was shown masked, and where (`places`: the first
+ * 100, in the order they were shown).
+ */
+export interface MaskedSecrets {
+  count: number;
+  places: MaskedPlace[];
+}
+/**
+ * Where one masked value was: the file as the model named it, the line (1-based) and
+ * the value's kind (`aws-access-key`, `secret-keyword`, ...); never the value.
+ */
+export interface MaskedPlace {
+  path: string;
+  line: number;
+  kind: string;
 }
 /**
  * One change proposed for review: `range` (in the editor's position encoding; UTF-16
