@@ -47,7 +47,9 @@ def recipe(name: str) -> str:
     """The fenced block after `<!-- recipe: NAME -->` in docs/cli-and-mcp.md, with the venv's
     executable in place of the doc's placeholder."""
     text = DOC.read_text(encoding="utf-8")
-    found = re.search(rf"<!-- recipe: {re.escape(name)} -->\n```[a-z]*\n(.*?)\n```", text, re.S)
+    found = re.search(
+        rf"<!-- recipe: {re.escape(name)} -->\n(?:<!-- .*? -->\n)*```[a-z]*\n(.*?)\n```", text, re.S
+    )
     assert found is not None, f"docs/cli-and-mcp.md has no recipe {name!r}"
     block = found.group(1)
     assert DOC_EXECUTABLE in block or name == "codex-exec", block

@@ -40,18 +40,20 @@ def _block(language: str) -> str:
 
 
 def _shell_recipe() -> tuple[dict[str, str], list[str]]:
-    """The `export NAME=VALUE` lines and the one `complex-edit` command of the sh block."""
+    """The `export NAME=VALUE` lines and the one `complex-edit edit` command of the sh block
+    (the block also names `complex-edit doctor --probe`, checked by the test below)."""
     exports: dict[str, str] = {}
     commands = []
     for line in _block("sh").splitlines():
-        words = shlex.split(line)
+        words = shlex.split(line, comments=True)
         if words[:1] == ["export"]:
             for word in words[1:]:
                 name, _, value = word.partition("=")
                 exports[name] = value
         elif words[:1] == ["complex-edit"]:
             commands.append(words[1:])
-    (command,) = commands
+    assert ["doctor", "--probe"] in commands  # the documented check that the server is up
+    (command,) = [words for words in commands if words[:1] == ["edit"]]
     return exports, command
 
 

@@ -30,7 +30,7 @@ from lsprotocol.types import (
 
 from complex_edit.edit_tools.registry import Toolbox
 from complex_edit.server.edit.flow import EditOrder, perform
-from complex_edit.server.edit.port import Landing
+from complex_edit.server.edit.port import DocumentEdit, Landing
 from complex_edit.server.lsp.bridge import content_changes, offset_at, position_at, to_text_edits
 from complex_edit.server.outcome import EditRefused, Usage
 from complex_edit.server.providers.base import (
@@ -359,12 +359,13 @@ class FakeEditor:
 
     async def apply(
         self,
-        base: Snapshot,
-        changes: Sequence[TextChange],
+        edits: Sequence[DocumentEdit],
         label: str,
         limit_seconds: float,
         review: object = None,
     ) -> _Delivery:
+        (edit,) = edits  # the command's document alone
+        base, changes = edit.base, edit.changes
         live = self.store.get(base.uri)
         if live is None or live.version != base.version or live.text != base.text:
             raise EditRefused("document_changed", "stale")
