@@ -17,6 +17,12 @@ export default tseslint.config(
     },
   },
   {
+    // Generated from docs/protocol.schema.json (json-schema-to-typescript writes
+    // `unknown | undefined` for open objects): not ours to restyle.
+    files: ["src/core/generated/**/*.ts"],
+    rules: { "@typescript-eslint/no-redundant-type-constituents": "off" },
+  },
+  {
     // The pure modules are tested without VS Code: they must not import it.
     files: ["src/core/**/*.ts"],
     rules: {
