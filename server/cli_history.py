@@ -96,14 +96,15 @@ def _print(result: EditResult, args: argparse.Namespace) -> int:
 
 
 def _root(given: str | None) -> Path:
-    """`--root`, else the current folder's git top level, else the folder."""
+    """`--root`, else the current folder's git top level, else the folder (`record_root`)."""
     if given is not None:
         root = Path(given).expanduser().resolve()
         if not root.is_dir():
             raise NotADirectoryError(f"--root {given} is not a folder.")
         return root
-    here = Path.cwd().resolve()
-    return next((above for above in (here, *here.parents) if (above / ".git").exists()), here)
+    from complex_edit.server.edit.roots import record_root
+
+    return record_root(Path.cwd().resolve() / "-")  # the rule edits are recorded by
 
 
 def _refused(message: str) -> int:
