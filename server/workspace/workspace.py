@@ -185,7 +185,7 @@ class Workspace:
         for owner in self._roots:
             real_rel = relative(real, owner.path)
             if real_rel is not None:
-                if real_rel:
+                if real_rel and (owner is not root or real_rel != rel):
                     self._check(owner, real_rel, f"{label} (a link to {real_rel})")
                 return Located(label, real)
         raise Refused(

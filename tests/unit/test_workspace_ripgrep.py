@@ -13,7 +13,6 @@ import pytest
 
 from complex_edit.server.settings import READ_EXCLUDE
 from complex_edit.server.workspace import ripgrep
-from complex_edit.server.workspace.finder import COUNT_LIMIT
 from complex_edit.server.workspace.search import MAX_HITS
 from complex_edit.server.workspace.workspace import Workspace
 
@@ -67,12 +66,16 @@ def test_a_long_matching_line_is_previewed_around_the_match(tree: Path) -> None:
     assert len(line) < 360
 
 
-def test_the_search_stops_at_the_count_and_says_at_least_how_many_more(tree: Path) -> None:
-    (tree / "many.txt").write_text("needle\n" * (COUNT_LIMIT + 500))
+def test_every_matching_line_is_counted_and_the_first_are_shown_in_path_order(
+    tree: Path,
+) -> None:
+    (tree / "many.txt").write_text("needle\n" * 2_500)
+    (tree / "z.txt").write_text("needle last\n")
     found = workspace(tree).find("needle").splitlines()
     assert len(found) == MAX_HITS + 2
-    assert found[0].startswith(f"{COUNT_LIMIT:,}+ matching lines")
-    assert found[-1].startswith(f"… and at least {COUNT_LIMIT - MAX_HITS:,} more")
+    assert found[0] == "2,503 matching lines:"
+    assert found[1:4] == ["b.py:2: needle = 2", "many.txt:1: needle", "many.txt:2: needle"]
+    assert found[-1].startswith(f"… and {2_503 - MAX_HITS:,} more matching lines not shown")
 
 
 def test_a_pattern_ripgrep_refuses_is_searched_in_python(tree: Path) -> None:
@@ -120,12 +123,8 @@ def test_the_wheel_s_rg_comes_first(tmp_path: Path, monkeypatch: pytest.MonkeyPa
 
 def test_a_file_ripgrep_reports_but_the_rules_refuse_is_never_shown(tree: Path) -> None:
     liar = tree.parent / "liar-rg"
-    record = (
-        '{"type":"match","data":{"path":{"text":"./.env"},"lines":{"text":"needle=dotenv-secret\\n"},'
-        '"line_number":1,"submatches":[{"match":{"text":"needle"},"start":0,"end":6}]}}'
-    )
-    liar.write_text(f"#!/bin/sh\nprintf '%s\\n' '{record}'\n")
+    liar.write_text("#!/bin/sh\nprintf './.env\\0001\\n./b.py\\0001\\n'\n")
     liar.chmod(0o755)
     found = workspace(tree, rg=str(liar)).find("needle")
     assert "dotenv-secret" not in found
-    assert found.startswith("No line contains 'needle'")
+    assert found.splitlines() == ["1 matching line:", "b.py:2: needle = 2"]

@@ -41,6 +41,43 @@ def test_masked_values_are_hidden_wherever_they_show_again() -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        # the keyword detector's non-ASCII keyword, written in capitals (bytes lower-case ASCII)
+        ('CONTRASEÑA = "hunter2-hunter2"\n', "secret-keyword"),
+        # a value after non-ASCII text: its place counted in characters, not bytes
+        ('título = "ñ"\napi_key = "zq8Xk2Lm9Pw4"\n', "secret-keyword"),
+        # a case-folded expression (Slack's) runs on the lines holding its trigger, any case
+        ("x = 1\nHOOK = 'HTTPS://HOOKS.SLACK.COM/services/T0123/B0456/abcdef'\n", "slack-token"),
+        # AWS' key id needs its capital prefix; its secret, "aws" in any case on the line
+        ("id = 'AKIAIOSFODNN7EXAMPL3'\n", "aws-access-key"),
+        ("AWS_Key = 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY'\n", "aws-access-key"),
+    ],
+)
+def test_each_trigger_s_expression_runs_where_its_literal_is(text: str, kind: str) -> None:
+    masked = Masker().mask(text, "app.py")
+    assert [spot.kind for spot in masked.spots] == [kind]
+    (line,) = [line for line in masked.text.splitlines() if "«secret: " in line]
+    assert line.endswith(("chars»'", 'chars»"', "chars»"))
+    assert len(masked.text.splitlines()) == len(text.splitlines())
+
+
+def test_a_value_after_non_ascii_text_is_masked_where_it_stands() -> None:
+    masked = Masker().mask('título = "ñ"\napi_key = "zq8Xk2Lm9Pw4"\n', "app.py")
+    assert masked.text == 'título = "ñ"\napi_key = "«secret: secret-keyword, 12 chars»"\n'
+
+
+def test_a_case_folded_expression_that_could_cross_lines_is_refused_at_start() -> None:
+    import re
+
+    from complex_edit.server.workspace.secrets import _line_bound
+
+    _line_bound(re.compile(r"xox(?:a|b)-\d+", re.IGNORECASE))
+    with pytest.raises(ValueError, match="across lines"):
+        _line_bound(re.compile(r"aws\s*=\s*(\w+)", re.IGNORECASE))
+
+
+@pytest.mark.parametrize(
     "line",
     [
         "token = get_token()",
