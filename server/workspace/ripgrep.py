@@ -27,7 +27,6 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
-
 BATCH_SECONDS = 0.002
 
 
