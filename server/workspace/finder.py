@@ -32,6 +32,19 @@ class Scope:
 
 
 @dataclass(frozen=True)
+class Query:
+    """One find_in_files: what to match, the glob (checked here, and given to ripgrep as
+    `glob_text` when there is one root), the texts that stand for files (by real path), and
+    when to stop."""
+
+    matcher: Matcher
+    glob: Callable[[str], bool] | None
+    glob_text: str | None
+    overlay: Mapping[str, str]
+    deadline: float
+
+
+@dataclass(frozen=True)
 class _File:
     path: str  # the real file
     lines: int  # how many of its lines match
@@ -39,18 +52,13 @@ class _File:
 
 
 def find_with_ripgrep(
-    rg: str,
-    scope: Scope,
-    matcher: Matcher,
-    glob: Callable[[str], bool] | None,
-    glob_text: str | None,
-    overlay: Mapping[str, str],
-    deadline: float,
-    seconds: float,
+    rg: str, scope: Scope, query: Query, seconds: float
 ) -> tuple[str, list[tuple[str, Spot]]]:
-    """The answer and the values masked in it; raises RipgrepFailed (search in Python)."""
-    files, timed_out = _counted(rg, scope, matcher, glob, glob_text, overlay, deadline)
-    for path, text in overlay.items():
+    """The answer and the values masked in it (`seconds`: the deadline's, for the answer);
+    raises RipgrepFailed (search in Python)."""
+    matcher, glob = query.matcher, query.glob
+    files, timed_out = _counted(rg, scope, query)
+    for path, text in query.overlay.items():
         label = _label(scope, path)
         if label is not None and (glob is None or glob(label)):
             lines = sum(1 for _ in matcher.lines(text))
@@ -77,33 +85,25 @@ def find_with_ripgrep(
     return answer(hits, max(total, len(hits)), matcher.pattern, None, 0, stop), masked
 
 
-def _counted(
-    rg: str,
-    scope: Scope,
-    matcher: Matcher,
-    glob: Callable[[str], bool] | None,
-    glob_text: str | None,
-    overlay: Mapping[str, str],
-    deadline: float,
-) -> tuple[dict[str, _File], bool]:
+def _counted(rg: str, scope: Scope, query: Query) -> tuple[dict[str, _File], bool]:
     """The files of every root ripgrep found matching lines in (none the session or the
     editor holds a text for), by label, and whether the deadline stopped it."""
     files: dict[str, _File] = {}
     for prefix, folder in scope.roots:
         args = command(
             rg,
-            matcher.pattern,
-            matcher.regex is not None,
-            glob_text if len(scope.roots) == 1 else None,
+            query.matcher.pattern,
+            query.matcher.regex is not None,
+            query.glob_text if len(scope.roots) == 1 else None,
             scope.exclude,
             scope.max_bytes,
         )
-        counted = count(args, folder, deadline)
+        counted = count(args, folder, query.deadline)
         for rel, lines in counted.lines.items():
             label = prefix + rel
-            if glob is None or glob(label):
+            if query.glob is None or query.glob(label):
                 files[label] = _File(folder + os.sep + rel.replace("/", os.sep), lines)
-        for path in overlay:
+        for path in query.overlay:
             held = _label(scope, path)
             if held is not None and held in files and files[held].path == path:
                 del files[held]

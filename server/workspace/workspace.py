@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from pathspec import GitIgnoreSpec
 
-from complex_edit.server.workspace.finder import Scope, find_with_ripgrep
+from complex_edit.server.workspace.finder import Query, Scope, find_with_ripgrep
 from complex_edit.server.workspace.kept import Kept
 from complex_edit.server.workspace.reading import (
     Contents,
@@ -247,15 +247,15 @@ class Workspace:
         deadline = time.monotonic() + self._search_seconds
         if self._ripgrep is not None:
             try:
-                text, masked = find_with_ripgrep(
-                    self._ripgrep,
-                    self._scope(),
+                query = Query(
                     matcher,
                     None if only is None else only.match_file,
                     glob.strip() if glob and glob.strip() else None,
                     overlay,
                     deadline,
-                    self._search_seconds,
+                )
+                text, masked = find_with_ripgrep(
+                    self._ripgrep, self._scope(), query, self._search_seconds
                 )
                 return text + self.shown.note(masked)
             except RipgrepFailed:
