@@ -128,3 +128,33 @@ def test_a_file_ripgrep_reports_but_the_rules_refuse_is_never_shown(tree: Path) 
     found = workspace(tree, rg=str(liar)).find("needle")
     assert "dotenv-secret" not in found
     assert found.splitlines() == ["1 matching line:", "b.py:2: needle = 2"]
+
+
+@pytest.mark.parametrize("glob", [None, "*.py", "web/**"])
+def test_several_roots_answer_as_the_python_search_does(tmp_path: Path, glob: str | None) -> None:
+    roots = []
+    for name in ("web", "api"):
+        root = tmp_path / name
+        (root / "pkg").mkdir(parents=True)
+        (root / "pkg" / "mod.py").write_text(f"needle in {name}\nx\nneedle again\n")
+        (root / "notes.txt").write_text(f"a needle note of {name}\n")
+        (root / ".env").write_text("needle=secret\n")
+        roots.append((name, str(root)))
+    buffers = {str(tmp_path / "api" / "notes.txt"): ("needle unsaved\nneedle twice\n", 3)}
+
+    def find(rg: str | None) -> list[str]:
+        space = Workspace(roots, buffers, READ_EXCLUDE, 100_000, ripgrep=rg)
+        return space.find("needle", glob=glob).splitlines()
+
+    found, python = find(RG), find(None)
+    assert found[1:] == python[1:]
+    assert found[0].split(" matching")[0] == python[0].split(" matching")[0]
+    labels = [line.partition(":")[0] for line in found[1:]]
+    assert labels
+    assert labels == sorted(labels)
+    assert all(".env" not in label for label in labels)
+    if glob is None:
+        assert found[0] == "7 matching lines:"
+        assert found[1:3] == ["api/notes.txt:1: needle unsaved", "api/notes.txt:2: needle twice"]
+    if glob == "web/**":
+        assert all(label.startswith("web/") for label in labels)
