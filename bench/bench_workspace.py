@@ -25,13 +25,15 @@ With `--ripgrep` (issue 36), find_in_files as the session runs it (through the r
 wheel's `rg`): cold (a new `Workspace`) and warm p95 per pattern, a bare `rg` over the same
 tree and the ratio, and the masking's cost per MB. `--generate BYTES` builds the tree from
 site-packages' text cut into pieces of BYTES/files each instead of whole copies (100,000 files
-of ~4 KB: `--files 100000 --generate 400000000`). The load average is printed beside.
+of ~4 KB: `--files 100000 --generate 400000000`). The load average is printed beside;
+`--busy N` runs N processes spinning on a core each beside the searches (under load).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import functools
 import os
 import shutil
@@ -41,7 +43,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -299,12 +301,30 @@ async def session_seconds(target: Path, others: int, runs: int) -> Timing:
     return median(times)
 
 
+@contextlib.contextmanager
+def busy(count: int) -> Iterator[None]:
+    """`count` processes spinning on a core each while the block runs (a machine under load),
+    given 10 s to raise the load average first."""
+    spinning = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(count)]
+    try:
+        if spinning:
+            time.sleep(10)
+        yield
+    finally:
+        for process in spinning:
+            process.kill()
+            process.wait()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--files", type=int, default=10_000)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--ripgrep", action="store_true", help="find_in_files through rg")
     parser.add_argument("--generate", type=float, default=0, help="bytes of a generated tree")
+    parser.add_argument(
+        "--busy", type=int, default=0, help="processes spinning beside it (--ripgrep: under load)"
+    )
     options = parser.parse_args()
     print(machine_summary())
     with tempfile.TemporaryDirectory(prefix="ce-bench-ws-") as temp:
@@ -318,7 +338,8 @@ def main() -> None:
         print(f"workspace: {files:,} files, {size / 1e6:.0f} MB from {site_packages()}")
         print()
         if options.ripgrep:
-            ripgrep_report(target, options.runs)
+            with busy(options.busy):
+                ripgrep_report(target, options.runs)
             return
         print(
             "| find_in_files pattern | lines | cold: wall (CPU) s | warm: wall (CPU) s | goal | "
