@@ -12,6 +12,7 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from complex_edit.server.workspace.reading import relative
 from complex_edit.server.workspace.ripgrep import command, count
 from complex_edit.server.workspace.search import MAX_HITS, Matcher, Stop, answer, masked_line
 from complex_edit.server.workspace.secrets import Spot
@@ -60,7 +61,10 @@ def find_with_ripgrep(
     files, timed_out = _counted(rg, scope, query)
     for path, text in query.overlay.items():
         label = _label(scope, path)
-        if label is not None and (glob is None or glob(label)):
+        if label is None:
+            continue
+        files.pop(label, None)  # its disk copy's count
+        if glob is None or glob(label):
             lines = sum(1 for _ in matcher.lines(text))
             if lines:
                 files[label] = _File(path, lines, text)
@@ -86,8 +90,8 @@ def find_with_ripgrep(
 
 
 def _counted(rg: str, scope: Scope, query: Query) -> tuple[dict[str, _File], bool]:
-    """The files of every root ripgrep found matching lines in (none the session or the
-    editor holds a text for), by label, and whether the deadline stopped it."""
+    """The files of every root ripgrep found matching lines in, by label, and whether the
+    deadline stopped it."""
     files: dict[str, _File] = {}
     for prefix, folder in scope.roots:
         args = command(
@@ -103,10 +107,6 @@ def _counted(rg: str, scope: Scope, query: Query) -> tuple[dict[str, _File], boo
             label = prefix + rel
             if query.glob is None or query.glob(label):
                 files[label] = _File(folder + os.sep + rel.replace("/", os.sep), lines)
-        for path in query.overlay:
-            held = _label(scope, path)
-            if held is not None and held in files and files[held].path == path:
-                del files[held]
         if counted.timed_out:
             return files, True
     return files, False
@@ -123,6 +123,7 @@ def _text(scope: Scope, label: str, file: _File) -> str | None:
 def _label(scope: Scope, path: str) -> str | None:
     """How the model names the file at `path` (a real path), when it lies in a root."""
     for prefix, folder in scope.roots:
-        if path.startswith(folder.rstrip(os.sep) + os.sep):
-            return prefix + path[len(folder.rstrip(os.sep)) + 1 :].replace(os.sep, "/")
+        rel = relative(path, folder)
+        if rel:
+            return prefix + rel
     return None

@@ -59,6 +59,11 @@ def test_an_unsaved_buffer_is_searched_instead_of_its_file(tree: Path) -> None:
     assert "b.py:2" not in found
 
 
+def test_an_unsaved_buffer_without_the_pattern_hides_its_file_s_matches(tree: Path) -> None:
+    found = workspace(tree, **{"b.py": "nothing here\n"}).find("needle")
+    assert found.splitlines() == ["1 matching line:", "src/a.py:1: needle()"]
+
+
 def test_a_long_matching_line_is_previewed_around_the_match(tree: Path) -> None:
     (tree / "min.js").write_text("x" * 1000 + "needle" + "y" * 994 + "\n")
     (line,) = [line for line in workspace(tree).find("needle").splitlines() if "min.js" in line]
