@@ -76,7 +76,8 @@ _KEY_BLOCK_END = re.compile(r"-----END[ A-Z0-9]*-----|---- END SSH2|Private-MAC:
 _VALUE_EDGES = " \t\r\n=:\"'"
 _MIN_KEYWORD_VALUE = 4
 _MIN_GROUP = 8
-_KEYWORD = -1  # in an automaton's list of rules: a keyword of the keyword detector
+# In an automaton's list of rules: a keyword of the keyword detector, a private key's header.
+_KEYWORD, _PRIVATE_KEY = -1, -2
 
 
 @dataclass(frozen=True)
@@ -129,6 +130,11 @@ def holds_marker(text: str) -> bool:
     return MARKER_OPEN in text
 
 
+def holds_private_key(text: str) -> bool:
+    """`text` may hold a private key block (whose body lines say nothing by themselves)."""
+    return any(header in text for header in _KEY_HEADERS)
+
+
 class Masker:
     """The rules, compiled once (one per process: `shared_masker`)."""
 
@@ -158,7 +164,9 @@ class Masker:
         self._headers = tuple(PrivateKeyDetector().denylist)
         self._keyword = KeywordDetector()
         # Each automaton: its literals, and for each the index of its rule (or a mark).
-        exact: list[tuple[bytes, int]] = [(header.encode(), len(rules)) for header in _KEY_HEADERS]
+        exact: list[tuple[bytes, int]] = [
+            (header.encode(), _PRIVATE_KEY) for header in _KEY_HEADERS
+        ]
         folded: list[tuple[bytes, int]] = [(word, _KEYWORD) for word in _keywords(DENYLIST)]
         for index, rule in enumerate(rules):
             (folded if rule.lower else exact).extend((t.encode(), index) for t in rule.triggers)
@@ -182,7 +190,7 @@ class Masker:
                     lines.setdefault(rule, set()).add(_line_of(lower, start, end))
         found: list[tuple[int, int, str]] = []
         for index in sorted(hit):
-            if index == len(self._rules):
+            if index == _PRIVATE_KEY:
                 found.extend(self._key_blocks(text))
             else:
                 found.extend(_matches(self._rules[index], text))

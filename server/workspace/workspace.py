@@ -44,7 +44,13 @@ from complex_edit.server.workspace.search import (
     answer,
     masked_line,
 )
-from complex_edit.server.workspace.secrets import Masked, Masker, Spot, shared_masker
+from complex_edit.server.workspace.secrets import (
+    Masked,
+    Masker,
+    Spot,
+    holds_private_key,
+    shared_masker,
+)
 from complex_edit.server.workspace.tree import Listed
 
 NO_WORKSPACE = (
@@ -139,7 +145,7 @@ class Workspace:
         """Line `number` (`line`) of `text` as the model may see it, and the values masked in
         it. The line alone is masked, unless the file holds a private key block (whose body
         lines say nothing by themselves): then the whole file is."""
-        if "PRIVATE KEY" in text or "PuTTY-User-Key" in text:
+        if holds_private_key(text):
             masked = self.mask(text, label)
             spots = [spot for spot in masked.spots if spot.line == number]
             if not spots:
